@@ -1,0 +1,369 @@
+//! GJK distance between two convex hulls under rigid transforms.
+//!
+//! Gilbert–Johnson–Keerthi iterates on a simplex (1 to 4 points) of the Minkowski difference
+//! `A − B`, moving towards the point of `A − B` closest to the origin; its norm is the distance.
+//! We run in the local frame of `A` (one relative transform, one rotated direction per
+//! iteration), keep each simplex vertex's two source points for the witness pair, and find the
+//! closest point of a simplex by Voronoi-region tests (Ericson, *Real-Time Collision Detection*,
+//! sec. 5.1) with barycentric coordinates.
+//!
+//! Termination, in order: the duality gap `|v|² − v·w` falls below `relative_tolerance · |v|²`
+//! (converged); the new support point is already in the simplex or `|v|` stops decreasing (no
+//! more progress is possible in floating point: the current `v` is the answer); the simplex
+//! encloses the origin or `|v|` drops below `intersection_tolerance` times the hulls' size
+//! (intersecting — touching counts as intersecting, since the separating-plane barrier is
+//! infinite there). A [`GjkCache`] warm-starts the support searches and the initial direction
+//! from the previous query of the same pair.
+
+use crate::hull::ConvexHull;
+use nalgebra::{Isometry3, Point3, Vector3};
+
+/// Tuning knobs of [`gjk_distance`]. The defaults suit hulls from millimetres to metres.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GjkSettings {
+    /// Iteration cap; hitting it returns the best answer so far (never loops forever).
+    pub max_iterations: usize,
+    /// Stop when the duality gap `|v|² − v·w` is below this times `|v|²`.
+    pub relative_tolerance: f64,
+    /// Distances below this times the sum of the hulls' bounding radii count as intersecting.
+    pub intersection_tolerance: f64,
+}
+
+impl Default for GjkSettings {
+    fn default() -> Self {
+        Self {
+            max_iterations: 128,
+            relative_tolerance: 1e-12,
+            intersection_tolerance: 1e-13,
+        }
+    }
+}
+
+/// Warm-start data for repeated queries on the same pair of hulls.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GjkCache {
+    hint_a: usize,
+    hint_b: usize,
+}
+
+/// The closest points of two separated hulls.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Separation {
+    /// Euclidean distance between the hulls (positive).
+    pub distance: f64,
+    /// Closest point on hull A, in world coordinates.
+    pub point_a: Point3<f64>,
+    /// Closest point on hull B, in world coordinates.
+    pub point_b: Point3<f64>,
+    /// Unit world direction from A to B: `(point_b − point_a) / distance`. The plane through
+    /// `point_a` with this normal separates the hulls.
+    pub normal: Vector3<f64>,
+    /// GJK iterations taken.
+    pub iterations: usize,
+}
+
+/// Outcome of a GJK distance query.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Proximity {
+    /// The hulls are apart; the distance and witness points are exact to the tolerance.
+    Separated(Separation),
+    /// The hulls touch or overlap (no distance is reported, because none is meaningful).
+    Intersecting {
+        /// GJK iterations taken.
+        iterations: usize,
+    },
+}
+
+impl Proximity {
+    /// The separation, if the hulls are apart.
+    pub fn separation(&self) -> Option<&Separation> {
+        match self {
+            Proximity::Separated(s) => Some(s),
+            Proximity::Intersecting { .. } => None,
+        }
+    }
+
+    /// Whether the hulls touch or overlap.
+    pub fn is_intersecting(&self) -> bool {
+        matches!(self, Proximity::Intersecting { .. })
+    }
+}
+
+/// Distance between hull `a` at `pose_a` and hull `b` at `pose_b`, with default settings.
+///
+/// ```
+/// use sdrs_geometry::{ConvexHull, gjk::distance};
+/// use nalgebra::{Isometry3, Vector3};
+/// let cube = ConvexHull::cuboid(Vector3::new(0.5, 0.5, 0.5)).unwrap();
+/// let apart = Isometry3::translation(1.75, 0.0, 0.0);
+/// let s = *distance(&cube, &Isometry3::identity(), &cube, &apart).separation().unwrap();
+/// assert!((s.distance - 0.75).abs() < 1e-12);
+/// assert!((s.normal - Vector3::x()).norm() < 1e-12);
+/// ```
+pub fn distance(
+    a: &ConvexHull,
+    pose_a: &Isometry3<f64>,
+    b: &ConvexHull,
+    pose_b: &Isometry3<f64>,
+) -> Proximity {
+    gjk_distance(
+        a,
+        pose_a,
+        b,
+        pose_b,
+        &GjkSettings::default(),
+        &mut GjkCache::default(),
+    )
+}
+
+#[derive(Clone, Copy)]
+struct Vertex {
+    w: Vector3<f64>,
+    a: Vector3<f64>,
+    b: Vector3<f64>,
+    ids: (usize, usize),
+}
+
+/// A simplex with the barycentric weights of its closest point to the origin.
+#[derive(Clone, Copy)]
+struct Simplex {
+    verts: [Vertex; 4],
+    weights: [f64; 4],
+    len: usize,
+}
+
+impl Simplex {
+    fn closest(&self) -> Vector3<f64> {
+        (0..self.len)
+            .map(|k| self.verts[k].w * self.weights[k])
+            .sum()
+    }
+
+    fn contains(&self, ids: (usize, usize)) -> bool {
+        self.verts[..self.len].iter().any(|v| v.ids == ids)
+    }
+
+    fn keep(&mut self, picks: &[(usize, f64)]) {
+        let old = self.verts;
+        for (k, &(i, weight)) in picks.iter().enumerate() {
+            self.verts[k] = old[i];
+            self.weights[k] = weight;
+        }
+        self.len = picks.len();
+    }
+
+    /// Reduces the simplex to the face carrying its closest point to the origin.
+    /// Returns `false` if the origin lies inside a full tetrahedron.
+    fn reduce(&mut self) -> bool {
+        match self.len {
+            1 => {
+                self.weights[0] = 1.0;
+                true
+            }
+            2 => {
+                self.reduce_segment(0, 1);
+                true
+            }
+            3 => {
+                self.reduce_triangle(0, 1, 2);
+                true
+            }
+            _ => self.reduce_tetrahedron(),
+        }
+    }
+
+    fn reduce_segment(&mut self, i: usize, j: usize) {
+        let (a, b) = (self.verts[i].w, self.verts[j].w);
+        let ab = b - a;
+        let t = -a.dot(&ab);
+        if t <= 0.0 {
+            self.keep(&[(i, 1.0)]);
+        } else {
+            let denom = ab.norm_squared();
+            if t >= denom {
+                self.keep(&[(j, 1.0)]);
+            } else {
+                let t = t / denom;
+                self.keep(&[(i, 1.0 - t), (j, t)]);
+            }
+        }
+    }
+
+    /// Ericson's closest point on triangle to a point (here the origin).
+    fn reduce_triangle(&mut self, i: usize, j: usize, k: usize) {
+        let (a, b, c) = (self.verts[i].w, self.verts[j].w, self.verts[k].w);
+        let ab = b - a;
+        let ac = c - a;
+        let ap = -a;
+        let d1 = ab.dot(&ap);
+        let d2 = ac.dot(&ap);
+        if d1 <= 0.0 && d2 <= 0.0 {
+            return self.keep(&[(i, 1.0)]);
+        }
+        let bp = -b;
+        let d3 = ab.dot(&bp);
+        let d4 = ac.dot(&bp);
+        if d3 >= 0.0 && d4 <= d3 {
+            return self.keep(&[(j, 1.0)]);
+        }
+        let vc = d1 * d4 - d3 * d2;
+        if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
+            let t = d1 / (d1 - d3);
+            return self.keep(&[(i, 1.0 - t), (j, t)]);
+        }
+        let cp = -c;
+        let d5 = ab.dot(&cp);
+        let d6 = ac.dot(&cp);
+        if d6 >= 0.0 && d5 <= d6 {
+            return self.keep(&[(k, 1.0)]);
+        }
+        let vb = d5 * d2 - d1 * d6;
+        if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
+            let t = d2 / (d2 - d6);
+            return self.keep(&[(i, 1.0 - t), (k, t)]);
+        }
+        let va = d3 * d6 - d5 * d4;
+        if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
+            let t = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+            return self.keep(&[(j, 1.0 - t), (k, t)]);
+        }
+        let denom = va + vb + vc;
+        if !(denom > 0.0) {
+            // Degenerate (collinear) triangle: the closest point lies on an edge.
+            let mut best = *self;
+            best.reduce_segment(i, j);
+            for (p, q) in [(j, k), (i, k)] {
+                let mut s = *self;
+                s.reduce_segment(p, q);
+                if s.closest().norm_squared() < best.closest().norm_squared() {
+                    best = s;
+                }
+            }
+            *self = best;
+            return;
+        }
+        let v = vb / denom;
+        let w = vc / denom;
+        self.keep(&[(i, 1.0 - v - w), (j, v), (k, w)]);
+    }
+
+    fn reduce_tetrahedron(&mut self) -> bool {
+        let faces = [(0, 1, 2, 3), (0, 1, 3, 2), (0, 2, 3, 1), (1, 2, 3, 0)];
+        let mut best: Option<(f64, Simplex)> = None;
+        for (i, j, k, opposite) in faces {
+            let a = self.verts[i].w;
+            let n = (self.verts[j].w - a).cross(&(self.verts[k].w - a));
+            let origin_side = -a.dot(&n);
+            let opposite_side = (self.verts[opposite].w - a).dot(&n);
+            // The origin is a candidate for this face unless it lies strictly on the same side
+            // as the opposite vertex (flat tetrahedra make every face a candidate).
+            if origin_side * opposite_side > 0.0 {
+                continue;
+            }
+            let mut s = *self;
+            s.reduce_triangle(i, j, k);
+            let d = s.closest().norm_squared();
+            if best.as_ref().is_none_or(|(bd, _)| d < *bd) {
+                best = Some((d, s));
+            }
+        }
+        match best {
+            Some((_, s)) => {
+                *self = s;
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// Distance between hull `a` at `pose_a` and hull `b` at `pose_b`, warm-started from `cache`
+/// (which is updated for the next query of the same pair).
+pub fn gjk_distance(
+    a: &ConvexHull,
+    pose_a: &Isometry3<f64>,
+    b: &ConvexHull,
+    pose_b: &Isometry3<f64>,
+    settings: &GjkSettings,
+    cache: &mut GjkCache,
+) -> Proximity {
+    // Everything happens in A's local frame.
+    let rel = pose_a.inv_mul(pose_b);
+    let rot_inv = rel.rotation.inverse();
+    let va = a.vertices();
+    let vb = b.vertices();
+    let point_b = |j: usize| rel * vb[j];
+    let mut hint_a = cache.hint_a.min(va.len() - 1);
+    let mut hint_b = cache.hint_b.min(vb.len() - 1);
+    let make = |i: usize, j: usize| {
+        let pa = va[i].coords;
+        let pb = point_b(j).coords;
+        Vertex {
+            w: pa - pb,
+            a: pa,
+            b: pb,
+            ids: (i, j),
+        }
+    };
+    let scale = a.bounding_sphere_radius() + b.bounding_sphere_radius();
+    let touch_sq = (settings.intersection_tolerance * scale).powi(2);
+
+    let mut simplex = Simplex {
+        verts: [make(hint_a, hint_b); 4],
+        weights: [1.0, 0.0, 0.0, 0.0],
+        len: 1,
+    };
+    let mut v = simplex.verts[0].w;
+    let mut vv = v.norm_squared();
+    let mut iterations = 0;
+    let intersecting = loop {
+        if vv <= touch_sq {
+            break true;
+        }
+        if iterations == settings.max_iterations {
+            break false;
+        }
+        iterations += 1;
+        // Support of A − B in direction −v.
+        hint_a = a.support_index_from(&-v, hint_a);
+        hint_b = b.support_index_from(&(rot_inv * v), hint_b);
+        let w = make(hint_a, hint_b);
+        let gap = vv - v.dot(&w.w);
+        if gap <= settings.relative_tolerance * vv || simplex.contains(w.ids) {
+            break false;
+        }
+        let previous = simplex;
+        simplex.verts[simplex.len] = w;
+        simplex.len += 1;
+        if !simplex.reduce() {
+            break true;
+        }
+        let next = simplex.closest();
+        let next_vv = next.norm_squared();
+        if next_vv >= vv {
+            // Round-off stalls progress: the previous simplex is the best we can do.
+            simplex = previous;
+            break false;
+        }
+        v = next;
+        vv = next_vv;
+    };
+    cache.hint_a = hint_a;
+    cache.hint_b = hint_b;
+    if intersecting {
+        return Proximity::Intersecting { iterations };
+    }
+    let (mut pa, mut pb) = (Vector3::zeros(), Vector3::zeros());
+    for k in 0..simplex.len {
+        pa += simplex.verts[k].a * simplex.weights[k];
+        pb += simplex.verts[k].b * simplex.weights[k];
+    }
+    let distance = vv.sqrt();
+    Proximity::Separated(Separation {
+        distance,
+        point_a: pose_a * Point3::from(pa),
+        point_b: pose_a * Point3::from(pb),
+        normal: pose_a.rotation * (-v / distance),
+        iterations,
+    })
+}

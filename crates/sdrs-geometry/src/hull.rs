@@ -1,0 +1,315 @@
+//! Convex hulls in V-representation: a set of local vertices and what is derived from them.
+//!
+//! The vertices are the only source of truth (the SDRS paper's design variables, sec. IV). The
+//! boundary triangulation, vertex adjacency, and bounding sphere are derived once at
+//! construction; change a shape by building a new hull from new vertices.
+//!
+//! The support function `argmax_i <d, v_i>` is the workhorse of GJK and of world-space bounding
+//! boxes. For small hulls it is a linear scan over a structure-of-arrays copy of the vertices;
+//! for larger ones it hill-climbs the vertex graph of the boundary triangulation, which is exact
+//! for convex polytopes (a vertex with no better neighbour is a global maximiser) and, warm
+//! started from the previous answer, touches a handful of vertices per query.
+
+use crate::aabb::Aabb;
+use crate::error::{GeometryError, Result};
+use crate::parry_adapter;
+use nalgebra::{Isometry3, Point3, Vector3};
+
+/// Above this many vertices the support function hill-climbs instead of scanning.
+const HILL_CLIMB_THRESHOLD: usize = 48;
+
+/// Relative thickness below which a point set counts as coplanar.
+const COPLANAR_TOLERANCE: f64 = 1e-9;
+
+/// A convex polyhedron given by its vertices in the local frame of its body.
+///
+/// ```
+/// use sdrs_geometry::ConvexHull;
+/// use nalgebra::{Isometry3, Vector3};
+/// let cube = ConvexHull::cuboid(Vector3::new(0.5, 0.5, 0.5)).unwrap();
+/// assert_eq!(cube.vertices().len(), 8);
+/// assert_eq!(cube.triangles().len(), 12);
+/// let top = cube.support_point(&Isometry3::identity(), &Vector3::new(0.1, 0.2, 1.0));
+/// assert_eq!(top.z, 0.5);
+/// ```
+#[derive(Debug, Clone)]
+pub struct ConvexHull {
+    vertices: Vec<Point3<f64>>,
+    xs: Vec<f64>,
+    ys: Vec<f64>,
+    zs: Vec<f64>,
+    triangles: Vec<[u32; 3]>,
+    adjacency_offsets: Vec<u32>,
+    adjacency: Vec<u32>,
+    /// A vertex on the boundary, where hill climbing starts when it has no hint.
+    start_vertex: u32,
+    sphere_center: Point3<f64>,
+    sphere_radius: f64,
+}
+
+impl ConvexHull {
+    /// A hull whose V-representation is exactly `vertices`.
+    ///
+    /// Interior points are allowed (they are valid V-rep vertices: they never win the support
+    /// function, but they do carry lumped mass and barrier terms). Errors: fewer than 4
+    /// points, a non-finite coordinate, two identical points, or a set with no volume.
+    pub fn new(vertices: Vec<Point3<f64>>) -> Result<Self> {
+        validate_points(&vertices)?;
+        if let Some((first, second)) = find_duplicate(&vertices) {
+            return Err(GeometryError::DuplicateVertex { first, second });
+        }
+        let triangles = parry_adapter::quickhull(&vertices)
+            .ok_or(GeometryError::Degenerate(vertices.len(), 0.0))?;
+        Ok(Self::from_parts(vertices, triangles))
+    }
+
+    /// The hull of a point cloud, keeping only its extreme points: duplicates and interior
+    /// points are dropped. Errors as for [`ConvexHull::new`], except that duplicates are fine.
+    pub fn from_point_cloud(points: &[Point3<f64>]) -> Result<Self> {
+        validate_points(points)?;
+        let triangles =
+            parry_adapter::quickhull(points).ok_or(GeometryError::Degenerate(points.len(), 0.0))?;
+        let mut remap = vec![u32::MAX; points.len()];
+        let mut vertices = Vec::new();
+        let triangles = triangles
+            .iter()
+            .map(|t| {
+                t.map(|i| {
+                    if remap[i as usize] == u32::MAX {
+                        remap[i as usize] = vertices.len() as u32;
+                        vertices.push(points[i as usize]);
+                    }
+                    remap[i as usize]
+                })
+            })
+            .collect();
+        Ok(Self::from_parts(vertices, triangles))
+    }
+
+    /// A box centred at the origin with the given half extents (all must be positive).
+    pub fn cuboid(half_extents: Vector3<f64>) -> Result<Self> {
+        for (i, &h) in half_extents.iter().enumerate() {
+            if !(h > 0.0 && h.is_finite()) {
+                return Err(GeometryError::InvalidParameter {
+                    name: ["half_extent.x", "half_extent.y", "half_extent.z"][i],
+                    value: h,
+                    allowed: "finite and positive",
+                });
+            }
+        }
+        let h = half_extents;
+        let corners = (0..8)
+            .map(|k| {
+                let s = |bit: u32| if k & (1 << bit) != 0 { 1.0 } else { -1.0 };
+                Point3::new(s(0) * h.x, s(1) * h.y, s(2) * h.z)
+            })
+            .collect();
+        Self::new(corners)
+    }
+
+    fn from_parts(vertices: Vec<Point3<f64>>, triangles: Vec<[u32; 3]>) -> Self {
+        let n = vertices.len();
+        let mut neighbours: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for t in &triangles {
+            for k in 0..3 {
+                let (a, b) = (t[k], t[(k + 1) % 3]);
+                neighbours[a as usize].push(b);
+                neighbours[b as usize].push(a);
+            }
+        }
+        let mut adjacency_offsets = Vec::with_capacity(n + 1);
+        let mut adjacency = Vec::new();
+        adjacency_offsets.push(0);
+        for list in &mut neighbours {
+            list.sort_unstable();
+            list.dedup();
+            adjacency.extend_from_slice(list);
+            adjacency_offsets.push(adjacency.len() as u32);
+        }
+        let box_ = Aabb::from_points(&vertices);
+        let sphere_center = box_.center();
+        let sphere_radius = vertices
+            .iter()
+            .map(|v| (v - sphere_center).norm())
+            .fold(0.0, f64::max);
+        Self {
+            xs: vertices.iter().map(|v| v.x).collect(),
+            ys: vertices.iter().map(|v| v.y).collect(),
+            zs: vertices.iter().map(|v| v.z).collect(),
+            start_vertex: triangles[0][0],
+            vertices,
+            triangles,
+            adjacency_offsets,
+            adjacency,
+            sphere_center,
+            sphere_radius,
+        }
+    }
+
+    /// The local vertices (the V-representation).
+    pub fn vertices(&self) -> &[Point3<f64>] {
+        &self.vertices
+    }
+
+    /// Outward-oriented boundary triangles (quickhull), indexing into [`Self::vertices`].
+    /// Interior vertices appear in none of them.
+    pub fn triangles(&self) -> &[[u32; 3]] {
+        &self.triangles
+    }
+
+    /// Boundary neighbours of vertex `i` (empty for interior vertices).
+    pub fn neighbours(&self, i: usize) -> &[u32] {
+        let (a, b) = (self.adjacency_offsets[i], self.adjacency_offsets[i + 1]);
+        &self.adjacency[a as usize..b as usize]
+    }
+
+    /// Centre of a bounding sphere in the local frame (the centre of the local AABB; the
+    /// sphere encloses every vertex but is not the minimal one).
+    pub fn bounding_sphere_center(&self) -> Point3<f64> {
+        self.sphere_center
+    }
+
+    /// Radius of the bounding sphere around [`Self::bounding_sphere_center`].
+    pub fn bounding_sphere_radius(&self) -> f64 {
+        self.sphere_radius
+    }
+
+    /// Index of a vertex maximising `<dir, v>` (`dir` in the local frame).
+    pub fn support_index(&self, dir: &Vector3<f64>) -> usize {
+        self.support_index_from(dir, self.start_vertex as usize)
+    }
+
+    /// As [`Self::support_index`], warm-started at vertex `hint` (e.g. the previous answer).
+    /// The result is exact whatever the hint; a good hint only makes it faster.
+    #[inline]
+    pub fn support_index_from(&self, dir: &Vector3<f64>, hint: usize) -> usize {
+        if self.vertices.len() <= HILL_CLIMB_THRESHOLD {
+            self.support_scan(dir)
+        } else {
+            self.support_climb(dir, hint)
+        }
+    }
+
+    fn support_scan(&self, d: &Vector3<f64>) -> usize {
+        let mut best = 0;
+        let mut best_value = f64::NEG_INFINITY;
+        for i in 0..self.xs.len() {
+            let value = d.x * self.xs[i] + d.y * self.ys[i] + d.z * self.zs[i];
+            if value > best_value {
+                best_value = value;
+                best = i;
+            }
+        }
+        best
+    }
+
+    fn support_climb(&self, d: &Vector3<f64>, hint: usize) -> usize {
+        let dot = |i: usize| d.x * self.xs[i] + d.y * self.ys[i] + d.z * self.zs[i];
+        // Interior vertices have no neighbours; never start there.
+        let mut current = if self.neighbours(hint).is_empty() {
+            self.start_vertex as usize
+        } else {
+            hint
+        };
+        let mut current_value = dot(current);
+        loop {
+            let mut improved = false;
+            for &n in self.neighbours(current) {
+                let value = dot(n as usize);
+                if value > current_value {
+                    current_value = value;
+                    current = n as usize;
+                    improved = true;
+                }
+            }
+            if !improved {
+                return current;
+            }
+        }
+    }
+
+    /// The world-space support point of the hull placed at `pose`, in world direction `dir`.
+    pub fn support_point(&self, pose: &Isometry3<f64>, dir: &Vector3<f64>) -> Point3<f64> {
+        let local = pose.rotation.inverse_transform_vector(dir);
+        pose * self.vertices[self.support_index(&local)]
+    }
+
+    /// The tight world-space AABB of the hull placed at `pose` (six support queries).
+    pub fn aabb(&self, pose: &Isometry3<f64>) -> Aabb {
+        let rot = pose.rotation.to_rotation_matrix();
+        let r = rot.matrix();
+        let mut mins = Point3::origin();
+        let mut maxs = Point3::origin();
+        for k in 0..3 {
+            // Row k of R is the local direction whose dot product gives world coordinate k.
+            let row = Vector3::new(r[(k, 0)], r[(k, 1)], r[(k, 2)]);
+            let hi = self.support_index(&row);
+            let lo = self.support_index(&-row);
+            maxs[k] = row.dot(&self.vertices[hi].coords) + pose.translation.vector[k];
+            mins[k] = row.dot(&self.vertices[lo].coords) + pose.translation.vector[k];
+        }
+        Aabb::new(mins, maxs)
+    }
+}
+
+/// Checks count, finiteness and volume of a point set.
+fn validate_points(points: &[Point3<f64>]) -> Result<()> {
+    if points.len() < 4 {
+        return Err(GeometryError::TooFewPoints(points.len()));
+    }
+    for (index, p) in points.iter().enumerate() {
+        if !p.coords.iter().all(|c| c.is_finite()) {
+            return Err(GeometryError::NonFinite {
+                what: "point",
+                index,
+                value: [p.x, p.y, p.z],
+            });
+        }
+    }
+    let thickness = relative_thickness(points);
+    if !(thickness > COPLANAR_TOLERANCE) {
+        return Err(GeometryError::Degenerate(points.len(), thickness));
+    }
+    Ok(())
+}
+
+/// How far the set is from lying in a plane, relative to its diameter: pick the two points
+/// farthest apart along a coordinate axis, the point farthest from their line, then the largest
+/// distance to the plane through the three.
+fn relative_thickness(points: &[Point3<f64>]) -> f64 {
+    let farthest = |f: &dyn Fn(&Point3<f64>) -> f64| {
+        points
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (i, f(p)))
+            .fold((0, f64::NEG_INFINITY), |a, b| if b.1 > a.1 { b } else { a })
+    };
+    let box_ = Aabb::from_points(points);
+    let axis = box_.extents().imax();
+    let a = points[farthest(&|p| -p[axis]).0];
+    let b = points[farthest(&|p| p[axis]).0];
+    let diameter = (b - a).norm();
+    if diameter == 0.0 {
+        return 0.0;
+    }
+    let ab = (b - a) / diameter;
+    let c = points[farthest(&|p| (p - a).cross(&ab).norm()).0];
+    let normal = (b - a).cross(&(c - a));
+    let normal_norm = normal.norm();
+    if normal_norm <= f64::EPSILON * diameter * diameter {
+        return 0.0;
+    }
+    let n = normal / normal_norm;
+    farthest(&|p| (p - a).dot(&n).abs()).1 / diameter
+}
+
+/// The first pair of exactly equal points, if any.
+fn find_duplicate(points: &[Point3<f64>]) -> Option<(usize, usize)> {
+    let mut order: Vec<usize> = (0..points.len()).collect();
+    let key = |i: usize| [points[i].x, points[i].y, points[i].z];
+    order.sort_unstable_by(|&i, &j| key(i).partial_cmp(&key(j)).expect("finite"));
+    order
+        .windows(2)
+        .find(|w| points[w[0]] == points[w[1]])
+        .map(|w| (w[0].min(w[1]), w[0].max(w[1])))
+}

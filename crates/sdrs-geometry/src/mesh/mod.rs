@@ -1,0 +1,117 @@
+//! Triangle meshes: validated storage, file import, primitive generators and convex
+//! decomposition into hulls.
+
+mod decompose;
+mod import;
+mod primitives;
+
+pub use decompose::DecompositionSettings;
+
+use crate::aabb::Aabb;
+use crate::error::{GeometryError, Result};
+use nalgebra::Point3;
+
+/// Relative area below which a triangle counts as degenerate (times the squared mesh size).
+const DEGENERATE_AREA: f64 = 1e-14;
+
+/// A triangle mesh: vertices and counter-clockwise (outward) index triples.
+///
+/// Construction validates: finite coordinates, indices in range, no degenerate triangles.
+///
+/// ```
+/// use sdrs_geometry::TriMesh;
+/// use nalgebra::Point3;
+/// let tet = TriMesh::new(
+///     vec![Point3::origin(), Point3::new(1.0, 0.0, 0.0), Point3::new(0.0, 1.0, 0.0), Point3::new(0.0, 0.0, 1.0)],
+///     vec![[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]],
+/// ).unwrap();
+/// assert_eq!(tet.triangles().len(), 4);
+/// assert!(TriMesh::new(tet.vertices().to_vec(), vec![[0, 1, 7]]).is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct TriMesh {
+    vertices: Vec<Point3<f64>>,
+    triangles: Vec<[u32; 3]>,
+}
+
+impl TriMesh {
+    /// A validated mesh.
+    pub fn new(vertices: Vec<Point3<f64>>, triangles: Vec<[u32; 3]>) -> Result<Self> {
+        if triangles.is_empty() {
+            return Err(GeometryError::EmptyMesh);
+        }
+        for (index, p) in vertices.iter().enumerate() {
+            if !p.coords.iter().all(|c| c.is_finite()) {
+                return Err(GeometryError::NonFinite {
+                    what: "vertex",
+                    index,
+                    value: [p.x, p.y, p.z],
+                });
+            }
+        }
+        for (triangle, t) in triangles.iter().enumerate() {
+            if let Some(&vertex) = t.iter().find(|&&i| i as usize >= vertices.len()) {
+                return Err(GeometryError::IndexOutOfRange {
+                    triangle,
+                    vertex: vertex as usize,
+                    vertex_count: vertices.len(),
+                });
+            }
+        }
+        let size = Aabb::from_points(&vertices).extents().norm();
+        let mesh = Self {
+            vertices,
+            triangles,
+        };
+        for triangle in 0..mesh.triangles.len() {
+            let area = mesh.triangle_area(triangle);
+            if !(area > DEGENERATE_AREA * size * size) {
+                return Err(GeometryError::DegenerateTriangle { triangle, area });
+            }
+        }
+        Ok(mesh)
+    }
+
+    /// The vertices.
+    pub fn vertices(&self) -> &[Point3<f64>] {
+        &self.vertices
+    }
+
+    /// The triangles, as counter-clockwise vertex index triples.
+    pub fn triangles(&self) -> &[[u32; 3]] {
+        &self.triangles
+    }
+
+    /// The three corners of triangle `t`.
+    pub fn corners(&self, t: usize) -> [Point3<f64>; 3] {
+        self.triangles[t].map(|i| self.vertices[i as usize])
+    }
+
+    /// Area of triangle `t`.
+    pub fn triangle_area(&self, t: usize) -> f64 {
+        let [a, b, c] = self.corners(t);
+        0.5 * (b - a).cross(&(c - a)).norm()
+    }
+
+    /// Local bounding box.
+    pub fn aabb(&self) -> Aabb {
+        Aabb::from_points(&self.vertices)
+    }
+
+    /// Signed volume enclosed (positive for a closed, outward-oriented mesh).
+    pub fn signed_volume(&self) -> f64 {
+        (0..self.triangles.len())
+            .map(|t| {
+                let [a, b, c] = self.corners(t);
+                a.coords.dot(&b.coords.cross(&c.coords)) / 6.0
+            })
+            .sum()
+    }
+
+    /// Total surface area.
+    pub fn surface_area(&self) -> f64 {
+        (0..self.triangles.len())
+            .map(|t| self.triangle_area(t))
+            .sum()
+    }
+}

@@ -49,6 +49,8 @@ pub mod mass;
 pub mod mesh;
 pub mod parry_adapter;
 pub mod sphere_tree;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 pub use aabb::Aabb;
 pub use error::{GeometryError, Result};

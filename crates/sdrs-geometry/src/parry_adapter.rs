@@ -61,7 +61,7 @@ pub fn vhacd(
         concavity,
         ..VHACDParameters::default()
     };
-    let decomposition = VHACD::decompose(&params, &points, triangles, false);
+    let decomposition = VHACD::decompose(&params, &points, triangles, true);
     decomposition
         .compute_exact_convex_hulls(&points, triangles)
         .into_iter()

@@ -73,6 +73,15 @@ pub struct BroadPhase {
     raw: Vec<(u32, u32)>,
 }
 
+impl std::fmt::Debug for BroadPhase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BroadPhase")
+            .field("margin", &self.margin)
+            .field("finder", &self.finder.name())
+            .finish_non_exhaustive()
+    }
+}
+
 impl BroadPhase {
     /// A broad phase with the default finder ([`OwnBvh`]) and the given margin (finite, ≥ 0).
     pub fn new(margin: f64) -> Result<Self> {

@@ -1,0 +1,68 @@
+//! Shared proptest strategies for geometry-based tests (feature `testing`).
+//!
+//! Every crate of the workspace draws its random hulls, poses and meshes from here, so that a
+//! fix to a generator helps every test.
+
+use crate::{ConvexHull, TriMesh};
+use nalgebra::{Isometry3, Point3, Translation3, UnitQuaternion, Vector3, Vector4};
+use proptest::prelude::*;
+
+/// A unit vector, uniform on the sphere (normalised Gaussian-like draw, rejecting tiny ones).
+pub fn unit_vector() -> impl Strategy<Value = Vector3<f64>> {
+    (-1.0..1.0f64, -1.0..1.0f64, -1.0..1.0f64)
+        .prop_map(|(x, y, z)| Vector3::new(x, y, z))
+        .prop_filter("not too short", |v| v.norm() > 0.1 && v.norm() <= 1.0)
+        .prop_map(|v| v.normalize())
+}
+
+/// A rotation, uniform enough for tests (normalised quaternion from a ball draw).
+pub fn rotation() -> impl Strategy<Value = UnitQuaternion<f64>> {
+    (-1.0..1.0f64, -1.0..1.0f64, -1.0..1.0f64, -1.0..1.0f64)
+        .prop_map(|(w, x, y, z)| Vector4::new(x, y, z, w))
+        .prop_filter("not too short", |q| q.norm() > 0.1 && q.norm() <= 1.0)
+        .prop_map(|q| UnitQuaternion::from_quaternion(nalgebra::Quaternion::from(q)))
+}
+
+/// A rigid pose with translation in `[-extent, extent]^3`.
+pub fn pose(extent: f64) -> impl Strategy<Value = Isometry3<f64>> {
+    (rotation(), -extent..=extent, -extent..=extent, -extent..=extent)
+        .prop_map(|(r, x, y, z)| Isometry3::from_parts(Translation3::new(x, y, z), r))
+}
+
+/// A hull with exactly `m` vertices, all extreme: points on a random ellipsoid (semi-axes in
+/// `[0.2, 1]`), rotated and offset by up to 0.2 in its local frame.
+pub fn hull_with(m: usize) -> impl Strategy<Value = ConvexHull> {
+    (
+        proptest::collection::vec(unit_vector(), m),
+        (0.2..1.0f64, 0.2..1.0f64, 0.2..1.0f64),
+        pose(0.2),
+    )
+        .prop_filter_map("valid hull", |(dirs, (a, b, c), local)| {
+            let points = dirs
+                .iter()
+                .map(|d| local * Point3::new(a * d.x, b * d.y, c * d.z))
+                .collect();
+            ConvexHull::new(points).ok()
+        })
+}
+
+/// A hull with between `min` and `max` vertices.
+pub fn hull(min: usize, max: usize) -> impl Strategy<Value = ConvexHull> {
+    (min..=max).prop_flat_map(hull_with)
+}
+
+/// An icosphere of the given level with every vertex pushed radially by up to ±30 %: a closed,
+/// star-shaped, generally non-convex mesh.
+pub fn bumpy_sphere(level: u32) -> impl Strategy<Value = TriMesh> {
+    let base = TriMesh::icosphere(1.0, level).expect("valid icosphere");
+    let n = base.vertices().len();
+    proptest::collection::vec(0.7..1.3f64, n).prop_map(move |scales| {
+        let vertices = base
+            .vertices()
+            .iter()
+            .zip(&scales)
+            .map(|(v, s)| Point3::from(v.coords * *s))
+            .collect();
+        TriMesh::new(vertices, base.triangles().to_vec()).expect("radial scaling keeps triangles")
+    })
+}

@@ -1,0 +1,116 @@
+use nalgebra::{Isometry3, Translation3, Vector3};
+use proptest::prelude::*;
+use sdrs_geometry::gjk::{GjkCache, GjkSettings, Proximity, distance, gjk_distance};
+use sdrs_geometry::testing::{hull, pose, unit_vector};
+use sdrs_geometry::{ConvexHull, parry_adapter::to_glam};
+
+/// Places `b` so that the hulls are exactly `gap` apart along `n`: the support point of A in
+/// `n` and that of B in `−n` end up `gap · n` apart, and the two support planes separate them,
+/// so the distance is `gap` (up to round-off in the coordinates).
+fn place_at_gap(
+    a: &ConvexHull,
+    pose_a: &Isometry3<f64>,
+    b: &ConvexHull,
+    pose_b: &Isometry3<f64>,
+    n: &Vector3<f64>,
+    gap: f64,
+) -> Isometry3<f64> {
+    let pa = a.support_point(pose_a, n);
+    let pb = b.support_point(pose_b, &-n);
+    Translation3::from(pa - pb + n * gap) * pose_b
+}
+
+fn max_dot(h: &ConvexHull, p: &Isometry3<f64>, n: &Vector3<f64>) -> f64 {
+    h.vertices().iter().map(|v| (p * v).coords.dot(n)).fold(f64::NEG_INFINITY, f64::max)
+}
+
+#[test]
+fn face_to_face_cubes_give_the_exact_gap_and_axis() {
+    let cube = ConvexHull::cuboid(Vector3::repeat(0.5)).unwrap();
+    for gap in [1e-9, 1e-6, 1e-3, 0.1, 10.0] {
+        let p = distance(&cube, &Isometry3::identity(), &cube, &Isometry3::translation(0.0, 0.0, 1.0 + gap));
+        let s = p.separation().expect("separated");
+        assert!((s.distance - gap).abs() <= 1e-15 + 1e-12 * gap, "gap {gap}: {}", s.distance);
+        assert!((s.normal - Vector3::z()).norm() < 1e-9);
+        assert!((s.point_a.z - 0.5).abs() < 1e-12 && (s.point_b.z - 0.5 - gap).abs() < 1e-12);
+    }
+}
+
+#[test]
+fn overlapping_and_touching_cubes_are_intersecting() {
+    let cube = ConvexHull::cuboid(Vector3::repeat(0.5)).unwrap();
+    let id = Isometry3::identity();
+    assert!(distance(&cube, &id, &cube, &id).is_intersecting());
+    assert!(distance(&cube, &id, &cube, &Isometry3::translation(0.9, 0.3, 0.0)).is_intersecting());
+    // Exactly touching along a face: no positive distance is reported.
+    assert!(distance(&cube, &id, &cube, &Isometry3::translation(1.0, 0.3, 0.2)).is_intersecting());
+}
+
+#[test]
+fn iteration_cap_returns_an_answer_instead_of_looping() {
+    let a = ConvexHull::cuboid(Vector3::repeat(0.5)).unwrap();
+    let settings = GjkSettings { max_iterations: 1, ..Default::default() };
+    let p = gjk_distance(&a, &Isometry3::identity(), &a, &Isometry3::translation(3.0, 1.0, 0.0), &settings, &mut GjkCache::default());
+    assert!(matches!(p, Proximity::Separated(s) if s.iterations == 1 && s.distance.is_finite()));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Constructed pairs with a known distance from 1e-9 to 10: the distance, the witness
+    /// points and the separating direction are all checked.
+    #[test]
+    fn distance_matches_a_constructed_gap(
+        a in hull(4, 120), b in hull(4, 120),
+        pa in pose(2.0), pb in pose(2.0),
+        n in unit_vector(), exponent in -9.0..1.0f64,
+    ) {
+        let gap = 10f64.powf(exponent);
+        let pb = place_at_gap(&a, &pa, &b, &pb, &n, gap);
+        let mut cache = GjkCache::default();
+        let p = gjk_distance(&a, &pa, &b, &pb, &GjkSettings::default(), &mut cache);
+        let s = *p.separation().expect("separated");
+        let tol = 2e-14 * 8.0 + 1e-11 * gap;
+        prop_assert!((s.distance - gap).abs() <= tol, "gap {} got {}", gap, s.distance);
+        prop_assert!(((s.point_b - s.point_a) - s.normal * s.distance).norm() <= tol);
+        // point_a is a support point of A in the normal, point_b of B in −normal.
+        prop_assert!((max_dot(&a, &pa, &s.normal) - s.point_a.coords.dot(&s.normal)).abs() <= tol);
+        prop_assert!((max_dot(&b, &pb, &-s.normal) + s.point_b.coords.dot(&s.normal)).abs() <= tol);
+        // A warm-started repeat gives the same distance.
+        let again = gjk_distance(&a, &pa, &b, &pb, &GjkSettings::default(), &mut cache);
+        prop_assert!((again.separation().unwrap().distance - s.distance).abs() <= tol);
+    }
+
+    /// Pushed together past contact, any pair intersects.
+    #[test]
+    fn overlap_is_reported_as_intersection(
+        a in hull(4, 120), b in hull(4, 120), pa in pose(2.0), pb in pose(2.0),
+        n in unit_vector(), depth in 1e-6..0.3f64,
+    ) {
+        let pb = place_at_gap(&a, &pa, &b, &pb, &n, -depth);
+        prop_assert!(distance(&a, &pa, &b, &pb).is_intersecting());
+    }
+
+    /// Random placements against parry's GJK as an independent oracle.
+    #[test]
+    fn distance_agrees_with_parry(a in hull(4, 100), b in hull(4, 100), pa in pose(2.0), pb in pose(2.0)) {
+        use parry3d_f64::math::Pose;
+        use parry3d_f64::shape::ConvexPolyhedron;
+        let shape = |h: &ConvexHull| {
+            let pts: Vec<_> = h.vertices().iter().map(to_glam).collect();
+            ConvexPolyhedron::from_convex_hull(&pts).unwrap()
+        };
+        let to_pose = |p: &Isometry3<f64>| {
+            let q = p.rotation.quaternion();
+            Pose::from_parts(
+                to_glam(&p.translation.vector.into()),
+                parry3d_f64::math::Rotation::from_xyzw(q.i, q.j, q.k, q.w),
+            )
+        };
+        let oracle = parry3d_f64::query::distance(&to_pose(&pa), &shape(&a), &to_pose(&pb), &shape(&b)).unwrap().distance;
+        match distance(&a, &pa, &b, &pb) {
+            Proximity::Separated(s) => prop_assert!((s.distance - oracle).abs() <= 1e-9 * (1.0 + oracle), "ours {} parry {}", s.distance, oracle),
+            Proximity::Intersecting { .. } => prop_assert!(oracle <= 1e-9, "parry {}", oracle),
+        }
+    }
+}

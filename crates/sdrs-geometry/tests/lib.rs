@@ -1,0 +1,8 @@
+//! Integration tests of sdrs-geometry (one binary, one module per component).
+
+mod broad_phase;
+mod gjk;
+mod hull;
+mod mass;
+mod mesh;
+mod sphere_tree;

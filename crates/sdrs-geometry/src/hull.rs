@@ -107,8 +107,22 @@ impl ConvexHull {
         Self::new(corners)
     }
 
-    fn from_parts(vertices: Vec<Point3<f64>>, triangles: Vec<[u32; 3]>) -> Self {
+    fn from_parts(vertices: Vec<Point3<f64>>, mut triangles: Vec<[u32; 3]>) -> Self {
         let n = vertices.len();
+        // quickhull's orientation is unreliable on thin hulls: orient every triangle away from
+        // an interior point (the mean of the boundary vertices).
+        let interior = triangles
+            .iter()
+            .flat_map(|t| t.iter())
+            .map(|&i| vertices[i as usize].coords)
+            .sum::<Vector3<f64>>()
+            / (3 * triangles.len()) as f64;
+        for t in &mut triangles {
+            let [a, b, c] = t.map(|i| vertices[i as usize].coords);
+            if (b - a).cross(&(c - a)).dot(&(a - interior)) < 0.0 {
+                t.swap(1, 2);
+            }
+        }
         let mut neighbours: Vec<Vec<u32>> = vec![Vec::new(); n];
         for t in &triangles {
             for k in 0..3 {

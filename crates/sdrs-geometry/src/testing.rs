@@ -6,21 +6,23 @@
 use crate::{ConvexHull, TriMesh};
 use nalgebra::{Isometry3, Point3, Translation3, UnitQuaternion, Vector3, Vector4};
 use proptest::prelude::*;
+use std::f64::consts::TAU;
 
-/// A unit vector, uniform on the sphere (normalised Gaussian-like draw, rejecting tiny ones).
+/// A unit vector, uniform on the sphere (Archimedes: uniform height and azimuth).
 pub fn unit_vector() -> impl Strategy<Value = Vector3<f64>> {
-    (-1.0..1.0f64, -1.0..1.0f64, -1.0..1.0f64)
-        .prop_map(|(x, y, z)| Vector3::new(x, y, z))
-        .prop_filter("not too short", |v| v.norm() > 0.1 && v.norm() <= 1.0)
-        .prop_map(|v| v.normalize())
+    (-1.0..=1.0f64, 0.0..TAU).prop_map(|(z, phi)| {
+        let r = (1.0 - z * z).max(0.0).sqrt();
+        Vector3::new(r * phi.cos(), r * phi.sin(), z)
+    })
 }
 
-/// A rotation, uniform enough for tests (normalised quaternion from a ball draw).
+/// A uniformly distributed rotation (Shoemake's subgroup algorithm).
 pub fn rotation() -> impl Strategy<Value = UnitQuaternion<f64>> {
-    (-1.0..1.0f64, -1.0..1.0f64, -1.0..1.0f64, -1.0..1.0f64)
-        .prop_map(|(w, x, y, z)| Vector4::new(x, y, z, w))
-        .prop_filter("not too short", |q| q.norm() > 0.1 && q.norm() <= 1.0)
-        .prop_map(|q| UnitQuaternion::from_quaternion(nalgebra::Quaternion::from(q)))
+    (0.0..=1.0f64, 0.0..TAU, 0.0..TAU).prop_map(|(u, a, b)| {
+        let (s, t) = ((1.0 - u).sqrt(), u.sqrt());
+        let q = Vector4::new(s * a.sin(), s * a.cos(), t * b.sin(), t * b.cos());
+        UnitQuaternion::from_quaternion(nalgebra::Quaternion::from(q))
+    })
 }
 
 /// A rigid pose with translation in `[-extent, extent]^3`.

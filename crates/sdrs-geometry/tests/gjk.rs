@@ -81,13 +81,19 @@ proptest! {
         prop_assert!((again.separation().unwrap().distance - s.distance).abs() <= tol);
     }
 
-    /// Pushed together past contact, any pair intersects.
+    /// Two hulls sharing an interior point intersect.
     #[test]
     fn overlap_is_reported_as_intersection(
         a in hull(4, 120), b in hull(4, 120), pa in pose(2.0), pb in pose(2.0),
-        n in unit_vector(), depth in 1e-6..0.3f64,
+        ia in 0usize..120, ib in 0usize..120, ta in 0.0..0.99f64, tb in 0.0..0.99f64,
     ) {
-        let pb = place_at_gap(&a, &pa, &b, &pb, &n, -depth);
+        // A point strictly inside each hull: from the vertex mean towards one vertex.
+        let inner = |h: &ConvexHull, p: &Isometry3<f64>, i: usize, t: f64| {
+            let v = h.vertices();
+            let mean = v.iter().map(|x| x.coords).sum::<Vector3<f64>>() / v.len() as f64;
+            p * nalgebra::Point3::from(mean.lerp(&v[i % v.len()].coords, t))
+        };
+        let pb = Translation3::from(inner(&a, &pa, ia, ta) - inner(&b, &pb, ib, tb)) * pb;
         prop_assert!(distance(&a, &pa, &b, &pb).is_intersecting());
     }
 

@@ -68,24 +68,42 @@ fn bad_density_or_mass_is_rejected() {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
+    /// Against an independent oracle: faces found by brute force (every vertex triple whose
+    /// plane has all other vertices on one side), integrated as signed tetrahedra from the
+    /// origin rather than from an interior point. (parry's polyhedron mass properties are not
+    /// used: they merge nearly coplanar faces and drift by ~1e-5 on such hulls.)
     #[test]
-    fn solid_mass_agrees_with_parry(h in hull(4, 80)) {
-        use parry3d_f64::shape::{ConvexPolyhedron, Shape};
-        use sdrs_geometry::parry_adapter::{from_glam, to_glam};
-        let pts: Vec<_> = h.vertices().iter().map(to_glam).collect();
-        let oracle = ConvexPolyhedron::from_convex_hull(&pts).unwrap().mass_properties(3.0);
-        let ours = h.solid_mass_properties(3.0).unwrap();
-        prop_assert!((ours.mass - oracle.mass()).abs() <= 1e-9 * oracle.mass());
-        prop_assert!((ours.center_of_mass - from_glam(oracle.local_com)).norm() <= 1e-9);
-        // Principal moments agree (parry stores the inertia in its principal frame).
-        let mut ours_eig: Vec<f64> = ours.inertia.symmetric_eigenvalues().iter().copied().collect();
-        let p = oracle.principal_inertia();
-        let mut theirs = vec![p.x, p.y, p.z];
-        ours_eig.sort_by(f64::total_cmp);
-        theirs.sort_by(f64::total_cmp);
-        for (a, b) in ours_eig.iter().zip(&theirs) {
-            prop_assert!((a - b).abs() <= 1e-8 * theirs[2]);
+    fn solid_mass_agrees_with_brute_force_faces(h in hull(4, 10), rho in 0.5..5.0f64) {
+        let v = h.vertices();
+        let centroid = v.iter().map(|p| p.coords).sum::<Vector3<f64>>() / v.len() as f64;
+        let (mut mass, mut first, mut second) = (0.0, Vector3::zeros(), Matrix3::zeros());
+        let n = v.len();
+        for i in 0..n {
+            for j in i + 1..n {
+                for k in j + 1..n {
+                    let normal = (v[j] - v[i]).cross(&(v[k] - v[i]));
+                    let sides: Vec<f64> = (0..n).filter(|m| ![i, j, k].contains(m)).map(|m| (v[m] - v[i]).dot(&normal)).collect();
+                    let scale = 1e-12 * normal.norm();
+                    if !(sides.iter().all(|&s| s <= scale) || sides.iter().all(|&s| s >= -scale)) {
+                        continue;
+                    }
+                    // Orient outward, then integrate the signed tetrahedron (0, a, b, c).
+                    let (a, b, c) = if (v[i].coords - centroid).dot(&normal) > 0.0 { (v[i], v[j], v[k]) } else { (v[i], v[k], v[j]) };
+                    let vol = a.coords.dot(&b.coords.cross(&c.coords)) / 6.0;
+                    let s = a.coords + b.coords + c.coords;
+                    mass += rho * vol;
+                    first += s * (rho * vol / 4.0);
+                    second += (a.coords * a.coords.transpose() + b.coords * b.coords.transpose() + c.coords * c.coords.transpose() + s * s.transpose()) * (rho * vol / 20.0);
+                }
+            }
         }
+        let ours = h.solid_mass_properties(rho).unwrap();
+        let com = first / mass;
+        let centred = second - first * com.transpose();
+        let inertia = Matrix3::identity() * centred.trace() - centred;
+        prop_assert!((ours.mass - mass).abs() <= 1e-10 * mass, "ours {} oracle {}", ours.mass, mass);
+        prop_assert!((ours.center_of_mass.coords - com).norm() <= 1e-10);
+        prop_assert!((ours.inertia - inertia).norm() <= 1e-10 * inertia.norm());
     }
 
     #[test]

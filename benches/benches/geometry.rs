@@ -1,1 +1,120 @@
-fn main() {}
+//! Suite `geometry`: GJK distance, broad phase and sphere-tree construction.
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use sdrs_benches::{hull_cloud, hull_pairs, runner};
+use sdrs_geometry::broad_phase::{
+    AllPairs, BroadPhase, BvhCrate, OwnBvh, PairFinder, ParryBvh, Proxy,
+};
+use sdrs_geometry::gjk::{GjkCache, GjkSettings, gjk_distance};
+use sdrs_geometry::{SphereTree, TriMesh};
+use std::hint::black_box;
+
+const VERTEX_COUNTS: [usize; 5] = [8, 32, 96, 384, 768];
+
+/// One GJK query per iteration, cycling through 32 pairs 0.1 m apart. `cold` starts every
+/// query from scratch; `warm` reuses each pair's cache while B alternates between two poses
+/// 1 mm apart.
+fn gjk(c: &mut Criterion) {
+    let mut group = c.benchmark_group("gjk");
+    let mut rng = runner();
+    let settings = GjkSettings::default();
+    for m in VERTEX_COUNTS {
+        let pairs = hull_pairs(m, 32, 0.1, &mut rng);
+        group.bench_with_input(BenchmarkId::new("cold", m), &pairs, |bench, pairs| {
+            let mut k = 0;
+            bench.iter(|| {
+                k = (k + 1) % (2 * pairs.len());
+                let p = &pairs[k / 2];
+                black_box(gjk_distance(
+                    &p.a,
+                    &p.pose_a,
+                    &p.b,
+                    &p.poses_b[k % 2],
+                    &settings,
+                    &mut GjkCache::default(),
+                ))
+            })
+        });
+        group.bench_with_input(BenchmarkId::new("warm", m), &pairs, |bench, pairs| {
+            let mut caches = vec![GjkCache::default(); pairs.len()];
+            let mut k = 0;
+            bench.iter(|| {
+                k = (k + 1) % (2 * pairs.len());
+                let p = &pairs[k / 2];
+                black_box(gjk_distance(
+                    &p.a,
+                    &p.pose_a,
+                    &p.b,
+                    &p.poses_b[k % 2],
+                    &settings,
+                    &mut caches[k / 2],
+                ))
+            })
+        });
+    }
+    group.finish();
+}
+
+/// One broad-phase step for `n` moving hulls: world AABBs from the hull poses (alternating
+/// between two pose sets), then the candidate pairs with a 1 cm margin.
+fn broad_phase(c: &mut Criterion) {
+    let mut group = c.benchmark_group("broad_phase");
+    group.sample_size(20);
+    let mut rng = runner();
+    for n in [10, 100, 1_000, 10_000] {
+        let (hulls, poses) = hull_cloud(n, &mut rng);
+        let finders: Vec<Box<dyn PairFinder>> = if n <= 1_000 {
+            vec![
+                Box::new(OwnBvh::default()),
+                Box::new(BvhCrate::default()),
+                Box::new(ParryBvh::default()),
+                Box::new(AllPairs),
+            ]
+        } else {
+            vec![
+                Box::new(OwnBvh::default()),
+                Box::new(BvhCrate::default()),
+                Box::new(ParryBvh::default()),
+            ]
+        };
+        for finder in finders {
+            let mut bp = BroadPhase::with_finder(0.01, finder).unwrap();
+            let name = bp.finder_name();
+            let mut proxies = Vec::with_capacity(n);
+            let mut pairs = Vec::new();
+            let mut step = 0;
+            group.bench_function(BenchmarkId::new(name, n), |bench| {
+                bench.iter(|| {
+                    step += 1;
+                    let set = &poses[step % 2];
+                    proxies.clear();
+                    proxies.extend(hulls.iter().zip(set).enumerate().map(|(i, (h, p))| Proxy {
+                        body: i,
+                        aabb: h.aabb(p),
+                    }));
+                    bp.candidate_pairs(&proxies, |_, _| false, &mut pairs);
+                    black_box(pairs.len())
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+/// Building the layered sphere tree over icospheres of growing triangle count.
+fn sphere_tree(c: &mut Criterion) {
+    let mut group = c.benchmark_group("sphere_tree_build");
+    group.sample_size(10);
+    for level in 3..=6 {
+        let mesh = TriMesh::icosphere(1.0, level).unwrap();
+        group.bench_with_input(
+            BenchmarkId::new("build", mesh.triangles().len()),
+            &mesh,
+            |bench, mesh| bench.iter(|| black_box(SphereTree::build(mesh).unwrap().node_count())),
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, gjk, broad_phase, sphere_tree);
+criterion_main!(benches);

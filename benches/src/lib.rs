@@ -1,1 +1,86 @@
-//! x
+//! Criterion benchmark suites of sdrs. Each file in `benches/` is one suite; run a suite with
+//! `cargo xtask bench SUITE [--quick]`, which also writes `target/sdrs-report/SUITE.md`.
+//!
+//! This library holds the scene builders the suites share. They draw from the same
+//! deterministic generators as the tests (`sdrs_geometry::testing`), so a benchmark input is
+//! always a valid test input.
+
+use nalgebra::{Isometry3, Vector3};
+use proptest::test_runner::TestRunner;
+use sdrs_geometry::ConvexHull;
+use sdrs_geometry::testing::{hull_with, place_at_gap, pose, sample, unit_vector};
+
+/// A deterministic random source for benchmark inputs.
+pub fn runner() -> TestRunner {
+    TestRunner::deterministic()
+}
+
+/// A pair of `m`-vertex hulls placed `gap` apart, with a second pose of B nudged by 1 mm (so a
+/// warm start sees a slightly moved pair, as between Newton iterations).
+pub struct HullPair {
+    /// First hull.
+    pub a: ConvexHull,
+    /// Its pose.
+    pub pose_a: Isometry3<f64>,
+    /// Second hull.
+    pub b: ConvexHull,
+    /// Two nearby poses of the second hull.
+    pub poses_b: [Isometry3<f64>; 2],
+}
+
+/// `count` random hull pairs of `m` vertices each, `gap` apart.
+pub fn hull_pairs(m: usize, count: usize, gap: f64, runner: &mut TestRunner) -> Vec<HullPair> {
+    (0..count)
+        .map(|_| {
+            let a = sample(hull_with(m), runner);
+            let b = sample(hull_with(m), runner);
+            let pose_a = sample(pose(1.0), runner);
+            let n = sample(unit_vector(), runner);
+            let pose_b = place_at_gap(&a, &pose_a, &b, &sample(pose(1.0), runner), &n, gap);
+            let nudge = nalgebra::Translation3::from(n * 1e-3) * pose_b;
+            HullPair {
+                a,
+                pose_a,
+                b,
+                poses_b: [pose_b, nudge],
+            }
+        })
+        .collect()
+}
+
+/// `n` small hulls (8 to 16 vertices, up to ~0.5 m across) at random poses filling a cube of
+/// volume `n` m³ (about one hull per cubic metre), and a second set of poses moved by up to
+/// 5 cm and 0.05 rad.
+pub fn hull_cloud(
+    n: usize,
+    runner: &mut TestRunner,
+) -> (Vec<ConvexHull>, [Vec<Isometry3<f64>>; 2]) {
+    let side = (n as f64).cbrt();
+    let hulls: Vec<ConvexHull> = (0..n)
+        .map(|i| {
+            let h = sample(hull_with(8 + i % 9), runner);
+            let scaled: Vec<_> = h.vertices().iter().map(|v| v * 0.25).collect();
+            ConvexHull::new(scaled).expect("scaled hull stays valid")
+        })
+        .collect();
+    let start: Vec<Isometry3<f64>> = (0..n)
+        .map(|_| {
+            let p = sample(pose(0.5), runner);
+            let c = Vector3::new(
+                sample(0.0..side, runner),
+                sample(0.0..side, runner),
+                sample(0.0..side, runner),
+            );
+            nalgebra::Translation3::from(c) * p
+        })
+        .collect();
+    let moved = start
+        .iter()
+        .map(|p| {
+            let d = sample(unit_vector(), runner) * 0.05;
+            let axis = sample(unit_vector(), runner) * 0.05;
+            Isometry3::new(d, axis) * p
+        })
+        .collect();
+    (hulls, [start, moved])
+}

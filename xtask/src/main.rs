@@ -1,1 +1,93 @@
-fn main() {}
+//! `cargo xtask`: project automation for sdrs.
+//!
+//! `cargo xtask bench [SUITE] [--quick]` runs the criterion benchmarks of a suite (a file in
+//! `benches/benches/`) and writes a markdown summary to `target/sdrs-report/SUITE.md`: one table
+//! per benchmark group, one row per input size, one column per benchmarked function, the
+//! median time in each cell, and a fitted log-log slope per column where inputs are numeric.
+
+mod report;
+
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The benchmark suites, each a `[[bench]]` target of the `sdrs-benches` package.
+const SUITES: &[&str] = &["geometry"];
+
+#[derive(Parser)]
+#[command(about = "Project automation for sdrs")]
+struct Cli {
+    #[command(subcommand)]
+    command: Commands,
+}
+
+#[derive(Subcommand)]
+enum Commands {
+    /// Run a benchmark suite (all suites if none is named) and write its markdown report.
+    Bench {
+        /// Suite name; one of the suites in benches/benches/.
+        suite: Option<String>,
+        /// Criterion's quick mode: stop as soon as the estimate is significant.
+        #[arg(long)]
+        quick: bool,
+    },
+}
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives one level below the workspace root")
+        .to_path_buf()
+}
+
+fn run_suite(root: &Path, suite: &str, quick: bool) -> Result<PathBuf> {
+    let data = root.join("target").join("criterion").join(suite);
+    // Results of earlier runs would mix into the report: start clean.
+    if data.exists() {
+        std::fs::remove_dir_all(&data).with_context(|| format!("clearing {}", data.display()))?;
+    }
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.current_dir(root).env("CRITERION_HOME", &data).args([
+        "bench",
+        "-p",
+        "sdrs-benches",
+        "--bench",
+        suite,
+        "--",
+        "--noplot",
+    ]);
+    if quick {
+        cmd.arg("--quick");
+    }
+    let status = cmd.status().context("running cargo bench")?;
+    if !status.success() {
+        bail!("cargo bench for suite {suite} failed with {status}");
+    }
+    let markdown = report::render(suite, &data, quick)?;
+    let out_dir = root.join("target").join("sdrs-report");
+    std::fs::create_dir_all(&out_dir)?;
+    let out = out_dir.join(format!("{suite}.md"));
+    std::fs::write(&out, markdown)?;
+    Ok(out)
+}
+
+fn main() -> Result<()> {
+    let cli = Cli::parse();
+    let root = workspace_root();
+    match cli.command {
+        Commands::Bench { suite, quick } => {
+            let suites: Vec<&str> = match suite.as_deref() {
+                None => SUITES.to_vec(),
+                Some(s) if SUITES.contains(&s) => vec![s],
+                Some(s) => bail!("unknown suite {s:?}; known suites: {}", SUITES.join(", ")),
+            };
+            for suite in suites {
+                let out = run_suite(&root, suite, quick)?;
+                println!("report written to {}", out.display());
+            }
+        }
+    }
+    Ok(())
+}

@@ -6,6 +6,8 @@
 use crate::{ConvexHull, TriMesh};
 use nalgebra::{Isometry3, Point3, Translation3, UnitQuaternion, Vector3, Vector4};
 use proptest::prelude::*;
+use proptest::strategy::ValueTree;
+use proptest::test_runner::TestRunner;
 use std::f64::consts::TAU;
 
 /// A unit vector, uniform on the sphere (Archimedes: uniform height and azimuth).
@@ -27,7 +29,12 @@ pub fn rotation() -> impl Strategy<Value = UnitQuaternion<f64>> {
 
 /// A rigid pose with translation in `[-extent, extent]^3`.
 pub fn pose(extent: f64) -> impl Strategy<Value = Isometry3<f64>> {
-    (rotation(), -extent..=extent, -extent..=extent, -extent..=extent)
+    (
+        rotation(),
+        -extent..=extent,
+        -extent..=extent,
+        -extent..=extent,
+    )
         .prop_map(|(r, x, y, z)| Isometry3::from_parts(Translation3::new(x, y, z), r))
 }
 
@@ -67,4 +74,30 @@ pub fn bumpy_sphere(level: u32) -> impl Strategy<Value = TriMesh> {
             .collect();
         TriMesh::new(vertices, base.triangles().to_vec()).expect("radial scaling keeps triangles")
     })
+}
+
+/// Moves `pose_b` so that hull `b` lies exactly `gap` from hull `a` along the unit direction
+/// `n`: the support point of A in `n` and that of B in `−n` end up `gap · n` apart, and the two
+/// support planes separate the hulls, so their distance is `gap` (negative values push B into
+/// A's support plane).
+pub fn place_at_gap(
+    a: &ConvexHull,
+    pose_a: &Isometry3<f64>,
+    b: &ConvexHull,
+    pose_b: &Isometry3<f64>,
+    n: &Vector3<f64>,
+    gap: f64,
+) -> Isometry3<f64> {
+    let pa = a.support_point(pose_a, n);
+    let pb = b.support_point(pose_b, &-n);
+    Translation3::from(pa - pb + n * gap) * pose_b
+}
+
+/// One deterministic draw from a strategy (benchmarks and examples use the same generators
+/// as the tests).
+pub fn sample<S: Strategy>(strategy: S, runner: &mut TestRunner) -> S::Value {
+    strategy
+        .new_tree(runner)
+        .expect("strategies here do not reject globally")
+        .current()
 }

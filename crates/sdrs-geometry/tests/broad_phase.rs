@@ -1,22 +1,35 @@
 use nalgebra::{Point3, Vector3};
 use proptest::prelude::*;
 use sdrs_geometry::Aabb;
-use sdrs_geometry::broad_phase::{AllPairs, BroadPhase, BvhCrate, OwnBvh, PairFinder, ParryBvh, Proxy};
+use sdrs_geometry::broad_phase::{
+    AllPairs, BroadPhase, BvhCrate, OwnBvh, PairFinder, ParryBvh, Proxy,
+};
 
 fn finders() -> Vec<Box<dyn PairFinder>> {
-    vec![Box::new(OwnBvh::default()), Box::new(BvhCrate::default()), Box::new(ParryBvh::default())]
+    vec![
+        Box::new(OwnBvh::default()),
+        Box::new(BvhCrate::default()),
+        Box::new(ParryBvh::default()),
+    ]
 }
 
 fn proxies_from(raw: &[(usize, [f64; 3], f64)]) -> Vec<Proxy> {
     raw.iter()
         .map(|&(body, c, h)| {
             let c = Point3::from(c);
-            Proxy { body, aabb: Aabb::new(c - Vector3::repeat(h), c + Vector3::repeat(h)) }
+            Proxy {
+                body,
+                aabb: Aabb::new(c - Vector3::repeat(h), c + Vector3::repeat(h)),
+            }
         })
         .collect()
 }
 
-fn reference(proxies: &[Proxy], margin: f64, exclude: impl Fn(usize, usize) -> bool) -> Vec<(usize, usize)> {
+fn reference(
+    proxies: &[Proxy],
+    margin: f64,
+    exclude: impl Fn(usize, usize) -> bool,
+) -> Vec<(usize, usize)> {
     let mut bp = BroadPhase::with_finder(margin, Box::new(AllPairs)).unwrap();
     let mut out = Vec::new();
     bp.candidate_pairs(proxies, exclude, &mut out);
@@ -26,7 +39,12 @@ fn reference(proxies: &[Proxy], margin: f64, exclude: impl Fn(usize, usize) -> b
 #[test]
 fn margin_is_validated() {
     assert!(BroadPhase::new(-1.0).is_err());
-    assert!(BroadPhase::new(f64::NAN).unwrap_err().to_string().contains("margin"));
+    assert!(
+        BroadPhase::new(f64::NAN)
+            .unwrap_err()
+            .to_string()
+            .contains("margin")
+    );
     assert_eq!(BroadPhase::new(0.02).unwrap().finder_name(), "own-bvh");
 }
 
@@ -43,7 +61,14 @@ fn empty_and_single_proxy_give_no_pairs() {
 }
 
 fn scene() -> impl Strategy<Value = Vec<(usize, [f64; 3], f64)>> {
-    proptest::collection::vec((0usize..40, proptest::array::uniform3(-5.0..5.0f64), 0.01..0.6f64), 2..300)
+    proptest::collection::vec(
+        (
+            0usize..40,
+            proptest::array::uniform3(-5.0..5.0f64),
+            0.01..0.6f64,
+        ),
+        2..300,
+    )
 }
 
 proptest! {

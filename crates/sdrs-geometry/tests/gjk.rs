@@ -1,36 +1,32 @@
 use nalgebra::{Isometry3, Translation3, Vector3};
 use proptest::prelude::*;
 use sdrs_geometry::gjk::{GjkCache, GjkSettings, Proximity, distance, gjk_distance};
-use sdrs_geometry::testing::{hull, pose, unit_vector};
+use sdrs_geometry::testing::{hull, place_at_gap, pose, unit_vector};
 use sdrs_geometry::{ConvexHull, parry_adapter::to_glam};
 
-/// Places `b` so that the hulls are exactly `gap` apart along `n`: the support point of A in
-/// `n` and that of B in `−n` end up `gap · n` apart, and the two support planes separate them,
-/// so the distance is `gap` (up to round-off in the coordinates).
-fn place_at_gap(
-    a: &ConvexHull,
-    pose_a: &Isometry3<f64>,
-    b: &ConvexHull,
-    pose_b: &Isometry3<f64>,
-    n: &Vector3<f64>,
-    gap: f64,
-) -> Isometry3<f64> {
-    let pa = a.support_point(pose_a, n);
-    let pb = b.support_point(pose_b, &-n);
-    Translation3::from(pa - pb + n * gap) * pose_b
-}
-
 fn max_dot(h: &ConvexHull, p: &Isometry3<f64>, n: &Vector3<f64>) -> f64 {
-    h.vertices().iter().map(|v| (p * v).coords.dot(n)).fold(f64::NEG_INFINITY, f64::max)
+    h.vertices()
+        .iter()
+        .map(|v| (p * v).coords.dot(n))
+        .fold(f64::NEG_INFINITY, f64::max)
 }
 
 #[test]
 fn face_to_face_cubes_give_the_exact_gap_and_axis() {
     let cube = ConvexHull::cuboid(Vector3::repeat(0.5)).unwrap();
     for gap in [1e-9, 1e-6, 1e-3, 0.1, 10.0] {
-        let p = distance(&cube, &Isometry3::identity(), &cube, &Isometry3::translation(0.0, 0.0, 1.0 + gap));
+        let p = distance(
+            &cube,
+            &Isometry3::identity(),
+            &cube,
+            &Isometry3::translation(0.0, 0.0, 1.0 + gap),
+        );
         let s = p.separation().expect("separated");
-        assert!((s.distance - gap).abs() <= 1e-15 + 1e-12 * gap, "gap {gap}: {}", s.distance);
+        assert!(
+            (s.distance - gap).abs() <= 1e-15 + 1e-12 * gap,
+            "gap {gap}: {}",
+            s.distance
+        );
         assert!((s.normal - Vector3::z()).norm() < 1e-9);
         assert!((s.point_a.z - 0.5).abs() < 1e-12 && (s.point_b.z - 0.5 - gap).abs() < 1e-12);
     }
@@ -49,8 +45,18 @@ fn overlapping_and_touching_cubes_are_intersecting() {
 #[test]
 fn iteration_cap_returns_an_answer_instead_of_looping() {
     let a = ConvexHull::cuboid(Vector3::repeat(0.5)).unwrap();
-    let settings = GjkSettings { max_iterations: 1, ..Default::default() };
-    let p = gjk_distance(&a, &Isometry3::identity(), &a, &Isometry3::translation(3.0, 1.0, 0.0), &settings, &mut GjkCache::default());
+    let settings = GjkSettings {
+        max_iterations: 1,
+        ..Default::default()
+    };
+    let p = gjk_distance(
+        &a,
+        &Isometry3::identity(),
+        &a,
+        &Isometry3::translation(3.0, 1.0, 0.0),
+        &settings,
+        &mut GjkCache::default(),
+    );
     assert!(matches!(p, Proximity::Separated(s) if s.iterations == 1 && s.distance.is_finite()));
 }
 

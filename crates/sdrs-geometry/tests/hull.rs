@@ -5,7 +5,10 @@ use sdrs_geometry::testing::{hull, hull_with, pose, unit_vector};
 use sdrs_geometry::{Aabb, ConvexHull, GeometryError};
 
 fn brute_support(h: &ConvexHull, d: &Vector3<f64>) -> f64 {
-    h.vertices().iter().map(|v| v.coords.dot(d)).fold(f64::NEG_INFINITY, f64::max)
+    h.vertices()
+        .iter()
+        .map(|v| v.coords.dot(d))
+        .fold(f64::NEG_INFINITY, f64::max)
 }
 
 #[test]
@@ -13,7 +16,10 @@ fn cube_has_eight_vertices_twelve_triangles_and_exact_support() {
     let cube = ConvexHull::cuboid(Vector3::new(1.0, 2.0, 3.0)).unwrap();
     assert_eq!(cube.vertices().len(), 8);
     assert_eq!(cube.triangles().len(), 12);
-    let p = cube.support_point(&Isometry3::translation(1.0, 0.0, 0.0), &Vector3::new(1.0, -1.0, 1.0));
+    let p = cube.support_point(
+        &Isometry3::translation(1.0, 0.0, 0.0),
+        &Vector3::new(1.0, -1.0, 1.0),
+    );
     assert_eq!(p, Point3::new(2.0, -2.0, 3.0));
 }
 
@@ -21,27 +27,59 @@ fn cube_has_eight_vertices_twelve_triangles_and_exact_support() {
 fn bad_input_gives_typed_errors() {
     let p = |x: f64, y: f64, z: f64| Point3::new(x, y, z);
     let tet = vec![p(0., 0., 0.), p(1., 0., 0.), p(0., 1., 0.), p(0., 0., 1.)];
-    assert_eq!(ConvexHull::new(tet[..3].to_vec()).unwrap_err(), GeometryError::TooFewPoints(3));
+    assert_eq!(
+        ConvexHull::new(tet[..3].to_vec()).unwrap_err(),
+        GeometryError::TooFewPoints(3)
+    );
     let mut nan = tet.clone();
     nan[2].y = f64::NAN;
-    assert!(matches!(ConvexHull::new(nan), Err(GeometryError::NonFinite { index: 2, .. })));
+    assert!(matches!(
+        ConvexHull::new(nan),
+        Err(GeometryError::NonFinite { index: 2, .. })
+    ));
     let mut inf = tet.clone();
     inf[1].x = f64::INFINITY;
-    assert!(matches!(ConvexHull::from_point_cloud(&inf), Err(GeometryError::NonFinite { index: 1, .. })));
-    let flat = vec![p(0., 0., 0.), p(1., 0., 0.), p(0., 1., 0.), p(1., 1., 0.), p(0.5, 0.2, 0.)];
-    assert!(matches!(ConvexHull::new(flat), Err(GeometryError::Degenerate(5, _))));
+    assert!(matches!(
+        ConvexHull::from_point_cloud(&inf),
+        Err(GeometryError::NonFinite { index: 1, .. })
+    ));
+    let flat = vec![
+        p(0., 0., 0.),
+        p(1., 0., 0.),
+        p(0., 1., 0.),
+        p(1., 1., 0.),
+        p(0.5, 0.2, 0.),
+    ];
+    assert!(matches!(
+        ConvexHull::new(flat),
+        Err(GeometryError::Degenerate(5, _))
+    ));
     let line = vec![p(0., 0., 0.), p(1., 0., 0.), p(2., 0., 0.), p(3., 0., 0.)];
-    assert!(matches!(ConvexHull::new(line), Err(GeometryError::Degenerate(4, _))));
+    assert!(matches!(
+        ConvexHull::new(line),
+        Err(GeometryError::Degenerate(4, _))
+    ));
     let mut dup = tet.clone();
     dup.push(tet[1]);
     assert_eq!(
         ConvexHull::new(dup.clone()).unwrap_err(),
-        GeometryError::DuplicateVertex { first: 1, second: 4 }
+        GeometryError::DuplicateVertex {
+            first: 1,
+            second: 4
+        }
     );
     // The error message says what is allowed.
-    assert!(ConvexHull::new(dup.clone()).unwrap_err().to_string().contains("from_point_cloud"));
+    assert!(
+        ConvexHull::new(dup.clone())
+            .unwrap_err()
+            .to_string()
+            .contains("from_point_cloud")
+    );
     // Duplicates are fine for a point cloud.
-    assert_eq!(ConvexHull::from_point_cloud(&dup).unwrap().vertices().len(), 4);
+    assert_eq!(
+        ConvexHull::from_point_cloud(&dup).unwrap().vertices().len(),
+        4
+    );
 }
 
 #[test]
@@ -53,7 +91,13 @@ fn interior_points_are_kept_by_new_and_dropped_by_point_cloud() {
     assert_eq!(with_interior.vertices().len(), 9);
     assert!(with_interior.neighbours(8).is_empty());
     assert!(with_interior.triangles().iter().all(|t| !t.contains(&8)));
-    assert_eq!(ConvexHull::from_point_cloud(&points).unwrap().vertices().len(), 8);
+    assert_eq!(
+        ConvexHull::from_point_cloud(&points)
+            .unwrap()
+            .vertices()
+            .len(),
+        8
+    );
     let d = Vector3::new(0.3, -0.2, 0.9);
     assert_eq!(with_interior.support_index(&d), cube.support_index(&d));
 }

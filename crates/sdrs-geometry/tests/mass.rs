@@ -20,7 +20,11 @@ fn solid_box_matches_the_analytic_inertia() {
     let m = hull.solid_mass_properties(rho).unwrap();
     let mass = rho * 8.0 * a * b * c;
     assert_relative_eq!(m.mass, mass, max_relative = 1e-12);
-    assert_relative_eq!(m.center_of_mass, Point3::new(1.0, -2.0, 3.0), epsilon = 1e-12);
+    assert_relative_eq!(
+        m.center_of_mass,
+        Point3::new(1.0, -2.0, 3.0),
+        epsilon = 1e-12
+    );
     let (w, h, d) = (2.0 * a, 2.0 * b, 2.0 * c);
     let expected = Matrix3::from_diagonal(&Vector3::new(
         mass * (h * h + d * d) / 12.0,
@@ -29,20 +33,34 @@ fn solid_box_matches_the_analytic_inertia() {
     ));
     assert_relative_eq!(m.inertia, expected, epsilon = 1e-10);
     // The homogeneous moment is symmetric and carries mass and first moment.
-    assert_relative_eq!(m.second_moment, m.second_moment.transpose(), epsilon = 1e-12);
+    assert_relative_eq!(
+        m.second_moment,
+        m.second_moment.transpose(),
+        epsilon = 1e-12
+    );
     assert_relative_eq!(m.second_moment[(0, 3)], mass * 1.0, epsilon = 1e-10);
 }
 
 #[test]
 fn solid_tetrahedron_volume_and_centroid() {
     let p = |x: f64, y: f64, z: f64| Point3::new(x, y, z);
-    let tet = ConvexHull::new(vec![p(0., 0., 0.), p(1., 0., 0.), p(0., 1., 0.), p(0., 0., 1.)]).unwrap();
+    let tet = ConvexHull::new(vec![
+        p(0., 0., 0.),
+        p(1., 0., 0.),
+        p(0., 1., 0.),
+        p(0., 0., 1.),
+    ])
+    .unwrap();
     assert_relative_eq!(tet.volume(), 1.0 / 6.0, epsilon = 1e-14);
     let m = tet.solid_mass_properties(1.0).unwrap();
     assert_relative_eq!(m.center_of_mass, p(0.25, 0.25, 0.25), epsilon = 1e-14);
     // Products of inertia of the unit corner tetrahedron about its centroid: ∫xy = 1/120 at the
     // origin, shifted by the parallel-axis theorem.
-    assert_relative_eq!(m.inertia[(0, 1)], -(1.0 / 120.0 - (1.0 / 6.0) / 16.0), epsilon = 1e-14);
+    assert_relative_eq!(
+        m.inertia[(0, 1)],
+        -(1.0 / 120.0 - (1.0 / 6.0) / 16.0),
+        epsilon = 1e-14
+    );
 }
 
 #[test]
@@ -51,7 +69,11 @@ fn lumped_cube_puts_the_mass_on_the_corners() {
     let cube = ConvexHull::cuboid(Vector3::repeat(h)).unwrap();
     let m = cube.lumped_mass_properties(2.0).unwrap();
     assert_relative_eq!(m.mass, 2.0);
-    assert_relative_eq!(m.inertia, Matrix3::identity() * (2.0 * 2.0 * h * h), epsilon = 1e-14);
+    assert_relative_eq!(
+        m.inertia,
+        Matrix3::identity() * (2.0 * 2.0 * h * h),
+        epsilon = 1e-14
+    );
     // Lumping overestimates the solid's inertia (2 m h² vs 2/3 m h²).
     let solid = cube.solid_mass_properties(2.0).unwrap();
     assert!(m.inertia[(0, 0)] > solid.inertia[(0, 0)] * (2.0 / 8.0));
@@ -60,7 +82,10 @@ fn lumped_cube_puts_the_mass_on_the_corners() {
 #[test]
 fn bad_density_or_mass_is_rejected() {
     let cube = ConvexHull::cuboid(Vector3::repeat(1.0)).unwrap();
-    assert_eq!(cube.solid_mass_properties(-1.0).unwrap_err(), GeometryError::InvalidDensity(-1.0));
+    assert_eq!(
+        cube.solid_mass_properties(-1.0).unwrap_err(),
+        GeometryError::InvalidDensity(-1.0)
+    );
     assert!(cube.solid_mass_properties(f64::NAN).is_err());
     assert!(cube.lumped_mass_properties(0.0).is_err());
 }

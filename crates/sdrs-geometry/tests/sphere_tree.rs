@@ -23,7 +23,11 @@ fn check_sets_and_centres(tree: &SphereTree, mesh: &TriMesh) {
             }
         };
         assert_eq!(set, &expected[..]);
-        let mean = set.iter().map(|&i| vertices[i as usize].coords).sum::<Vector3<f64>>() / set.len() as f64;
+        let mean = set
+            .iter()
+            .map(|&i| vertices[i as usize].coords)
+            .sum::<Vector3<f64>>()
+            / set.len() as f64;
         assert!((tree.center(id).coords - mean).norm() < 1e-12);
     }
 }
@@ -40,16 +44,26 @@ fn every_triangle_is_one_leaf_and_the_root_holds_all_vertices() {
         })
         .collect();
     leaves.sort_unstable();
-    assert_eq!(leaves, (0..mesh.triangles().len() as u32).collect::<Vec<_>>());
+    assert_eq!(
+        leaves,
+        (0..mesh.triangles().len() as u32).collect::<Vec<_>>()
+    );
     assert_eq!(tree.vertex_set(tree.root()).len(), mesh.vertices().len());
-    assert!(tree.center(0).coords.norm() < 1e-12, "icosphere vertex mean is its centre");
+    assert!(
+        tree.center(0).coords.norm() < 1e-12,
+        "icosphere vertex mean is its centre"
+    );
     check_sets_and_centres(&tree, &mesh);
 }
 
 #[test]
 fn single_triangle_tree_is_one_leaf() {
     let mesh = TriMesh::new(
-        vec![Point3::origin(), Point3::new(1.0, 0.0, 0.0), Point3::new(0.0, 1.0, 0.0)],
+        vec![
+            Point3::origin(),
+            Point3::new(1.0, 0.0, 0.0),
+            Point3::new(0.0, 1.0, 0.0),
+        ],
         vec![[0, 1, 2]],
     )
     .unwrap();
@@ -64,7 +78,13 @@ fn refit_rejects_too_few_vertices() {
     let mesh = TriMesh::icosphere(1.0, 1).unwrap();
     let mut tree = SphereTree::build(&mesh).unwrap();
     let err = tree.refit(&mesh.vertices()[..10]).unwrap_err();
-    assert_eq!(err, GeometryError::VertexCountMismatch { expected: mesh.vertices().len(), got: 10 });
+    assert_eq!(
+        err,
+        GeometryError::VertexCountMismatch {
+            expected: mesh.vertices().len(),
+            got: 10
+        }
+    );
 }
 
 proptest! {

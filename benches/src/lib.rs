@@ -77,9 +77,10 @@ pub fn hull_cloud(
     let moved = start
         .iter()
         .map(|p| {
+            // Translate in the world frame, rotate about the hull's own origin.
             let d = sample(unit_vector(), runner) * 0.05;
             let axis = sample(unit_vector(), runner) * 0.05;
-            Isometry3::new(d, axis) * p
+            nalgebra::Translation3::from(d) * p * nalgebra::UnitQuaternion::from_scaled_axis(axis)
         })
         .collect();
     (hulls, [start, moved])

@@ -39,11 +39,12 @@ impl Default for GjkSettings {
     }
 }
 
-/// Warm-start data for repeated queries on the same pair of hulls.
+/// Warm-start data for repeated queries on the same pair of hulls: the support vertices of
+/// the last answer. A fresh cache starts from the support points along the line between the
+/// hulls' bounding-sphere centres.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct GjkCache {
-    hint_a: usize,
-    hint_b: usize,
+    hints: Option<(usize, usize)>,
 }
 
 /// The closest points of two separated hulls.
@@ -116,12 +117,36 @@ pub fn distance(
     )
 }
 
+/// A simplex vertex: the Minkowski point `w = a − b` and the source point `a` on hull A (`b`
+/// follows), with the support indices that made it.
 #[derive(Clone, Copy)]
 struct Vertex {
     w: Vector3<f64>,
     a: Vector3<f64>,
-    b: Vector3<f64>,
-    ids: (usize, usize),
+    ids: (u32, u32),
+}
+
+/// Which simplex vertices carry the closest point, and their barycentric weights.
+#[derive(Clone, Copy)]
+struct Reduction {
+    picks: [(u8, f64); 3],
+    len: u8,
+}
+
+impl Reduction {
+    fn one(i: usize) -> Self {
+        Self {
+            picks: [(i as u8, 1.0), (0, 0.0), (0, 0.0)],
+            len: 1,
+        }
+    }
+
+    fn two(i: usize, j: usize, t: f64) -> Self {
+        Self {
+            picks: [(i as u8, 1.0 - t), (j as u8, t), (0, 0.0)],
+            len: 2,
+        }
+    }
 }
 
 /// A simplex with the barycentric weights of its closest point to the origin.
@@ -139,117 +164,114 @@ impl Simplex {
             .sum()
     }
 
-    fn contains(&self, ids: (usize, usize)) -> bool {
+    fn point_of(&self, r: &Reduction) -> Vector3<f64> {
+        r.picks[..r.len as usize]
+            .iter()
+            .map(|&(i, weight)| self.verts[i as usize].w * weight)
+            .sum()
+    }
+
+    fn contains(&self, ids: (u32, u32)) -> bool {
         self.verts[..self.len].iter().any(|v| v.ids == ids)
     }
 
-    fn keep(&mut self, picks: &[(usize, f64)]) {
+    fn apply(&mut self, r: &Reduction) {
         let old = self.verts;
-        for (k, &(i, weight)) in picks.iter().enumerate() {
-            self.verts[k] = old[i];
+        for (k, &(i, weight)) in r.picks[..r.len as usize].iter().enumerate() {
+            self.verts[k] = old[i as usize];
             self.weights[k] = weight;
         }
-        self.len = picks.len();
+        self.len = r.len as usize;
     }
 
     /// Reduces the simplex to the face carrying its closest point to the origin.
     /// Returns `false` if the origin lies inside a full tetrahedron.
     fn reduce(&mut self) -> bool {
-        match self.len {
-            1 => {
-                self.weights[0] = 1.0;
-                true
-            }
-            2 => {
-                self.reduce_segment(0, 1);
-                true
-            }
-            3 => {
-                self.reduce_triangle(0, 1, 2);
-                true
-            }
-            _ => self.reduce_tetrahedron(),
-        }
+        let r = match self.len {
+            1 => Reduction::one(0),
+            2 => self.segment(0, 1),
+            3 => self.triangle(0, 1, 2),
+            _ => match self.tetrahedron() {
+                Some(r) => r,
+                None => return false,
+            },
+        };
+        self.apply(&r);
+        true
     }
 
-    fn reduce_segment(&mut self, i: usize, j: usize) {
+    fn segment(&self, i: usize, j: usize) -> Reduction {
         let (a, b) = (self.verts[i].w, self.verts[j].w);
         let ab = b - a;
         let t = -a.dot(&ab);
+        let denom = ab.norm_squared();
         if t <= 0.0 {
-            self.keep(&[(i, 1.0)]);
+            Reduction::one(i)
+        } else if t >= denom {
+            Reduction::one(j)
         } else {
-            let denom = ab.norm_squared();
-            if t >= denom {
-                self.keep(&[(j, 1.0)]);
-            } else {
-                let t = t / denom;
-                self.keep(&[(i, 1.0 - t), (j, t)]);
-            }
+            Reduction::two(i, j, t / denom)
         }
     }
 
-    /// Ericson's closest point on triangle to a point (here the origin).
-    fn reduce_triangle(&mut self, i: usize, j: usize, k: usize) {
+    /// Ericson's closest point on a triangle to a point (here the origin).
+    fn triangle(&self, i: usize, j: usize, k: usize) -> Reduction {
         let (a, b, c) = (self.verts[i].w, self.verts[j].w, self.verts[k].w);
         let ab = b - a;
         let ac = c - a;
-        let ap = -a;
-        let d1 = ab.dot(&ap);
-        let d2 = ac.dot(&ap);
+        let d1 = -ab.dot(&a);
+        let d2 = -ac.dot(&a);
         if d1 <= 0.0 && d2 <= 0.0 {
-            return self.keep(&[(i, 1.0)]);
+            return Reduction::one(i);
         }
-        let bp = -b;
-        let d3 = ab.dot(&bp);
-        let d4 = ac.dot(&bp);
+        let d3 = -ab.dot(&b);
+        let d4 = -ac.dot(&b);
         if d3 >= 0.0 && d4 <= d3 {
-            return self.keep(&[(j, 1.0)]);
+            return Reduction::one(j);
         }
         let vc = d1 * d4 - d3 * d2;
         if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
-            let t = d1 / (d1 - d3);
-            return self.keep(&[(i, 1.0 - t), (j, t)]);
+            return Reduction::two(i, j, d1 / (d1 - d3));
         }
-        let cp = -c;
-        let d5 = ab.dot(&cp);
-        let d6 = ac.dot(&cp);
+        let d5 = -ab.dot(&c);
+        let d6 = -ac.dot(&c);
         if d6 >= 0.0 && d5 <= d6 {
-            return self.keep(&[(k, 1.0)]);
+            return Reduction::one(k);
         }
         let vb = d5 * d2 - d1 * d6;
         if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
-            let t = d2 / (d2 - d6);
-            return self.keep(&[(i, 1.0 - t), (k, t)]);
+            return Reduction::two(i, k, d2 / (d2 - d6));
         }
         let va = d3 * d6 - d5 * d4;
         if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
-            let t = (d4 - d3) / ((d4 - d3) + (d5 - d6));
-            return self.keep(&[(j, 1.0 - t), (k, t)]);
+            return Reduction::two(j, k, (d4 - d3) / ((d4 - d3) + (d5 - d6)));
         }
         let denom = va + vb + vc;
         if !(denom > 0.0) {
             // Degenerate (collinear) triangle: the closest point lies on an edge.
-            let mut best = *self;
-            best.reduce_segment(i, j);
-            for (p, q) in [(j, k), (i, k)] {
-                let mut s = *self;
-                s.reduce_segment(p, q);
-                if s.closest().norm_squared() < best.closest().norm_squared() {
-                    best = s;
-                }
-            }
-            *self = best;
-            return;
+            return [self.segment(j, k), self.segment(i, k)].into_iter().fold(
+                self.segment(i, j),
+                |best, r| {
+                    if self.point_of(&r).norm_squared() < self.point_of(&best).norm_squared() {
+                        r
+                    } else {
+                        best
+                    }
+                },
+            );
         }
         let v = vb / denom;
         let w = vc / denom;
-        self.keep(&[(i, 1.0 - v - w), (j, v), (k, w)]);
+        Reduction {
+            picks: [(i as u8, 1.0 - v - w), (j as u8, v), (k as u8, w)],
+            len: 3,
+        }
     }
 
-    fn reduce_tetrahedron(&mut self) -> bool {
+    /// Closest point over the faces the origin may lie beyond; `None` if it is inside.
+    fn tetrahedron(&self) -> Option<Reduction> {
         let faces = [(0, 1, 2, 3), (0, 1, 3, 2), (0, 2, 3, 1), (1, 2, 3, 0)];
-        let mut best: Option<(f64, Simplex)> = None;
+        let mut best: Option<(f64, Reduction)> = None;
         for (i, j, k, opposite) in faces {
             let a = self.verts[i].w;
             let n = (self.verts[j].w - a).cross(&(self.verts[k].w - a));
@@ -260,20 +282,13 @@ impl Simplex {
             if origin_side * opposite_side > 0.0 {
                 continue;
             }
-            let mut s = *self;
-            s.reduce_triangle(i, j, k);
-            let d = s.closest().norm_squared();
+            let r = self.triangle(i, j, k);
+            let d = self.point_of(&r).norm_squared();
             if best.as_ref().is_none_or(|(bd, _)| d < *bd) {
-                best = Some((d, s));
+                best = Some((d, r));
             }
         }
-        match best {
-            Some((_, s)) => {
-                *self = s;
-                true
-            }
-            None => false,
-        }
+        best.map(|(_, r)| r)
     }
 }
 
@@ -293,16 +308,19 @@ pub fn gjk_distance(
     let va = a.vertices();
     let vb = b.vertices();
     let point_b = |j: usize| rel * vb[j];
-    let mut hint_a = cache.hint_a.min(va.len() - 1);
-    let mut hint_b = cache.hint_b.min(vb.len() - 1);
+    let (mut hint_a, mut hint_b) = match cache.hints {
+        Some((i, j)) if i < va.len() && j < vb.len() => (i, j),
+        _ => {
+            let axis = rel * b.bounding_sphere_center() - a.bounding_sphere_center();
+            (a.support_index(&axis), b.support_index(&(rot_inv * -axis)))
+        }
+    };
     let make = |i: usize, j: usize| {
         let pa = va[i].coords;
-        let pb = point_b(j).coords;
         Vertex {
-            w: pa - pb,
+            w: pa - point_b(j).coords,
             a: pa,
-            b: pb,
-            ids: (i, j),
+            ids: (i as u32, j as u32),
         }
     };
     let scale = a.bounding_sphere_radius() + b.bounding_sphere_radius();
@@ -348,16 +366,15 @@ pub fn gjk_distance(
         v = next;
         vv = next_vv;
     };
-    cache.hint_a = hint_a;
-    cache.hint_b = hint_b;
+    cache.hints = Some((hint_a, hint_b));
     if intersecting {
         return Proximity::Intersecting { iterations };
     }
-    let (mut pa, mut pb) = (Vector3::zeros(), Vector3::zeros());
-    for k in 0..simplex.len {
-        pa += simplex.verts[k].a * simplex.weights[k];
-        pb += simplex.verts[k].b * simplex.weights[k];
-    }
+    let pa: Vector3<f64> = (0..simplex.len)
+        .map(|k| simplex.verts[k].a * simplex.weights[k])
+        .sum();
+    // b = a − w for every simplex vertex, so the same weights give B's witness.
+    let pb = pa - v;
     let distance = vv.sqrt();
     Proximity::Separated(Separation {
         distance,

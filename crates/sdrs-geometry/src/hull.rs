@@ -16,7 +16,10 @@ use crate::parry_adapter;
 use nalgebra::{Isometry3, Point3, Vector3};
 
 /// Above this many vertices the support function hill-climbs instead of scanning.
-const HILL_CLIMB_THRESHOLD: usize = 48;
+const HILL_CLIMB_THRESHOLD: usize = 16;
+
+/// Directions per axis of the seed grid for hill climbing (`SEED_LEVELS³` seeds per hull).
+const SEED_LEVELS: usize = 5;
 
 /// Relative thickness below which a point set counts as coplanar.
 const COPLANAR_TOLERANCE: f64 = 1e-9;
@@ -41,8 +44,10 @@ pub struct ConvexHull {
     triangles: Vec<[u32; 3]>,
     adjacency_offsets: Vec<u32>,
     adjacency: Vec<u32>,
-    /// A vertex on the boundary, where hill climbing starts when it has no hint.
-    start_vertex: u32,
+    /// Support vertex of each direction of a `SEED_LEVELS³` grid on the cube `[-1, 1]³`,
+    /// indexed by quantised direction components (see `seed_for`); climbs start there.
+    /// Empty for small hulls, which scan instead.
+    seeds: Vec<u32>,
     sphere_center: Point3<f64>,
     sphere_radius: f64,
 }
@@ -146,18 +151,32 @@ impl ConvexHull {
             .iter()
             .map(|v| (v - sphere_center).norm())
             .fold(0.0, f64::max);
-        Self {
+        let mut hull = Self {
             xs: vertices.iter().map(|v| v.x).collect(),
             ys: vertices.iter().map(|v| v.y).collect(),
             zs: vertices.iter().map(|v| v.z).collect(),
-            start_vertex: triangles[0][0],
+            seeds: Vec::new(),
             vertices,
             triangles,
             adjacency_offsets,
             adjacency,
             sphere_center,
             sphere_radius,
+        };
+        if n > HILL_CLIMB_THRESHOLD {
+            let level = |q: usize| 2.0 * q as f64 / (SEED_LEVELS - 1) as f64 - 1.0;
+            hull.seeds = (0..SEED_LEVELS.pow(3))
+                .map(|k| {
+                    let d = Vector3::new(
+                        level(k % SEED_LEVELS),
+                        level(k / SEED_LEVELS % SEED_LEVELS),
+                        level(k / (SEED_LEVELS * SEED_LEVELS)),
+                    );
+                    hull.support_scan(&d) as u32
+                })
+                .collect();
         }
+        hull
     }
 
     /// The local vertices (the V-representation).
@@ -190,48 +209,84 @@ impl ConvexHull {
 
     /// Index of a vertex maximising `<dir, v>` (`dir` in the local frame).
     pub fn support_index(&self, dir: &Vector3<f64>) -> usize {
-        self.support_index_from(dir, self.start_vertex as usize)
+        self.support_index_from(dir, usize::MAX)
     }
 
-    /// As [`Self::support_index`], warm-started at vertex `hint` (e.g. the previous answer).
-    /// The result is exact whatever the hint; a good hint only makes it faster.
+    /// As [`Self::support_index`], warm-started at vertex `hint` (e.g. the previous answer;
+    /// `usize::MAX` for none). The result is exact whatever the hint; a good hint only makes it
+    /// faster. Large hulls climb from the better of the hint and the precomputed support
+    /// vertex of the nearest grid direction, so a stale hint never costs a long walk.
     #[inline]
     pub fn support_index_from(&self, dir: &Vector3<f64>, hint: usize) -> usize {
         if self.vertices.len() <= HILL_CLIMB_THRESHOLD {
-            self.support_scan(dir)
-        } else {
-            self.support_climb(dir, hint)
+            return self.support_scan(dir);
         }
-    }
-
-    fn support_scan(&self, d: &Vector3<f64>) -> usize {
-        let mut best = 0;
-        let mut best_value = f64::NEG_INFINITY;
-        for i in 0..self.xs.len() {
-            let value = d.x * self.xs[i] + d.y * self.ys[i] + d.z * self.zs[i];
-            if value > best_value {
-                best_value = value;
-                best = i;
+        // Climbing reads scattered vertices: the array-of-structs copy touches one cache line
+        // per vertex where the scan's structure-of-arrays copy would touch three.
+        let dot = |i: usize| dir.dot(&self.vertices[i].coords);
+        let seed = self.seed_for(dir);
+        let mut start = (seed, dot(seed));
+        // Interior vertices have no neighbours: never start a climb there.
+        if hint < self.vertices.len() && !self.neighbours(hint).is_empty() {
+            let value = dot(hint);
+            if value > start.1 {
+                start = (hint, value);
             }
         }
-        best
+        self.support_climb(dir, start.0, start.1)
     }
 
-    fn support_climb(&self, d: &Vector3<f64>, hint: usize) -> usize {
-        let dot = |i: usize| d.x * self.xs[i] + d.y * self.ys[i] + d.z * self.zs[i];
-        // Interior vertices have no neighbours; never start there.
-        let mut current = if self.neighbours(hint).is_empty() {
-            self.start_vertex as usize
-        } else {
-            hint
-        };
-        let mut current_value = dot(current);
+    /// The seed of the grid direction nearest to `d`: each component of `d / |d|_∞` rounded to
+    /// one of `SEED_LEVELS` levels in `[-1, 1]`.
+    fn seed_for(&self, d: &Vector3<f64>) -> usize {
+        let top = (SEED_LEVELS - 1) as f64;
+        let scale = 0.5 * top / d.amax();
+        // Truncation of a value shifted by 0.5 rounds; `as` saturates (NaN gives 0).
+        let q = |c: f64| ((c * scale + 0.5 * top + 0.5) as usize).min(SEED_LEVELS - 1);
+        self.seeds[q(d.x) + SEED_LEVELS * (q(d.y) + SEED_LEVELS * q(d.z))] as usize
+    }
+
+    /// Linear scan in four independent lanes with branch-free selects, so the compiler can
+    /// vectorise it; the lanes are merged at the end.
+    fn support_scan(&self, d: &Vector3<f64>) -> usize {
+        const LANES: usize = 4;
+        let n = self.xs.len();
+        let mut best_value = [f64::NEG_INFINITY; LANES];
+        let mut best_index = [0usize; LANES];
+        let chunks = n / LANES;
+        for c in 0..chunks {
+            for l in 0..LANES {
+                let i = c * LANES + l;
+                let value = d.x * self.xs[i] + d.y * self.ys[i] + d.z * self.zs[i];
+                let better = value > best_value[l];
+                best_value[l] = if better { value } else { best_value[l] };
+                best_index[l] = if better { i } else { best_index[l] };
+            }
+        }
+        let mut best = (best_index[0], best_value[0]);
+        for l in 1..LANES {
+            if best_value[l] > best.1 {
+                best = (best_index[l], best_value[l]);
+            }
+        }
+        for i in chunks * LANES..n {
+            let value = d.x * self.xs[i] + d.y * self.ys[i] + d.z * self.zs[i];
+            if value > best.1 {
+                best = (i, value);
+            }
+        }
+        best.0
+    }
+
+    /// Greedy ascent over boundary neighbours from `current` (whose value is `value`).
+    fn support_climb(&self, d: &Vector3<f64>, mut current: usize, mut value: f64) -> usize {
+        let dot = |i: usize| d.dot(&self.vertices[i].coords);
         loop {
             let mut improved = false;
             for &n in self.neighbours(current) {
-                let value = dot(n as usize);
-                if value > current_value {
-                    current_value = value;
+                let candidate = dot(n as usize);
+                if candidate > value {
+                    value = candidate;
                     current = n as usize;
                     improved = true;
                 }
@@ -248,21 +303,33 @@ impl ConvexHull {
         pose * self.vertices[self.support_index(&local)]
     }
 
-    /// The tight world-space AABB of the hull placed at `pose` (six support queries).
+    /// The tight world-space AABB of the hull placed at `pose`: a branch-free sweep over the
+    /// rotated vertices for small hulls, six hill-climbing support queries for large ones.
     pub fn aabb(&self, pose: &Isometry3<f64>) -> Aabb {
-        let rot = pose.rotation.to_rotation_matrix();
-        let r = rot.matrix();
-        let mut mins = Point3::origin();
-        let mut maxs = Point3::origin();
-        for k in 0..3 {
-            // Row k of R is the local direction whose dot product gives world coordinate k.
-            let row = Vector3::new(r[(k, 0)], r[(k, 1)], r[(k, 2)]);
-            let hi = self.support_index(&row);
-            let lo = self.support_index(&-row);
-            maxs[k] = row.dot(&self.vertices[hi].coords) + pose.translation.vector[k];
-            mins[k] = row.dot(&self.vertices[lo].coords) + pose.translation.vector[k];
+        let r = *pose.rotation.to_rotation_matrix().matrix();
+        let t = pose.translation.vector;
+        let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
+        if self.vertices.len() <= HILL_CLIMB_THRESHOLD {
+            for i in 0..self.xs.len() {
+                let (x, y, z) = (self.xs[i], self.ys[i], self.zs[i]);
+                for k in 0..3 {
+                    let w = r[(k, 0)] * x + r[(k, 1)] * y + r[(k, 2)] * z;
+                    lo[k] = lo[k].min(w);
+                    hi[k] = hi[k].max(w);
+                }
+            }
+        } else {
+            for k in 0..3 {
+                // Row k of R is the local direction whose dot product gives world coordinate k.
+                let row = Vector3::new(r[(k, 0)], r[(k, 1)], r[(k, 2)]);
+                hi[k] = row.dot(&self.vertices[self.support_index(&row)].coords);
+                lo[k] = row.dot(&self.vertices[self.support_index(&-row)].coords);
+            }
         }
-        Aabb::new(mins, maxs)
+        Aabb::new(
+            Point3::new(lo[0] + t.x, lo[1] + t.y, lo[2] + t.z),
+            Point3::new(hi[0] + t.x, hi[1] + t.y, hi[2] + t.z),
+        )
     }
 }
 

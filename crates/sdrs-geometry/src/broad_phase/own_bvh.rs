@@ -156,13 +156,11 @@ impl OwnBvh {
                         stack.push((na.right_or_leaf, b));
                     }
                     (false, false) => {
-                        // Descend the larger box first: fewer tests on unbalanced overlaps.
-                        if na.aabb.surface_area() >= nb.aabb.surface_area() {
-                            stack.push((na.left, b));
-                            stack.push((na.right_or_leaf, b));
-                        } else {
-                            stack.push((a, nb.left));
-                            stack.push((a, nb.right_or_leaf));
+                        // Descend both at once: four child pairs.
+                        for ca in [na.left, na.right_or_leaf] {
+                            for cb in [nb.left, nb.right_or_leaf] {
+                                stack.push((ca, cb));
+                            }
                         }
                     }
                 }

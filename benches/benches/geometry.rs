@@ -56,48 +56,76 @@ fn gjk(c: &mut Criterion) {
     group.finish();
 }
 
-/// One broad-phase step for `n` moving hulls: world AABBs from the hull poses (alternating
-/// between two pose sets), then the candidate pairs with a 1 cm margin.
+/// The broad phase for `n` moving hulls, boxes given: each iteration alternates between the
+/// world AABBs of two pose sets (hulls moved by up to 5 cm and 0.05 rad) and finds the
+/// candidate pairs with a 1 cm margin. Group `broad_phase_step` adds computing the AABBs from
+/// the hull poses, i.e. the whole per-step cost with the default finder.
 fn broad_phase(c: &mut Criterion) {
     let mut group = c.benchmark_group("broad_phase");
     group.sample_size(20);
     let mut rng = runner();
+    let mut clouds = Vec::new();
     for n in [10, 100, 1_000, 10_000] {
         let (hulls, poses) = hull_cloud(n, &mut rng);
-        let finders: Vec<Box<dyn PairFinder>> = if n <= 1_000 {
-            vec![
-                Box::new(OwnBvh::default()),
-                Box::new(BvhCrate::default()),
-                Box::new(ParryBvh::default()),
-                Box::new(AllPairs),
-            ]
-        } else {
-            vec![
-                Box::new(OwnBvh::default()),
-                Box::new(BvhCrate::default()),
-                Box::new(ParryBvh::default()),
-            ]
-        };
-        for finder in finders {
-            let mut bp = BroadPhase::with_finder(0.01, finder).unwrap();
-            let name = bp.finder_name();
-            let mut proxies = Vec::with_capacity(n);
-            let mut pairs = Vec::new();
-            let mut step = 0;
-            group.bench_function(BenchmarkId::new(name, n), |bench| {
-                bench.iter(|| {
-                    step += 1;
-                    let set = &poses[step % 2];
-                    proxies.clear();
-                    proxies.extend(hulls.iter().zip(set).enumerate().map(|(i, (h, p))| Proxy {
+        let boxes: Vec<Vec<Proxy>> = poses
+            .iter()
+            .map(|set| {
+                hulls
+                    .iter()
+                    .zip(set)
+                    .enumerate()
+                    .map(|(i, (h, p))| Proxy {
                         body: i,
                         aabb: h.aabb(p),
-                    }));
-                    bp.candidate_pairs(&proxies, |_, _| false, &mut pairs);
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut finders: Vec<Box<dyn PairFinder>> = vec![
+            Box::new(OwnBvh::default()),
+            Box::new(BvhCrate::default()),
+            Box::new(ParryBvh::default()),
+        ];
+        if n <= 1_000 {
+            finders.push(Box::new(AllPairs));
+        }
+        for finder in finders {
+            let mut bp = BroadPhase::with_finder(0.01, finder).unwrap();
+            let mut pairs = Vec::new();
+            let mut step = 0;
+            group.bench_function(BenchmarkId::new(bp.finder_name(), n), |bench| {
+                bench.iter(|| {
+                    step += 1;
+                    bp.candidate_pairs(&boxes[step % 2], |_, _| false, &mut pairs);
                     black_box(pairs.len())
                 })
             });
         }
+        clouds.push((n, hulls, poses));
+    }
+    group.finish();
+
+    let mut group = c.benchmark_group("broad_phase_step");
+    group.sample_size(20);
+    for (n, hulls, poses) in &clouds {
+        let mut bp = BroadPhase::new(0.01).unwrap();
+        let mut proxies = Vec::with_capacity(*n);
+        let mut pairs = Vec::new();
+        let mut step = 0;
+        group.bench_function(BenchmarkId::new("aabbs+own-bvh", n), |bench| {
+            bench.iter(|| {
+                step += 1;
+                proxies.clear();
+                proxies.extend(hulls.iter().zip(&poses[step % 2]).enumerate().map(
+                    |(i, (h, p))| Proxy {
+                        body: i,
+                        aabb: h.aabb(p),
+                    },
+                ));
+                bp.candidate_pairs(&proxies, |_, _| false, &mut pairs);
+                black_box(pairs.len())
+            })
+        });
     }
     group.finish();
 }

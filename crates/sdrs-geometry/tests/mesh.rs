@@ -1,5 +1,5 @@
 use approx::assert_relative_eq;
-use nalgebra::{Point3, Vector3};
+use nalgebra::{Isometry3, Point3, Vector3};
 use sdrs_geometry::mesh::DecompositionSettings;
 use sdrs_geometry::{GeometryError, TriMesh};
 use std::collections::HashMap;
@@ -146,19 +146,16 @@ fn files_are_dispatched_by_extension() {
 #[test]
 fn decomposition_splits_a_dumbbell_into_convex_parts() {
     // Two boxes joined by a thin bar: clearly non-convex.
-    let mut vertices = Vec::new();
-    let mut triangles = Vec::new();
-    for (centre, half) in [
-        (Vector3::new(-1.0, 0.0, 0.0), Vector3::repeat(0.4)),
-        (Vector3::new(1.0, 0.0, 0.0), Vector3::repeat(0.4)),
-        (Vector3::zeros(), Vector3::new(0.7, 0.05, 0.05)),
-    ] {
-        let b = TriMesh::cuboid(half).unwrap();
-        let offset = vertices.len() as u32;
-        vertices.extend(b.vertices().iter().map(|v| v + centre));
-        triangles.extend(b.triangles().iter().map(|t| t.map(|i| i + offset)));
-    }
-    let mesh = TriMesh::new(vertices, triangles).unwrap();
+    let mesh = TriMesh::merged(&[
+        TriMesh::cuboid(Vector3::repeat(0.4))
+            .unwrap()
+            .transformed(&Isometry3::translation(-1.0, 0.0, 0.0)),
+        TriMesh::cuboid(Vector3::repeat(0.4))
+            .unwrap()
+            .transformed(&Isometry3::translation(1.0, 0.0, 0.0)),
+        TriMesh::cuboid(Vector3::new(0.7, 0.05, 0.05)).unwrap(),
+    ])
+    .unwrap();
     let hulls = mesh
         .convex_decomposition(&DecompositionSettings {
             resolution: 32,

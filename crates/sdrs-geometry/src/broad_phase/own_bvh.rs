@@ -1,7 +1,9 @@
 //! Our own AABB tree, built for self-overlap queries on moving boxes.
 //!
-//! A binary tree over the boxes, built top-down by median split of the box centres along the
-//! widest axis (O(n log n)), stored parents-before-children so a refit is one reverse sweep.
+//! A binary tree over the boxes, built top-down with a binned surface-area heuristic (Wald
+//! 2007: [`BINS`] bins of box centres along the widest axis, the split minimising
+//! `area(left)·count(left) + area(right)·count(right)`; O(n log n)), stored
+//! parents-before-children so a refit is one reverse sweep.
 //! Each step refits the node boxes in place; the tree is rebuilt when the box count changes or
 //! when its quality (sum of internal surface areas relative to the root's) has degraded by a
 //! factor [`REBUILD_RATIO`] since the last build. Overlaps are found by traversing the tree
@@ -16,6 +18,9 @@ use crate::aabb::Aabb;
 pub const REBUILD_RATIO: f64 = 1.5;
 
 const NO_CHILD: u32 = u32::MAX;
+
+/// Bins of the surface-area-heuristic build.
+pub const BINS: usize = 16;
 
 #[derive(Debug, Clone, Copy)]
 struct Node {
@@ -78,14 +83,7 @@ impl OwnBvh {
             });
             return index;
         }
-        let bounds = items
-            .iter()
-            .fold(Aabb::empty(), |b, &i| b.including(&centres[i as usize]));
-        let axis = bounds.extents().imax();
-        let mid = items.len() / 2;
-        items.select_nth_unstable_by(mid, |&a, &b| {
-            centres[a as usize][axis].total_cmp(&centres[b as usize][axis])
-        });
+        let mid = sah_split(boxes, centres, items);
         self.nodes.push(Node {
             aabb: Aabb::empty(),
             left: 0,
@@ -167,6 +165,68 @@ impl OwnBvh {
             }
         }
     }
+}
+
+/// Reorders `items` so that `items[..k]` and `items[k..]` are the two sides of the best binned
+/// SAH split and returns `k` (a median split when all centres fall into one bin).
+fn sah_split(boxes: &[Aabb], centres: &[nalgebra::Point3<f64>], items: &mut [u32]) -> usize {
+    let bounds = items
+        .iter()
+        .fold(Aabb::empty(), |b, &i| b.including(&centres[i as usize]));
+    let axis = bounds.extents().imax();
+    let (lo, extent) = (bounds.mins[axis], bounds.extents()[axis]);
+    let median = |items: &mut [u32]| {
+        let mid = items.len() / 2;
+        items.select_nth_unstable_by(mid, |&a, &b| {
+            centres[a as usize][axis].total_cmp(&centres[b as usize][axis])
+        });
+        mid
+    };
+    if !(extent > 0.0) {
+        return median(items);
+    }
+    let bin_of =
+        |i: u32| (((centres[i as usize][axis] - lo) / extent * BINS as f64) as usize).min(BINS - 1);
+    let mut counts = [0usize; BINS];
+    let mut bin_boxes = [Aabb::empty(); BINS];
+    for &i in items.iter() {
+        let b = bin_of(i);
+        counts[b] += 1;
+        bin_boxes[b] = bin_boxes[b].merged(&boxes[i as usize]);
+    }
+    // Sweep from the right for suffix areas, then from the left for the cost of each plane.
+    let mut right_area = [0.0; BINS];
+    let mut acc = Aabb::empty();
+    for b in (1..BINS).rev() {
+        acc = acc.merged(&bin_boxes[b]);
+        right_area[b] = acc.surface_area();
+    }
+    let (mut best_cost, mut best_plane) = (f64::INFINITY, 0);
+    let (mut left, mut left_count) = (Aabb::empty(), 0);
+    for plane in 1..BINS {
+        left = left.merged(&bin_boxes[plane - 1]);
+        left_count += counts[plane - 1];
+        let right_count = items.len() - left_count;
+        if left_count == 0 || right_count == 0 {
+            continue;
+        }
+        let cost = left.surface_area() * left_count as f64 + right_area[plane] * right_count as f64;
+        if cost < best_cost {
+            (best_cost, best_plane) = (cost, plane);
+        }
+    }
+    if best_plane == 0 {
+        return median(items);
+    }
+    // In-place partition: bins below the plane to the front.
+    let mut k = 0;
+    for j in 0..items.len() {
+        if bin_of(items[j]) < best_plane {
+            items.swap(k, j);
+            k += 1;
+        }
+    }
+    k
 }
 
 impl PairFinder for OwnBvh {

@@ -9,7 +9,7 @@ pub use decompose::DecompositionSettings;
 
 use crate::aabb::Aabb;
 use crate::error::{GeometryError, Result};
-use nalgebra::Point3;
+use nalgebra::{Isometry3, Point3};
 
 /// Relative area below which a triangle counts as degenerate (times the squared mesh size).
 const DEGENERATE_AREA: f64 = 1e-14;
@@ -20,7 +20,7 @@ const DEGENERATE_AREA: f64 = 1e-14;
 ///
 /// ```
 /// use sdrs_geometry::TriMesh;
-/// use nalgebra::Point3;
+/// use nalgebra::{Isometry3, Point3};
 /// let tet = TriMesh::new(
 ///     vec![Point3::origin(), Point3::new(1.0, 0.0, 0.0), Point3::new(0.0, 1.0, 0.0), Point3::new(0.0, 0.0, 1.0)],
 ///     vec![[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]],
@@ -106,6 +106,41 @@ impl TriMesh {
                 a.coords.dot(&b.coords.cross(&c.coords)) / 6.0
             })
             .sum()
+    }
+
+    /// This mesh with every vertex moved by `pose`.
+    pub fn transformed(&self, pose: &Isometry3<f64>) -> Self {
+        Self {
+            vertices: self.vertices.iter().map(|v| pose * v).collect(),
+            triangles: self.triangles.clone(),
+        }
+    }
+
+    /// All `meshes` as one (vertex lists concatenated, indices shifted). Errors only if the
+    /// list is empty.
+    ///
+    /// ```
+    /// use sdrs_geometry::TriMesh;
+    /// use nalgebra::{Isometry3, Vector3};
+    /// let cube = TriMesh::cuboid(Vector3::repeat(0.5)).unwrap();
+    /// let two = TriMesh::merged(&[cube.clone(), cube.transformed(&Isometry3::translation(2.0, 0.0, 0.0))]).unwrap();
+    /// assert_eq!(two.triangles().len(), 24);
+    /// ```
+    pub fn merged(meshes: &[TriMesh]) -> Result<Self> {
+        if meshes.is_empty() {
+            return Err(GeometryError::EmptyMesh);
+        }
+        let mut vertices = Vec::new();
+        let mut triangles = Vec::new();
+        for m in meshes {
+            let offset = vertices.len() as u32;
+            vertices.extend_from_slice(&m.vertices);
+            triangles.extend(m.triangles.iter().map(|t| t.map(|i| i + offset)));
+        }
+        Ok(Self {
+            vertices,
+            triangles,
+        })
     }
 
     /// Total surface area.

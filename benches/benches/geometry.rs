@@ -21,37 +21,27 @@ fn gjk(c: &mut Criterion) {
     let settings = GjkSettings::default();
     for m in VERTEX_COUNTS {
         let pairs = hull_pairs(m, 8, 0.1, &mut rng);
-        group.bench_with_input(BenchmarkId::new("cold", m), &pairs, |bench, pairs| {
-            let mut k = 0;
-            bench.iter(|| {
-                k = (k + 1) % (2 * pairs.len());
-                let p = &pairs[k / 2];
-                black_box(gjk_distance(
-                    &p.a,
-                    &p.pose_a,
-                    &p.b,
-                    &p.poses_b[k % 2],
-                    &settings,
-                    &mut GjkCache::default(),
-                ))
-            })
-        });
-        group.bench_with_input(BenchmarkId::new("warm", m), &pairs, |bench, pairs| {
-            let mut caches = vec![GjkCache::default(); pairs.len()];
-            let mut k = 0;
-            bench.iter(|| {
-                k = (k + 1) % (2 * pairs.len());
-                let p = &pairs[k / 2];
-                black_box(gjk_distance(
-                    &p.a,
-                    &p.pose_a,
-                    &p.b,
-                    &p.poses_b[k % 2],
-                    &settings,
-                    &mut caches[k / 2],
-                ))
-            })
-        });
+        for (name, warm) in [("cold", false), ("warm", true)] {
+            group.bench_with_input(BenchmarkId::new(name, m), &pairs, |bench, pairs| {
+                let mut caches = vec![GjkCache::default(); pairs.len()];
+                let mut k = 0;
+                bench.iter(|| {
+                    k = (k + 1) % (2 * pairs.len());
+                    let p = &pairs[k / 2];
+                    if !warm {
+                        caches[k / 2] = GjkCache::default();
+                    }
+                    black_box(gjk_distance(
+                        &p.a,
+                        &p.pose_a,
+                        &p.b,
+                        &p.poses_b[k % 2],
+                        &settings,
+                        &mut caches[k / 2],
+                    ))
+                })
+            });
+        }
     }
     group.finish();
 }

@@ -97,3 +97,21 @@ pub enum GeometryError {
 
 /// Shorthand for results of this crate.
 pub type Result<T, E = GeometryError> = std::result::Result<T, E>;
+
+/// Checks that every point is finite; `what` names the items in the error ("point", "vertex").
+pub(crate) fn check_finite(what: &'static str, points: &[nalgebra::Point3<f64>]) -> Result<()> {
+    match points
+        .iter()
+        .position(|p| !p.coords.iter().all(|c| c.is_finite()))
+    {
+        Some(index) => {
+            let p = points[index];
+            Err(GeometryError::NonFinite {
+                what,
+                index,
+                value: [p.x, p.y, p.z],
+            })
+        }
+        None => Ok(()),
+    }
+}

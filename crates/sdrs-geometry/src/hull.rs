@@ -11,7 +11,7 @@
 //! started from the previous answer, touches a handful of vertices per query.
 
 use crate::aabb::Aabb;
-use crate::error::{GeometryError, Result};
+use crate::error::{GeometryError, Result, check_finite};
 use crate::parry_adapter;
 use nalgebra::{Isometry3, Point3, Vector3};
 
@@ -338,15 +338,7 @@ fn validate_points(points: &[Point3<f64>]) -> Result<()> {
     if points.len() < 4 {
         return Err(GeometryError::TooFewPoints(points.len()));
     }
-    for (index, p) in points.iter().enumerate() {
-        if !p.coords.iter().all(|c| c.is_finite()) {
-            return Err(GeometryError::NonFinite {
-                what: "point",
-                index,
-                value: [p.x, p.y, p.z],
-            });
-        }
-    }
+    check_finite("point", points)?;
     let thickness = relative_thickness(points);
     if !(thickness > COPLANAR_TOLERANCE) {
         return Err(GeometryError::Degenerate(points.len(), thickness));

@@ -8,7 +8,7 @@ mod primitives;
 pub use decompose::DecompositionSettings;
 
 use crate::aabb::Aabb;
-use crate::error::{GeometryError, Result};
+use crate::error::{GeometryError, Result, check_finite};
 use nalgebra::{Isometry3, Point3};
 
 /// Relative area below which a triangle counts as degenerate (times the squared mesh size).
@@ -40,15 +40,7 @@ impl TriMesh {
         if triangles.is_empty() {
             return Err(GeometryError::EmptyMesh);
         }
-        for (index, p) in vertices.iter().enumerate() {
-            if !p.coords.iter().all(|c| c.is_finite()) {
-                return Err(GeometryError::NonFinite {
-                    what: "vertex",
-                    index,
-                    value: [p.x, p.y, p.z],
-                });
-            }
-        }
+        check_finite("vertex", &vertices)?;
         for (triangle, t) in triangles.iter().enumerate() {
             if let Some(&vertex) = t.iter().find(|&&i| i as usize >= vertices.len()) {
                 return Err(GeometryError::IndexOutOfRange {

@@ -1,14 +1,46 @@
 //! # sdrs-contact
 //!
-//! Contact potentials behind one trait, so that models are interchangeable per scene:
+//! Contact potentials between rigid bodies behind one trait, [`ContactModel`], so that models
+//! are interchangeable per scene. Every model returns the energy of a pair of bodies and its
+//! exact gradient and Hessian with respect to the two bodies' poses (twists, see [`twist`]),
+//! and the derivatives with respect to the bodies' local vertices that shape optimisation
+//! needs.
 //!
-//! - the SDRS separating-plane barrier between two convex hulls (SDRS paper eq. 6-7) and the
-//!   plane-relative frictional damping (eq. 8-13), with exact derivatives by the implicit
-//!   function theorem (eq. 33-35);
-//! - the long-range hierarchical potential over triangle meshes (long-range paper sec. 4-5,
-//!   Algorithm 1) with its local friction (A.3);
-//! - the IPC mesh barrier baseline (Li et al. 2020).
+//! Implemented:
+//! - [`PlaneBarrier`]: the SDRS separating-plane barrier between convex hulls (SDRS paper
+//!   eq. 6-7, derivatives by the implicit function theorem, eq. 33-35), with the barrier
+//!   function of [`barrier`].
 //!
-//! This crate is not implemented yet: it is filled by the contact issues and builds on
-//! `sdrs-geometry` (hulls, GJK for the initial plane, broad phase, sphere trees). See
-//! `docs/architecture.md` for where each equation will live.
+//! Planned (see `docs/architecture.md`): the plane-relative friction of SDRS eq. 8-13, the
+//! long-range hierarchical potential and the IPC baseline over triangle meshes.
+//!
+//! ```
+//! use sdrs_contact::{ContactModel, Order, PlaneBarrier};
+//! use sdrs_geometry::ConvexHull;
+//! use nalgebra::{Isometry3, Vector3};
+//! let box_ = ConvexHull::cuboid(Vector3::new(0.2, 0.2, 0.2))?;
+//! let model = PlaneBarrier::new(0.05)?;
+//! let mut cache = Default::default();
+//! let lifted = Isometry3::translation(0.0, 0.0, 0.43); // 3 cm above the first box
+//! let out = model.evaluate(&box_, &Isometry3::identity(), &box_, &lifted, &mut cache, Order::Hessian)?;
+//! let c = out.contact().unwrap();
+//! // Equal and opposite forces along z.
+//! assert!((c.gradient[2] + c.gradient[8]).abs() < 1e-6 * c.gradient[2].abs());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! ## Limitations
+//! - Friction (SDRS eq. 8-13) is not implemented yet.
+//! - The design derivatives cover the gradient and the pose-design mixed block; the
+//!   design-design Hessian is not provided (the adjoint does not need it).
+
+pub mod barrier;
+pub mod batch;
+pub mod error;
+pub mod model;
+pub mod plane;
+pub mod twist;
+
+pub use error::{ContactError, Result};
+pub use model::{ContactModel, Order, PairContact, PairOutcome, VertexDerivatives};
+pub use plane::{PlaneBarrier, PlaneCache};

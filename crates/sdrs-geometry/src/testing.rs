@@ -101,3 +101,44 @@ pub fn sample<S: Strategy>(strategy: S, runner: &mut TestRunner) -> S::Value {
         .expect("strategies here do not reject globally")
         .current()
 }
+
+/// Central-difference derivative of `f` along every coordinate of `x` with Richardson
+/// extrapolation (steps `h` and `h/2`, truncation error O(h⁴), so `h` can be large enough to
+/// keep round-off small): for a scalar `f` a gradient, for a vector `f` the columns of its
+/// Jacobian. Every derivative test of the workspace goes through this and [`relative_error`].
+pub fn central_differences<const N: usize, V>(
+    f: impl Fn(&[f64; N]) -> V,
+    x: &[f64; N],
+    h: f64,
+) -> Vec<V>
+where
+    V: std::ops::Sub<Output = V> + std::ops::Mul<f64, Output = V>,
+{
+    let central = |k: usize, h: f64| {
+        let (mut plus, mut minus) = (*x, *x);
+        plus[k] += h;
+        minus[k] -= h;
+        (f(&plus), f(&minus), 0.5 / h)
+    };
+    (0..N)
+        .map(|k| {
+            // (4·D(h/2) − D(h)) / 3 with D(h) = (f(x+h) − f(x−h)) / 2h.
+            let (p1, m1, s1) = central(k, h);
+            let (p2, m2, s2) = central(k, 0.5 * h);
+            (p2 - m2) * (4.0 * s2 / 3.0) - (p1 - m1) * (s1 / 3.0)
+        })
+        .collect()
+}
+
+/// `|analytic − numeric| / max(|numeric|, floor)` over whole vectors (Euclidean norms): the
+/// error measure of finite-difference checks, insensitive to tiny entries.
+pub fn relative_error(analytic: &[f64], numeric: &[f64], floor: f64) -> f64 {
+    let diff: f64 = analytic
+        .iter()
+        .zip(numeric)
+        .map(|(a, b)| (a - b).powi(2))
+        .sum::<f64>()
+        .sqrt();
+    let size: f64 = numeric.iter().map(|b| b * b).sum::<f64>().sqrt();
+    diff / size.max(floor)
+}

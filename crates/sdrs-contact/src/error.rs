@@ -1,0 +1,74 @@
+//! The one error type of `sdrs-contact`.
+
+use thiserror::Error;
+
+/// What can go wrong when a contact potential is set up or evaluated.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum ContactError {
+    /// A setting is outside its allowed range.
+    #[error("invalid setting {name} = {value}: {allowed}")]
+    InvalidSetting {
+        /// Setting name.
+        name: &'static str,
+        /// The value given.
+        value: f64,
+        /// What is allowed.
+        allowed: &'static str,
+    },
+    /// A pose has a non-finite entry.
+    #[error("pose of body {body} has a non-finite entry; poses must be finite")]
+    NonFinitePose {
+        /// 0 for the first body of the pair, 1 for the second.
+        body: usize,
+    },
+    /// The inner Newton solve for the separating plane did not converge.
+    #[error(
+        "separating-plane solve did not converge after {iterations} iterations \
+         (|grad| = {gradient_norm:.3e}, scale {scale:.3e}, energy {energy:.3e})"
+    )]
+    NotConverged {
+        /// Iterations taken.
+        iterations: usize,
+        /// Final gradient norm with respect to the plane.
+        gradient_norm: f64,
+        /// The gradient scale the tolerance is relative to.
+        scale: f64,
+        /// Energy at the last iterate.
+        energy: f64,
+    },
+    /// A batch names a body that does not exist.
+    #[error("pair {pair} refers to body {index}, but only {len} shapes and poses were given")]
+    BodyOutOfRange {
+        /// Index of the pair in the batch.
+        pair: usize,
+        /// The offending body index.
+        index: usize,
+        /// Number of bodies.
+        len: usize,
+    },
+    /// Two inputs of a batch that must have equal lengths do not.
+    #[error("{what}: expected {expected} entries, got {got}")]
+    LengthMismatch {
+        /// Which input.
+        what: &'static str,
+        /// Required length.
+        expected: usize,
+        /// Given length.
+        got: usize,
+    },
+    /// An error for one pair of a batch, naming the pair.
+    #[error("contact pair {pair} (hulls {first} and {second}): {source}")]
+    Pair {
+        /// Index of the pair in the batch.
+        pair: usize,
+        /// First hull index.
+        first: usize,
+        /// Second hull index.
+        second: usize,
+        /// What went wrong.
+        source: Box<ContactError>,
+    },
+}
+
+/// Shorthand for results of this crate.
+pub type Result<T, E = ContactError> = std::result::Result<T, E>;

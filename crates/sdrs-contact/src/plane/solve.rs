@@ -1,0 +1,266 @@
+//! The inner Newton solve for the separating plane.
+
+use super::Side;
+use crate::barrier::barrier;
+use crate::error::{ContactError, Result};
+use nalgebra::{Matrix3, Matrix4, Vector3, Vector4};
+
+/// Sums over the active vertices of one hull (those within the support of the plane), with
+/// `r = R x` the vertex offset from the body origin in world axes.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Moments {
+    /// `Σ P''`
+    pub s0: f64,
+    /// `Σ P'' r`
+    pub s1: Vector3<f64>,
+    /// `Σ P'' r rᵀ`
+    pub s2: Matrix3<f64>,
+    /// `Σ P'`
+    pub t0: f64,
+    /// `Σ P' r`
+    pub t1: Vector3<f64>,
+}
+
+/// `U*` and its plane derivatives at one plane.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct PlaneEval {
+    pub value: f64,
+    pub gradient: Vector4<f64>,
+    pub hessian: Matrix4<f64>,
+    /// `Σ |P'|·|x̄|` over all terms: the size of what cancels in the gradient at the optimum.
+    pub scale: f64,
+    /// Round-off in the gradient from evaluating each plane distance `q` (`Σ P''·δq·|x̄|`):
+    /// no iterate can be judged more precisely, so this floors the convergence test. It matters
+    /// when the gap is tiny compared with the coordinates (`q` is then a difference of nearly
+    /// equal numbers).
+    pub noise: f64,
+    pub moments: [Moments; 2],
+}
+
+/// The converged plane and the evaluation there.
+pub(super) struct Solution {
+    pub plane: Vector4<f64>,
+    pub eval: PlaneEval,
+    pub iterations: usize,
+}
+
+/// Evaluates `U*` with plane gradient and Hessian; `None` if the plane is infeasible (a vertex
+/// on the wrong side or `|n| ≥ 1`).
+pub(super) fn evaluate_plane(sides: &[Side; 2], p: &Vector4<f64>, s: f64) -> Option<PlaneEval> {
+    let n = Vector3::new(p.x, p.y, p.z);
+    let n_norm = n.norm();
+    let (value_n, d1_n, d2_n) = barrier(1.0 - n_norm, s)?;
+    let mut eval = PlaneEval {
+        value: value_n,
+        gradient: Vector4::zeros(),
+        hessian: Matrix4::zeros(),
+        scale: d1_n.abs(),
+        noise: 0.0,
+        moments: [Moments::default(); 2],
+    };
+    if d1_n != 0.0 || d2_n != 0.0 {
+        let unit = n / n_norm;
+        let g = -d1_n * unit;
+        let h = unit * unit.transpose() * d2_n
+            - (Matrix3::identity() - unit * unit.transpose()) * (d1_n / n_norm);
+        eval.gradient.fixed_rows_mut::<3>(0).copy_from(&g);
+        eval.hessian.fixed_view_mut::<3, 3>(0, 0).copy_from(&h);
+    }
+    for (side, moments) in sides.iter().zip(&mut eval.moments) {
+        let rotation = side.pose.rotation.to_rotation_matrix();
+        let t = side.pose.translation.vector;
+        // The plane in the hull's local frame: n·(R x + t) + o = (Rᵀn)·x + (n·t + o).
+        let n_local = rotation.inverse_transform_vector(&n);
+        let o_local = n.dot(&t) + p.w;
+        let sign = side.sign;
+        let offset_size = n_norm * t.norm() + p.w.abs();
+        for x in side.hull.vertices() {
+            let q = sign * (n_local.dot(&x.coords) + o_local);
+            if q >= s {
+                continue;
+            }
+            let (value, d1, d2) = barrier(q, s)?;
+            let r = rotation * x.coords;
+            eval.value += value;
+            moments.s0 += d2;
+            moments.s1 += r * d2;
+            moments.s2 += r * r.transpose() * d2;
+            moments.t0 += d1;
+            moments.t1 += r * d1;
+            let size = ((r + t).norm_squared() + 1.0).sqrt();
+            eval.scale += d1.abs() * size;
+            eval.noise += d2 * f64::EPSILON * (n_norm * x.coords.norm() + offset_size) * size;
+        }
+        let m = *moments;
+        // Σ σP' x̄ and Σ P'' x̄x̄ᵀ with x̄ = (r + t, 1).
+        let first = m.t1 + t * m.t0;
+        eval.gradient += Vector4::new(first.x, first.y, first.z, m.t0) * sign;
+        let cross = m.s1 * t.transpose();
+        let block = m.s2 + cross + cross.transpose() + t * t.transpose() * m.s0;
+        let column = m.s1 + t * m.s0;
+        let mut h = Matrix4::zeros();
+        h.fixed_view_mut::<3, 3>(0, 0).copy_from(&block);
+        h.fixed_view_mut::<3, 1>(0, 3).copy_from(&column);
+        h.fixed_view_mut::<1, 3>(3, 0)
+            .copy_from(&column.transpose());
+        h[(3, 3)] = m.s0;
+        eval.hessian += h;
+    }
+    Some(eval)
+}
+
+/// Cholesky factor of the plane Hessian, with a growing diagonal shift when round-off makes it
+/// numerically indefinite (it is positive definite in exact arithmetic whenever `U > 0`, but at
+/// gaps far below the coordinates' size its condition number exceeds `1/ε`).
+pub(super) fn factor(hessian: &Matrix4<f64>) -> nalgebra::Cholesky<f64, nalgebra::U4> {
+    let mut shift = 0.0;
+    let base = 1e-14 * hessian.trace().abs().max(f64::MIN_POSITIVE);
+    loop {
+        if let Some(chol) = (hessian + Matrix4::identity() * shift).cholesky() {
+            return chol;
+        }
+        shift = if shift == 0.0 { base } else { shift * 10.0 };
+    }
+}
+
+/// Newton direction `−H⁻¹g`.
+fn newton_direction(eval: &PlaneEval) -> Vector4<f64> {
+    -factor(&eval.hessian).solve(&eval.gradient)
+}
+
+/// Newton steps shorter than this, relative to the plane's size, are at round-off: the
+/// gradient cannot get smaller than `|H|` times the spacing of floating-point planes, which can
+/// exceed any gradient tolerance when the barrier is stiff.
+const STEP_TOLERANCE: f64 = 1e-11;
+
+/// Minimises `U*` over the plane from a start; `None` if the start is infeasible.
+///
+/// Converged when `|∇_p U*| ≤ tolerance · scale + 8 · noise` or when the Newton step is below
+/// [`STEP_TOLERANCE`] (then the plane is exact to round-off, which is what the implicit
+/// function theorem needs).
+pub(super) fn minimise(
+    sides: &[Side; 2],
+    start: Vector4<f64>,
+    s: f64,
+    tolerance: f64,
+    max_iterations: usize,
+) -> Result<Option<Solution>> {
+    let Some(mut eval) = evaluate_plane(sides, &start, s) else {
+        return Ok(None);
+    };
+    let mut p = start;
+    for iterations in 0..max_iterations {
+        if eval.value == 0.0 {
+            return Ok(Some(Solution {
+                plane: p,
+                eval,
+                iterations,
+            }));
+        }
+        if eval.gradient.norm() <= tolerance * eval.scale + 8.0 * eval.noise {
+            // Polish with one full Newton step: inside the tolerance the model is quadratic, so
+            // this takes the plane to round-off, which the derivatives of weakly active
+            // vertices need (their effect on the plane can sit below the tolerance).
+            let trial = p + newton_direction(&eval);
+            if let Some(e) = evaluate_plane(sides, &trial, s)
+                && e.gradient.norm() <= eval.gradient.norm()
+            {
+                (p, eval) = (trial, e);
+            }
+            return Ok(Some(Solution {
+                plane: p,
+                eval,
+                iterations: iterations + 1,
+            }));
+        }
+        let direction = newton_direction(&eval);
+        let at_round_off = direction.norm() <= STEP_TOLERANCE * p.norm();
+        let slope = eval.gradient.dot(&direction);
+        // Once the predicted decrease is below what the energy can resolve, the energy cannot
+        // judge a step any more: accept the full step if it is feasible and shrinks the
+        // gradient (the quadratic model is exact there).
+        let below_resolution = -slope <= 1e-12 * eval.value;
+        let mut step = 1.0;
+        let mut accepted = false;
+        for _ in 0..64 {
+            let trial = p + direction * step;
+            if let Some(e) = evaluate_plane(sides, &trial, s)
+                && (e.value <= eval.value + 1e-4 * step * slope
+                    || (below_resolution
+                        && step == 1.0
+                        && e.gradient.norm() < eval.gradient.norm()))
+            {
+                (p, eval) = (trial, e);
+                accepted = true;
+                break;
+            }
+            step *= 0.5;
+        }
+        if at_round_off {
+            return Ok(Some(Solution {
+                plane: p,
+                eval,
+                iterations: iterations + 1,
+            }));
+        }
+        if !accepted {
+            break;
+        }
+    }
+    Err(ContactError::NotConverged {
+        iterations: max_iterations,
+        gradient_norm: eval.gradient.norm(),
+        scale: eval.scale,
+        energy: eval.value,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nalgebra::Isometry3;
+    use sdrs_geometry::ConvexHull;
+
+    #[test]
+    fn plane_gradient_and_hessian_match_finite_differences() {
+        let cube = ConvexHull::cuboid(Vector3::new(0.5, 0.4, 0.3)).unwrap();
+        let pa = Isometry3::new(Vector3::new(0.1, -0.2, 0.3), Vector3::new(0.3, 0.1, -0.2));
+        let pb = Isometry3::new(Vector3::new(1.6, 0.2, 0.1), Vector3::new(-0.1, 0.2, 0.4));
+        let sides = [
+            Side {
+                hull: &cube,
+                pose: &pa,
+                sign: -1.0,
+            },
+            Side {
+                hull: &cube,
+                pose: &pb,
+                sign: 1.0,
+            },
+        ];
+        let s = 0.3;
+        let p = Vector4::new(0.8, 0.05, 0.0, -0.75);
+        let e = evaluate_plane(&sides, &p, s).expect("feasible");
+        let h = 1e-7;
+        for k in 0..4 {
+            let mut plus = p;
+            plus[k] += h;
+            let mut minus = p;
+            minus[k] -= h;
+            let ep = evaluate_plane(&sides, &plus, s).unwrap();
+            let em = evaluate_plane(&sides, &minus, s).unwrap();
+            let fd = (ep.value - em.value) / (2.0 * h);
+            assert!(
+                (fd - e.gradient[k]).abs() < 1e-5 * e.gradient.norm(),
+                "g[{k}]: {fd} vs {}",
+                e.gradient[k]
+            );
+            let fdh = (ep.gradient - em.gradient) / (2.0 * h);
+            assert!(
+                (fdh - e.hessian.column(k)).norm() < 1e-5 * e.hessian.norm(),
+                "H col {k}: {fdh:?} vs {:?}",
+                e.hessian.column(k)
+            );
+        }
+    }
+}

@@ -1,0 +1,5 @@
+//! Integration tests of sdrs-contact (one binary, one module per component).
+
+mod barrier;
+mod batch;
+mod plane;

@@ -14,7 +14,7 @@ const VERTEX_COUNTS: [usize; 5] = [8, 32, 96, 384, 768];
 /// One GJK query per iteration, cycling through 8 pairs 0.1 m apart (a working set that
 /// stays in cache, as the pairs of one Newton solve do). `cold` starts every
 /// query from scratch; `warm` reuses each pair's cache while B alternates between two poses
-/// 1 mm apart.
+/// 0.1 mm apart.
 fn gjk(c: &mut Criterion) {
     let mut group = c.benchmark_group("gjk");
     let mut rng = runner();

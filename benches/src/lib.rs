@@ -15,8 +15,9 @@ pub fn runner() -> TestRunner {
     TestRunner::deterministic()
 }
 
-/// A pair of `m`-vertex hulls placed `gap` apart, with a second pose of B nudged by 1 mm (so a
-/// warm start sees a slightly moved pair, as between Newton iterations).
+/// A pair of `m`-vertex hulls placed `gap` apart, with a second pose of B nudged by 0.1 mm along
+/// the separating direction (so a warm start sees a slightly moved pair, as between the Newton
+/// iterations of a time step).
 pub struct HullPair {
     /// First hull.
     pub a: ConvexHull,
@@ -37,7 +38,7 @@ pub fn hull_pairs(m: usize, count: usize, gap: f64, runner: &mut TestRunner) -> 
             let pose_a = sample(pose(1.0), runner);
             let n = sample(unit_vector(), runner);
             let pose_b = place_at_gap(&a, &pose_a, &b, &sample(pose(1.0), runner), &n, gap);
-            let nudge = nalgebra::Translation3::from(n * 1e-3) * pose_b;
+            let nudge = nalgebra::Translation3::from(n * 1e-4) * pose_b;
             HullPair {
                 a,
                 pose_a,

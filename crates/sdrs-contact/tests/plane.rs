@@ -133,42 +133,53 @@ proptest! {
         prop_assert!((u - moved).abs() <= 1e-8 * u, "{} vs {}", u, moved);
     }
 
-    /// Shape derivatives: gradient and pose-mixed block with respect to local vertices.
+    /// Shape derivatives: the gradient and the pose-mixed block with respect to every active
+    /// local vertex of one body, compared as whole Jacobians (a weakly active vertex moves the
+    /// plane by less than round-off resolves, so single columns are not meaningful alone).
     #[test]
-    fn design_derivatives_match_finite_differences(p in pair(12), pick in 0usize..100) {
+    fn design_derivatives_match_finite_differences(p in pair(12), body in 0usize..2) {
         let model = PlaneBarrier::new(S).unwrap();
         let mut cache = PlaneCache::default();
         let c = eval(&model, &p, &p.pa, &p.pb, &mut cache, Order::Design);
-        prop_assert!(!c.vertices.is_empty());
-        // A vertex moves by exactly h: no lever arm.
-        let h = 1e-3 * feature_length(&p);
-        // Check one listed (active) vertex and one vertex of the other list position.
-        let listed = &c.vertices[pick % c.vertices.len()];
         let shapes = [&p.a, &p.b];
-        let moved = |x: &[f64; 3], order| {
-            let mut vs = shapes[listed.body].vertices().to_vec();
-            vs[listed.vertex] += Vector3::new(x[0], x[1], x[2]);
-            let changed = ConvexHull::new(vs).unwrap();
-            let (a, b) = if listed.body == 0 { (&changed, &p.b) } else { (&p.a, &changed) };
-            match model.evaluate(a, &p.pa, b, &p.pb, &mut cache.clone(), order).unwrap() {
-                PairOutcome::Separated(c) => c,
-                PairOutcome::Penetrating => panic!("perturbation made the pair penetrate"),
+        let poses = [&p.pa, &p.pb];
+        let (n, o) = cache.plane().unwrap();
+        let (mut analytic, mut numeric) = (Vec::new(), Vec::new());
+        let (mut analytic_mixed, mut numeric_mixed) = (Vec::new(), Vec::new());
+        for listed in c.vertices.iter().filter(|v| v.body == body) {
+            // A vertex moves by exactly h (no lever arm). Its plane distance q must stay on one
+            // side of the support s, where the barrier is only C³, so h stays well below s − q.
+            let y = poses[body] * shapes[body].vertices()[listed.vertex];
+            let q = [-1.0, 1.0][body] * (n.dot(&y.coords) + o);
+            if S - q < 1e-9 {
+                continue;
             }
-        };
-        // Errors are relative to the pair's largest vertex derivative: a barely active vertex
-        // has a tiny gradient that differences of the whole energy cannot resolve relatively.
-        let gradient_floor = 1e-4 * c.vertices.iter().map(|v| v.gradient.norm()).fold(0.0, f64::max);
-        let mixed_floor = 1e-4 * c.vertices.iter().map(|v| v.mixed.norm()).fold(0.0, f64::max);
-        let fd_grad = central_differences(|x| moved(x, Order::Value).value, &[0.0; 3], h);
-        let err = relative_error(listed.gradient.as_slice(), &fd_grad, gradient_floor);
+            let h = 1e-3 * feature_length(&p).min(10.0 * (S - q));
+            let moved = |x: &[f64; 3], order| {
+                let mut vs = shapes[body].vertices().to_vec();
+                vs[listed.vertex] += Vector3::new(x[0], x[1], x[2]);
+                let changed = ConvexHull::new(vs).unwrap();
+                let (a, b) = if body == 0 { (&changed, &p.b) } else { (&p.a, &changed) };
+                match model.evaluate(a, &p.pa, b, &p.pb, &mut cache.clone(), order).unwrap() {
+                    PairOutcome::Separated(c) => c,
+                    PairOutcome::Penetrating => panic!("perturbation made the pair penetrate"),
+                }
+            };
+            analytic.extend(listed.gradient.iter());
+            numeric.extend(central_differences(|x| moved(x, Order::Value).value, &[0.0; 3], h));
+            analytic_mixed.extend(listed.mixed.iter());
+            for col in central_differences(|x| moved(x, Order::Gradient).gradient, &[0.0; 3], h) {
+                numeric_mixed.extend(col.iter());
+            }
+        }
+        prop_assume!(!analytic.is_empty());
+        let err = relative_error(&analytic, &numeric, 1e-12);
         prop_assert!(err < 1e-5, "vertex gradient error {:e}", err);
-        let fd_mixed: Vec<Vector12> = central_differences(|x| moved(x, Order::Gradient).gradient, &[0.0; 3], h);
-        let fd: Vec<f64> = fd_mixed.iter().flat_map(|col| col.iter().copied()).collect();
-        let err = relative_error(listed.mixed.as_slice(), &fd, mixed_floor);
+        let err = relative_error(&analytic_mixed, &numeric_mixed, 1e-12);
         prop_assert!(err < 1e-5, "mixed error {:e}", err);
     }
 
-    /// Warm starts converge to the same plane in fewer iterations.
+    /// A warm start after a small motion converges to the same plane in a few iterations.
     #[test]
     fn warm_start_agrees_with_cold_start(p in pair(60), nudge in unit_vector()) {
         let model = PlaneBarrier::new(S).unwrap();
@@ -178,7 +189,7 @@ proptest! {
         let warm = eval(&model, &p, &p.pa, &moved, &mut cache, Order::Hessian);
         let fresh = eval(&model, &p, &p.pa, &moved, &mut PlaneCache::default(), Order::Hessian);
         prop_assert!((warm.value - fresh.value).abs() <= 1e-10 * fresh.value);
-        prop_assert!(warm.iterations <= cold.iterations, "{} warm iterations (cold took {})", warm.iterations, cold.iterations);
+        prop_assert!(warm.iterations <= 8, "{} warm iterations (cold took {})", warm.iterations, cold.iterations);
     }
 }
 

@@ -87,7 +87,8 @@ struct Side<'a> {
 
 impl PlaneBarrier {
     /// A barrier with support `s` (the paper's `s`, in metres of plane distance; `0 < s < 1`),
-    /// gradient tolerance `1e-10` (relative) and at most 100 inner iterations.
+    /// gradient tolerance `1e-8` (relative; the final polishing Newton step then takes the plane
+    /// to round-off) and at most 100 inner iterations.
     pub fn new(support: f64) -> Result<Self> {
         if !(support > 0.0 && support < 1.0) {
             return Err(ContactError::InvalidSetting {
@@ -98,7 +99,7 @@ impl PlaneBarrier {
         }
         Ok(Self {
             support,
-            tolerance: 1e-10,
+            tolerance: 1e-8,
             max_iterations: 100,
             gjk: GjkSettings::default(),
         })
@@ -195,15 +196,18 @@ impl ContactModel for PlaneBarrier {
             },
         ];
         let s = self.support;
-        let warm = cache
-            .plane
-            .filter(|p| solve::evaluate_plane(&sides, p, s).is_some());
-        let start = warm.unwrap_or_else(|| {
-            // Eq. 18: the mid-plane of the witness points with |n| = 1 − s.
-            let n = separation.normal * (1.0 - s);
-            let mid = nalgebra::center(&separation.point_a, &separation.point_b);
-            Vector4::new(n.x, n.y, n.z, -n.dot(&mid.coords))
-        });
+        // Warm start from the previous plane when it is still feasible; otherwise eq. 18: the
+        // mid-plane of the witness points, with |n| chosen by a 1-D solve rather than fixed at
+        // 1 − s (which would leave the 4-D Newton many damped steps growing |n|).
+        let start = match cache.plane {
+            Some(warm) if solve::evaluate_plane(&sides, &warm, s).is_some() => warm,
+            _ => {
+                let n = separation.normal;
+                let mid = nalgebra::center(&separation.point_a, &separation.point_b);
+                let unit = Vector4::new(n.x, n.y, n.z, -n.dot(&mid.coords));
+                unit * solve::scale_unit_plane(&sides, &unit, s).unwrap_or(1.0 - s)
+            }
+        };
         let Some(solution) =
             solve::minimise(&sides, start, s, self.tolerance, self.max_iterations)?
         else {

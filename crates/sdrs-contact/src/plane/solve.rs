@@ -34,6 +34,9 @@ pub(super) struct PlaneEval {
     /// when the gap is tiny compared with the coordinates (`q` is then a difference of nearly
     /// equal numbers).
     pub noise: f64,
+    /// Round-off in the energy from the same source (`Σ |P'|·δq`): energy differences below it
+    /// cannot judge a step.
+    pub value_noise: f64,
     pub moments: [Moments; 2],
 }
 
@@ -56,6 +59,7 @@ pub(super) fn evaluate_plane(sides: &[Side; 2], p: &Vector4<f64>, s: f64) -> Opt
         hessian: Matrix4::zeros(),
         scale: d1_n.abs(),
         noise: 0.0,
+        value_noise: f64::EPSILON * value_n,
         moments: [Moments::default(); 2],
     };
     if d1_n != 0.0 || d2_n != 0.0 {
@@ -89,7 +93,9 @@ pub(super) fn evaluate_plane(sides: &[Side; 2], p: &Vector4<f64>, s: f64) -> Opt
             moments.t1 += r * d1;
             let size = ((r + t).norm_squared() + 1.0).sqrt();
             eval.scale += d1.abs() * size;
-            eval.noise += d2 * f64::EPSILON * (n_norm * x.coords.norm() + offset_size) * size;
+            let dq = f64::EPSILON * (n_norm * x.coords.norm() + offset_size);
+            eval.noise += d2 * dq * size;
+            eval.value_noise += d1.abs() * dq + f64::EPSILON * value;
         }
         let m = *moments;
         // Σ σP' x̄ and Σ P'' x̄x̄ᵀ with x̄ = (r + t, 1).
@@ -107,6 +113,69 @@ pub(super) fn evaluate_plane(sides: &[Side; 2], p: &Vector4<f64>, s: f64) -> Opt
         eval.hessian += h;
     }
     Some(eval)
+}
+
+/// The best scaling `λ ∈ (1 − s, 1)` of a unit plane `p̂`: the minimiser of
+/// `P_s(1 − λ) + Σ P_s(λ d_m)` with `d_m` the signed unit distances of the vertices, found by
+/// safeguarded Newton on the derivative (bracketed, bisecting `1 − λ` geometrically when Newton
+/// leaves the bracket). Starting the 4-D solve from `λ p̂` spares it the many damped steps that
+/// growing `|n|` from `1 − s` towards 1 takes at small gaps. `None` if a vertex is on the wrong
+/// side of `p̂`.
+pub(super) fn scale_unit_plane(sides: &[Side; 2], unit: &Vector4<f64>, s: f64) -> Option<f64> {
+    let n = Vector3::new(unit.x, unit.y, unit.z);
+    // Only vertices within s of the plane can be active for λ < 1.
+    let mut distances = Vec::new();
+    for side in sides {
+        let n_local = side.pose.rotation.inverse_transform_vector(&n);
+        let o_local = n.dot(&side.pose.translation.vector) + unit.w;
+        for x in side.hull.vertices() {
+            let d = side.sign * (n_local.dot(&x.coords) + o_local);
+            if !(d > 0.0) {
+                return None;
+            }
+            if d < s {
+                distances.push(d);
+            }
+        }
+    }
+    // f(λ) = dU/dλ is increasing; f(1 − s) ≤ 0 and f → +∞ as λ → 1.
+    let derivatives = |lambda: f64| {
+        let (_, d1, d2) = barrier(1.0 - lambda, s).unwrap_or((0.0, f64::INFINITY, f64::INFINITY));
+        let (mut f, mut df) = (-d1, d2);
+        for &d in &distances {
+            if let Some((_, v1, v2)) = barrier(lambda * d, s) {
+                f += d * v1;
+                df += d * d * v2;
+            }
+        }
+        (f, df)
+    };
+    let (mut lo, mut hi) = (s, 0.0_f64); // bracket on u = 1 − λ: f(1 − lo) ≤ 0 < f(1 − hi)
+    let mut u = s;
+    for _ in 0..100 {
+        let (f, df) = derivatives(1.0 - u);
+        if f.abs() <= 1e-6 * df.abs() * u || df == 0.0 && f == 0.0 {
+            break;
+        }
+        if f < 0.0 {
+            lo = u
+        } else {
+            hi = u
+        }
+        // Newton in λ is a step of −f/df in λ, i.e. +f/df in u.
+        let newton = u + f / df;
+        u = if newton < lo && newton > hi && newton.is_finite() {
+            newton
+        } else if hi > 0.0 {
+            (lo * hi).sqrt()
+        } else {
+            lo * 1e-3
+        };
+        if (lo - hi) <= 1e-9 * lo {
+            break;
+        }
+    }
+    Some(1.0 - u)
 }
 
 /// Cholesky factor of the plane Hessian, with a growing diagonal shift when round-off makes it
@@ -179,7 +248,7 @@ pub(super) fn minimise(
         // Once the predicted decrease is below what the energy can resolve, the energy cannot
         // judge a step any more: accept the full step if it is feasible and shrinks the
         // gradient (the quadratic model is exact there).
-        let below_resolution = -slope <= 1e-12 * eval.value;
+        let below_resolution = -slope <= 16.0 * eval.value_noise;
         let mut step = 1.0;
         let mut accepted = false;
         for _ in 0..64 {

@@ -1,6 +1,6 @@
 use nalgebra::{Isometry3, Point3, Vector3};
 use proptest::prelude::*;
-use sdrs_contact::twist::{Twist, Vector12, perturb};
+use sdrs_contact::twist::{Twist, perturb};
 use sdrs_contact::{
     ContactError, ContactModel, Order, PairContact, PairOutcome, PlaneBarrier, PlaneCache,
 };

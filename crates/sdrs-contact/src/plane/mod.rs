@@ -196,25 +196,36 @@ impl ContactModel for PlaneBarrier {
             },
         ];
         let s = self.support;
-        // Warm start from the previous plane when it is still feasible; otherwise eq. 18: the
-        // mid-plane of the witness points, with |n| chosen by a 1-D solve rather than fixed at
-        // 1 − s (which would leave the 4-D Newton many damped steps growing |n|).
-        let start = match cache.plane {
-            Some(warm) if solve::evaluate_plane(&sides, &warm, s).is_some() => warm,
+        // Start from the previous plane when it is feasible and nearly optimal (the usual case
+        // within a time step). Otherwise also try eq. 18: the mid-plane of the witness points,
+        // with |n| chosen by a 1-D solve rather than fixed at 1 − s (which would leave the 4-D
+        // Newton many damped steps growing |n|), and start from whichever has less energy.
+        let warm = cache
+            .plane
+            .and_then(|p| solve::evaluate_plane(&sides, &p, s).map(|e| (p, e)));
+        let nearly_optimal = |e: &solve::PlaneEval| e.gradient.norm() <= 0.5 * e.scale;
+        let start = match warm {
+            Some((p, e)) if nearly_optimal(&e) => Some((p, e)),
             _ => {
                 let n = separation.normal;
                 let mid = nalgebra::center(&separation.point_a, &separation.point_b);
                 let unit = Vector4::new(n.x, n.y, n.z, -n.dot(&mid.coords));
-                unit * solve::scale_unit_plane(&sides, &unit, s).unwrap_or(1.0 - s)
+                let lambda = solve::scale_unit_plane(&sides, &unit, s).unwrap_or(1.0 - s);
+                let mid_plane = unit * lambda;
+                let mid = solve::evaluate_plane(&sides, &mid_plane, s).map(|e| (mid_plane, e));
+                match (warm, mid) {
+                    (Some(w), Some(m)) => Some(if w.1.value < m.1.value { w } else { m }),
+                    (w, m) => w.or(m),
+                }
             }
         };
-        let Some(solution) =
-            solve::minimise(&sides, start, s, self.tolerance, self.max_iterations)?
-        else {
+        let Some((start, eval)) = start else {
             // Even the mid-plane is infeasible: the gap is below round-off.
             cache.plane = None;
             return Ok(PairOutcome::Penetrating);
         };
+        let solution =
+            solve::minimise(&sides, start, eval, s, self.tolerance, self.max_iterations)?;
         cache.plane = Some(solution.plane);
         Ok(PairOutcome::Separated(derivatives::assemble(
             &sides, &solution, s, order,

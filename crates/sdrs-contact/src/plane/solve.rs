@@ -202,7 +202,7 @@ fn newton_direction(eval: &PlaneEval) -> Vector4<f64> {
 /// exceed any gradient tolerance when the barrier is stiff.
 const STEP_TOLERANCE: f64 = 1e-11;
 
-/// Minimises `U*` over the plane from a start; `None` if the start is infeasible.
+/// Minimises `U*` over the plane from a feasible start `p` whose evaluation is `eval`.
 ///
 /// Converged when `|∇_p U*| ≤ tolerance · scale + 8 · noise` or when the Newton step is below
 /// [`STEP_TOLERANCE`] (then the plane is exact to round-off, which is what the implicit
@@ -210,21 +210,19 @@ const STEP_TOLERANCE: f64 = 1e-11;
 pub(super) fn minimise(
     sides: &[Side; 2],
     start: Vector4<f64>,
+    mut eval: PlaneEval,
     s: f64,
     tolerance: f64,
     max_iterations: usize,
-) -> Result<Option<Solution>> {
-    let Some(mut eval) = evaluate_plane(sides, &start, s) else {
-        return Ok(None);
-    };
+) -> Result<Solution> {
     let mut p = start;
     for iterations in 0..max_iterations {
         if eval.value == 0.0 {
-            return Ok(Some(Solution {
+            return Ok(Solution {
                 plane: p,
                 eval,
                 iterations,
-            }));
+            });
         }
         if eval.gradient.norm() <= tolerance * eval.scale + 8.0 * eval.noise {
             // Polish with one full Newton step: inside the tolerance the model is quadratic, so
@@ -236,11 +234,11 @@ pub(super) fn minimise(
             {
                 (p, eval) = (trial, e);
             }
-            return Ok(Some(Solution {
+            return Ok(Solution {
                 plane: p,
                 eval,
                 iterations: iterations + 1,
-            }));
+            });
         }
         let direction = newton_direction(&eval);
         let at_round_off = direction.norm() <= STEP_TOLERANCE * p.norm();
@@ -266,11 +264,11 @@ pub(super) fn minimise(
             step *= 0.5;
         }
         if at_round_off {
-            return Ok(Some(Solution {
+            return Ok(Solution {
                 plane: p,
                 eval,
                 iterations: iterations + 1,
-            }));
+            });
         }
         if !accepted {
             break;

@@ -21,6 +21,19 @@ pub enum ContactError {
         /// 0 for the first body of the pair, 1 for the second.
         body: usize,
     },
+    /// A friction frame was requested for a penetrating pair (step t must be collision-free).
+    #[error("cannot build a friction frame: the hulls penetrate at step t")]
+    PenetratingFrame,
+    /// The inner Newton solve for the plane velocity of friction did not converge.
+    #[error(
+        "friction plane-velocity solve did not converge after {iterations} iterations (|grad| = {gradient_norm:.3e})"
+    )]
+    FrictionNotConverged {
+        /// Iterations taken.
+        iterations: usize,
+        /// Final gradient norm with respect to (u, ω).
+        gradient_norm: f64,
+    },
     /// The inner Newton solve for the separating plane did not converge.
     #[error(
         "separating-plane solve did not converge after {iterations} iterations \

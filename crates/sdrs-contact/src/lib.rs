@@ -10,9 +10,13 @@
 //! - [`PlaneBarrier`]: the SDRS separating-plane barrier between convex hulls (SDRS paper
 //!   eq. 6-7, derivatives by the implicit function theorem, eq. 33-35), with the barrier
 //!   function of [`barrier`].
+//! - [`friction`]: the SDRS frictional damping through the plane's in-plane velocity
+//!   (eq. 8-13), from a [`friction::FrictionFrame`] lagged from step t, differentiated with
+//!   respect to the step-(t+1) poses.
 //!
-//! Planned (see `docs/architecture.md`): the plane-relative friction of SDRS eq. 8-13, the
-//! long-range hierarchical potential and the IPC baseline over triangle meshes.
+//! Planned (see `docs/architecture.md`): friction derivatives with respect to the step-t state
+//! and the local vertices, the long-range hierarchical potential and the IPC baseline over
+//! triangle meshes.
 //!
 //! ```
 //! use sdrs_contact::{ContactModel, Order, PlaneBarrier};
@@ -30,13 +34,15 @@
 //! ```
 //!
 //! ## Limitations
-//! - Friction (SDRS eq. 8-13) is not implemented yet.
+//! - Friction is differentiated with respect to the step-(t+1) poses only, not yet with respect
+//!   to the step-t state or the local vertices (which the adjoint will need).
 //! - The design derivatives cover the gradient and the pose-design mixed block; the
 //!   design-design Hessian is not provided (the adjoint does not need it).
 
 pub mod barrier;
 pub mod batch;
 pub mod error;
+pub mod friction;
 pub mod model;
 pub mod plane;
 pub mod twist;

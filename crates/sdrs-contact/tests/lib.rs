@@ -2,4 +2,5 @@
 
 mod barrier;
 mod batch;
+mod friction;
 mod plane;

@@ -1,0 +1,425 @@
+//! SDRS frictional damping through the separating plane's in-plane velocity (SDRS eq. 8-13).
+//!
+//! Each vertex pressed against the step-t plane (normal force `|f⊥_m|`, position `y_m^t`) slides
+//! relative to the plane. With the plane's in-plane basis `B`, unit normal `n̂` and time step
+//! `Δt`, the vertex's tangential velocity at step t+1 is `ẋ_m = Bᵀ(y_m − y_m^t)/Δt` (eq. 9) and
+//! the plane moves under it with `ṗ_m = ω Bᵀ(n̂ × y_m^t) + u` (eq. 10: in-plane translation `u`
+//! and rotation `ω` about the normal through the world origin). The damping energy
+//!
+//! ```text
+//! U_f* = Σ_m μ Δt A_ε(|f⊥_m|) √(|ẋ_m − ṗ_m|² + ε_v),    A_ε(f) = √(f² + ε_f) − √ε_f   (eq. 12)
+//! ```
+//!
+//! is minimised over `(u, ω)` (maximal dissipation, eq. 13), a small convex problem solved by a
+//! trust-region Newton method. `U_f = min U_f*` is differentiated with respect to the step-(t+1)
+//! poses by the implicit function theorem, as for the plane barrier.
+//!
+//! Choices the paper leaves open:
+//! - The plane rotates about the normal through the weighted centre of the pressed points,
+//!   not through the world origin; by Lemma VIII.2 this changes neither `U_f` nor its
+//!   derivatives, and it keeps the inner problem well conditioned. The unit normal is used
+//!   instead of `n*`, which only rescales `ω`.
+//! - When the pressed points cluster, the rotation is weakly determined (its curvature can be
+//!   1e-15 of the rest, and the optimal ω huge) yet strongly coupled to the poses. All inverses
+//!   of the inner Hessian are therefore taken in the scaled variables `(u, L ω)`, with `L` the
+//!   weighted RMS spin arm, and the solve polishes until the Newton step is at round-off. When
+//!   all points project to one point the energy is exactly flat in ω (Lemma VIII.1) and the
+//!   pseudo-inverse drops that direction, as the paper's shifted formulation would.
+//! - `ε` of eq. 11-12 is split into a velocity smoothing `ε_v` (m²/s²) and a force smoothing
+//!   `ε_f` (N²), since the two have different units.
+
+mod frame;
+mod solve;
+
+pub use frame::{FrictionFrame, FrictionPoint};
+
+use solve::{scaled_inverse, trust_region_step};
+
+use crate::error::{ContactError, Result};
+use crate::model::{Order, PairContact};
+use nalgebra::{Isometry3, Matrix2, Matrix3, SMatrix, Vector2, Vector3};
+
+type Matrix2x3 = SMatrix<f64, 2, 3>;
+type Matrix2x6 = SMatrix<f64, 2, 6>;
+type Matrix12x3 = SMatrix<f64, 12, 3>;
+
+/// Friction settings: coefficient, time step and the two smoothing constants.
+///
+/// ```
+/// use sdrs_contact::{Order, PlaneBarrier, PlaneCache, friction::{FrictionCache, FrictionFrame, PlaneFriction}};
+/// use sdrs_geometry::ConvexHull;
+/// use nalgebra::{Isometry3, Vector3};
+/// let ground = ConvexHull::cuboid(Vector3::new(5.0, 5.0, 0.5)).unwrap();
+/// let block = ConvexHull::cuboid(Vector3::repeat(0.1)).unwrap();
+/// let below = Isometry3::translation(0.0, 0.0, -0.5);
+/// let at_t = Isometry3::translation(0.0, 0.0, 0.105);
+/// let frame = FrictionFrame::new(&PlaneBarrier::new(0.01).unwrap(), 1.0, &ground, &below, &block, &at_t, &mut PlaneCache::default())
+///     .unwrap().expect("in contact");
+/// let friction = PlaneFriction::new(0.5, 0.01).unwrap();
+/// // The block slides 1 cm along x during the step: friction pushes back along −x.
+/// let next = Isometry3::translation(0.01, 0.0, 0.105);
+/// let f = friction.evaluate(&frame, &below, &next, &mut FrictionCache::default(), Order::Gradient).unwrap();
+/// assert!(f.gradient[6] > 0.0); // dU/dx of the block > 0: the force −dU/dx points along −x
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlaneFriction {
+    mu: f64,
+    dt: f64,
+    velocity_epsilon: f64,
+    force_epsilon: f64,
+    tolerance: f64,
+    max_iterations: usize,
+}
+
+/// Per-pair warm start of [`PlaneFriction`]: the last plane velocity `(u, ω)` (with `u` the
+/// in-plane velocity at the weighted centre of the pressed points).
+#[derive(Debug, Clone, Default)]
+pub struct FrictionCache {
+    velocity: Option<Vector3<f64>>,
+}
+
+impl FrictionCache {
+    /// The last optimal plane velocity `(u₁, u₂, ω)`, if any.
+    pub fn velocity(&self) -> Option<Vector3<f64>> {
+        self.velocity
+    }
+}
+
+/// `U_f*` and its `(u, ω)` derivatives at one plane velocity.
+struct Inner {
+    value: f64,
+    g: Vector3<f64>,
+    h: Matrix3<f64>,
+    noise: f64,
+}
+
+/// Per-point quantities that do not depend on the step-(t+1) poses.
+struct Lagged {
+    body: usize,
+    /// `μ Δt A_ε(|f⊥|)`
+    weight: f64,
+    /// `Bᵀ(n̂ × y^t)`: the plane's in-plane velocity under unit ω.
+    spin: Vector2<f64>,
+}
+
+fn positive(name: &'static str, value: f64) -> Result<f64> {
+    if value > 0.0 && value.is_finite() {
+        Ok(value)
+    } else {
+        Err(ContactError::InvalidSetting {
+            name,
+            value,
+            allowed: "finite and positive",
+        })
+    }
+}
+
+/// `D = diag(1, 1, 1/L)` with `L` the weighted RMS spin arm of the points: in the variables
+/// `y = D⁻¹ z = (u, L ω)` translation and rotation have the same units and comparable
+/// curvature. Clustered contacts make the ω-curvature tiny in `z` (down to 1e-15 of the rest)
+/// yet strongly coupled to the poses, so every inverse of the inner Hessian is taken in `y`.
+fn rotation_scaling(lagged: &[Lagged]) -> Matrix3<f64> {
+    let total: f64 = lagged.iter().map(|l| l.weight).sum();
+    let arm = (lagged
+        .iter()
+        .map(|l| l.weight * l.spin.norm_squared())
+        .sum::<f64>()
+        / total)
+        .sqrt();
+    Matrix3::from_diagonal(&Vector3::new(
+        1.0,
+        1.0,
+        if arm > 0.0 { 1.0 / arm } else { 0.0 },
+    ))
+}
+
+impl PlaneFriction {
+    /// Friction with coefficient `mu` and time step `dt`, smoothing `ε_v = 1e-6` (m²/s²) and
+    /// `ε_f = 1e-6` (N²), relative gradient tolerance `1e-8`, at most 100 inner iterations.
+    pub fn new(mu: f64, dt: f64) -> Result<Self> {
+        Ok(Self {
+            mu: positive("mu", mu)?,
+            dt: positive("dt", dt)?,
+            velocity_epsilon: 1e-6,
+            force_epsilon: 1e-6,
+            tolerance: 1e-8,
+            max_iterations: 100,
+        })
+    }
+
+    /// Sets the velocity smoothing `ε_v` of `√(|ẋ − ṗ|² + ε_v)` (m²/s², positive).
+    pub fn with_velocity_epsilon(mut self, epsilon: f64) -> Result<Self> {
+        self.velocity_epsilon = positive("velocity_epsilon", epsilon)?;
+        Ok(self)
+    }
+
+    /// Sets the relative gradient tolerance of the inner `(u, ω)` solve (in `(0, 1e-3]`).
+    pub fn with_tolerance(mut self, tolerance: f64) -> Result<Self> {
+        if !(tolerance > 0.0 && tolerance <= 1e-3) {
+            return Err(ContactError::InvalidSetting {
+                name: "tolerance",
+                value: tolerance,
+                allowed: "in (0, 1e-3]",
+            });
+        }
+        self.tolerance = tolerance;
+        Ok(self)
+    }
+
+    /// Sets the force smoothing `ε_f` of `A_ε` (N², positive).
+    pub fn with_force_epsilon(mut self, epsilon: f64) -> Result<Self> {
+        self.force_epsilon = positive("force_epsilon", epsilon)?;
+        Ok(self)
+    }
+
+    /// Weights and spin arms of the pressed points. The plane's rotation is taken about the
+    /// weighted centre of the points instead of the world origin: by Lemma VIII.2 this shift
+    /// leaves `U_f` and all its derivatives unchanged (it only re-parametrises `u`), and it
+    /// keeps the inner Hessian well conditioned far from the origin.
+    fn lagged(&self, frame: &FrictionFrame) -> Vec<Lagged> {
+        let ef = self.force_epsilon;
+        let weights: Vec<f64> = frame
+            .points()
+            .iter()
+            .map(|p| self.mu * self.dt * ((p.normal_force.powi(2) + ef).sqrt() - ef.sqrt()))
+            .collect();
+        let total: f64 = weights.iter().sum();
+        let centre = if total > 0.0 {
+            frame
+                .points()
+                .iter()
+                .zip(&weights)
+                .map(|(p, w)| p.position * *w)
+                .sum::<Vector3<f64>>()
+                / total
+        } else {
+            Vector3::zeros()
+        };
+        frame
+            .points()
+            .iter()
+            .zip(weights)
+            .map(|(p, weight)| Lagged {
+                body: p.body,
+                weight,
+                spin: frame.basis().transpose() * frame.normal().cross(&(p.position - centre)),
+            })
+            .collect()
+    }
+
+    /// The relative tangential velocities `d_m = Bᵀ(y_m − y_m^t)/Δt` at the step-(t+1) poses.
+    fn slip(&self, frame: &FrictionFrame, poses: [&Isometry3<f64>; 2]) -> Vec<Vector2<f64>> {
+        frame
+            .points()
+            .iter()
+            .map(|p| {
+                frame.basis().transpose() * ((poses[p.body] * p.local).coords - p.position)
+                    / self.dt
+            })
+            .collect()
+    }
+
+    /// `U_f*`, its gradient and Hessian in `z = (u, ω)`, and the gradient's own round-off
+    /// (from forming `w` as a difference of velocities much larger than itself).
+    fn inner(&self, lagged: &[Lagged], slip: &[Vector2<f64>], z: &Vector3<f64>) -> Inner {
+        let (mut value, mut g, mut h, mut noise) = (0.0, Vector3::zeros(), Matrix3::zeros(), 0.0);
+        for (l, d) in lagged.iter().zip(slip) {
+            let w = d - l.spin * z.z - Vector2::new(z.x, z.y);
+            let rho = (w.norm_squared() + self.velocity_epsilon).sqrt();
+            let dw_dz = Matrix2x3::new(-1.0, 0.0, -l.spin.x, 0.0, -1.0, -l.spin.y);
+            let m = (Matrix2::identity() / rho - w * w.transpose() / rho.powi(3)) * l.weight;
+            value += l.weight * rho;
+            g += dw_dz.transpose() * w * (l.weight / rho);
+            h += dw_dz.transpose() * m * dw_dz;
+            let size = d.norm() + l.spin.norm() * z.z.abs() + z.xy().norm();
+            noise += l.weight * f64::EPSILON * size / rho;
+        }
+        Inner { value, g, h, noise }
+    }
+
+    /// The plane velocity minimising `Σ a_m |w_m|²` (a linear 3x3 least-squares solve; the
+    /// minimum-norm one where the rotation is undetermined): the cold start of the solve.
+    fn least_squares_velocity(&self, lagged: &[Lagged], slip: &[Vector2<f64>]) -> Vector3<f64> {
+        let (mut h, mut g) = (Matrix3::zeros(), Vector3::zeros());
+        for (l, d) in lagged.iter().zip(slip) {
+            let j = Matrix2x3::new(1.0, 0.0, l.spin.x, 0.0, 1.0, l.spin.y);
+            h += j.transpose() * j * l.weight;
+            g += j.transpose() * d * l.weight;
+        }
+        scaled_inverse(&h, &rotation_scaling(lagged)) * g
+    }
+
+    /// Minimises `U_f*` over `(u, ω)` with a trust-region Newton method in the scaled
+    /// variables `(u, L ω)`, `L` the weighted RMS spin arm, so that both kinds of variable have
+    /// the same units. The energy is nearly a sum of norms (pure Newton steps overshoot along
+    /// directions of tiny curvature), and when the pressed points cluster, rotation is weakly
+    /// determined; the trust region bounds every step, and the exact subproblem solution
+    /// (eigen-decomposition of the 3x3 Hessian plus a 1-D secular equation) copes with both.
+    /// Stops when the gradient in the scaled variables is below `tolerance · Σ a_m` (each term
+    /// contributes at most `a_m` to it) plus eight times its round-off, then polishes.
+    fn minimise(
+        &self,
+        lagged: &[Lagged],
+        slip: &[Vector2<f64>],
+        scale: f64,
+        start: Option<Vector3<f64>>,
+    ) -> Result<(Vector3<f64>, f64, Matrix3<f64>, usize)> {
+        // z = D y: gradients and Hessians map as Dg and DHD.
+        let dm = rotation_scaling(lagged);
+        // Start from the least-squares velocity or the previous solution, whichever is lower.
+        let mut z = self.least_squares_velocity(lagged, slip);
+        let mut at = self.inner(lagged, slip, &z);
+        if let Some(previous) = start {
+            let there = self.inner(lagged, slip, &previous);
+            if there.value < at.value {
+                (z, at) = (previous, there);
+            }
+        }
+        let typical =
+            slip.iter().map(|s| s.norm()).fold(0.0, f64::max) + self.velocity_epsilon.sqrt();
+        let mut radius = typical;
+        for iterations in 0..self.max_iterations {
+            if (dm * at.g).norm() <= self.tolerance * scale + 8.0 * at.noise {
+                (z, at) = self.polish(lagged, slip, &dm, z, at, typical);
+                return Ok((z, at.value, at.h, iterations + 1));
+            }
+            let (gy, hy) = (dm * at.g, dm * at.h * dm);
+            let step_y = trust_region_step(&gy, &hy, radius);
+            let predicted = -(gy.dot(&step_y) + 0.5 * step_y.dot(&(hy * step_y)));
+            let trial_z = z + dm * step_y;
+            let trial = self.inner(lagged, slip, &trial_z);
+            let ratio = (at.value - trial.value) / predicted;
+            if ratio < 0.25 {
+                radius = 0.25 * step_y.norm();
+            } else if ratio > 0.75 && step_y.norm() > 0.99 * radius {
+                radius *= 2.0;
+            }
+            if ratio > 0.1 && trial.value < at.value {
+                (z, at) = (trial_z, trial);
+            } else if !(predicted > 16.0 * f64::EPSILON * at.value) {
+                // The model promises less than the energy can resolve, so the energy can no
+                // longer judge steps; the gradient still can: take full Newton steps while they
+                // shrink it (the quadratic model is exact here).
+                let newton = z - scaled_inverse(&at.h, &dm) * at.g;
+                let next = self.inner(lagged, slip, &newton);
+                if (dm * next.g).norm() < (dm * at.g).norm() {
+                    (z, at) = (newton, next);
+                    continue;
+                }
+                // Otherwise this is the round-off floor if the gradient is small, a failure if
+                // not.
+                if (dm * at.g).norm() <= self.tolerance.sqrt() * scale {
+                    return Ok((z, at.value, at.h, iterations + 1));
+                }
+                return Err(ContactError::FrictionNotConverged {
+                    iterations: iterations + 1,
+                    gradient_norm: at.g.norm(),
+                });
+            }
+        }
+        Err(ContactError::FrictionNotConverged {
+            iterations: self.max_iterations,
+            gradient_norm: at.g.norm(),
+        })
+    }
+
+    /// Full Newton steps from a point that passes the gradient test until the step itself is
+    /// at round-off: with the rotation weakly determined, a small gradient alone can leave ω
+    /// far from the optimum, and the IFT derivatives need the optimum.
+    fn polish(
+        &self,
+        lagged: &[Lagged],
+        slip: &[Vector2<f64>],
+        dm: &Matrix3<f64>,
+        mut z: Vector3<f64>,
+        mut at: Inner,
+        typical: f64,
+    ) -> (Vector3<f64>, Inner) {
+        // y = D⁻¹ z: the rotation coordinate is L·ω (zero when rotation is flat).
+        let to_y = |v: &Vector3<f64>| {
+            let w = if dm[(2, 2)] > 0.0 {
+                v.z / dm[(2, 2)]
+            } else {
+                0.0
+            };
+            Vector3::new(v.x, v.y, w)
+        };
+        for _ in 0..8 {
+            let step = -scaled_inverse(&at.h, dm) * at.g;
+            let newton = z + step;
+            let next = self.inner(lagged, slip, &newton);
+            if !(next.value <= at.value + 16.0 * f64::EPSILON * at.value.abs()) {
+                break;
+            }
+            let at_round_off = to_y(&step).norm() <= 1e-12 * (to_y(&z).norm() + typical);
+            (z, at) = (newton, next);
+            if at_round_off {
+                break;
+            }
+        }
+        (z, at)
+    }
+
+    /// The friction energy between the pair at step-(t+1) poses `pose_a`, `pose_b`, with the
+    /// lagged `frame` of step t, and its derivatives with respect to the step-(t+1) twists
+    /// (up to [`Order::Hessian`]; design derivatives are not provided yet).
+    pub fn evaluate(
+        &self,
+        frame: &FrictionFrame,
+        pose_a: &Isometry3<f64>,
+        pose_b: &Isometry3<f64>,
+        cache: &mut FrictionCache,
+        order: Order,
+    ) -> Result<PairContact> {
+        let lagged = self.lagged(frame);
+        let poses = [pose_a, pose_b];
+        let slip = self.slip(frame, poses);
+        let scale: f64 = lagged.iter().map(|l| l.weight).sum();
+        let (z, value, h, iterations) = self.minimise(&lagged, &slip, scale, cache.velocity)?;
+        cache.velocity = Some(z);
+        let mut out = PairContact::zero();
+        out.value = value;
+        out.iterations = iterations;
+        if order == Order::Value {
+            return Ok(out);
+        }
+        let basis = frame.basis();
+        let mut mixed = Matrix12x3::zeros();
+        for ((l, d), p) in lagged.iter().zip(&slip).zip(frame.points()) {
+            let w = d - l.spin * z.z - Vector2::new(z.x, z.y);
+            let rho = (w.norm_squared() + self.velocity_epsilon).sqrt();
+            let pose = poses[l.body];
+            let r = pose.rotation * p.local.coords;
+            // ∂d/∂ξ_b = Bᵀ [I, −[r]×] / Δt.
+            let mut dd = Matrix2x6::zeros();
+            dd.fixed_view_mut::<2, 3>(0, 0)
+                .copy_from(&(basis.transpose() / self.dt));
+            dd.fixed_view_mut::<2, 3>(0, 3)
+                .copy_from(&(-basis.transpose() * r.cross_matrix() / self.dt));
+            let grad_w = w * (l.weight / rho);
+            let row = 6 * l.body;
+            let mut gb = out.gradient.fixed_rows_mut::<6>(row);
+            gb += dd.transpose() * grad_w;
+            if order == Order::Gradient {
+                continue;
+            }
+            let m = (Matrix2::identity() / rho - w * w.transpose() / rho.powi(3)) * l.weight;
+            let mut hb = out.hessian.fixed_view_mut::<6, 6>(row, row);
+            hb += dd.transpose() * m * dd;
+            // Second-order rotation term with g3 = B ∇_w / Δt: ½(r g3ᵀ + g3 rᵀ) − (g3·r) I.
+            let g3 = basis * grad_w / self.dt;
+            let mut ww = out.hessian.fixed_view_mut::<3, 3>(row + 3, row + 3);
+            ww +=
+                (r * g3.transpose() + g3 * r.transpose()) * 0.5 - Matrix3::identity() * g3.dot(&r);
+            let dw_dz = Matrix2x3::new(-1.0, 0.0, -l.spin.x, 0.0, -1.0, -l.spin.y);
+            let mut mb = mixed.fixed_view_mut::<6, 3>(row, 0);
+            mb += dd.transpose() * m * dw_dz;
+        }
+        if order >= Order::Hessian {
+            out.hessian -=
+                mixed * scaled_inverse(&h, &rotation_scaling(&lagged)) * mixed.transpose();
+            out.hessian = (out.hessian + out.hessian.transpose()) * 0.5;
+        }
+        Ok(out)
+    }
+}

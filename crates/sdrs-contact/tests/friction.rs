@@ -1,0 +1,245 @@
+use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
+use proptest::prelude::*;
+use sdrs_contact::friction::{FrictionCache, FrictionFrame, PlaneFriction};
+use sdrs_contact::twist::{Twist, perturb};
+use sdrs_contact::{ContactError, ContactModel, Order, PairContact, PlaneBarrier, PlaneCache};
+use sdrs_geometry::ConvexHull;
+use sdrs_geometry::testing::{
+    central_differences, hull, place_at_gap, pose, relative_error, unit_vector,
+};
+
+const S: f64 = 0.1;
+const DT: f64 = 0.01;
+
+/// A pair in contact at step t, its friction frame, and step-(t+1) poses moved by a few mm.
+#[derive(Debug, Clone)]
+struct Sliding {
+    frame: FrictionFrame,
+    now: [Isometry3<f64>; 2],
+    next: [Isometry3<f64>; 2],
+    arm: f64,
+}
+
+/// As [`sliding`], but each body only translates from step t to t+1.
+fn translating() -> impl Strategy<Value = Sliding> {
+    sliding_with(0.0)
+}
+
+fn sliding() -> impl Strategy<Value = Sliding> {
+    sliding_with(1.0)
+}
+
+fn sliding_with(rotation: f64) -> impl Strategy<Value = Sliding> {
+    (
+        hull(4, 30),
+        hull(4, 30),
+        pose(1.0),
+        pose(1.0),
+        unit_vector(),
+        0.05..0.9f64,
+        proptest::array::uniform2((unit_vector(), unit_vector(), 1e-3..1e-2f64, 1e-3..3e-2f64)),
+    )
+        .prop_filter_map("in contact", move |(a, b, pa, pb, n, frac, moves)| {
+            let barrier = PlaneBarrier::new(S).unwrap();
+            let pb = place_at_gap(&a, &pa, &b, &pb, &n, frac * barrier.support_distance());
+            let frame = FrictionFrame::new(&barrier, 1.0, &a, &pa, &b, &pb, &mut PlaneCache::default()).ok()??;
+            let step = |p: &Isometry3<f64>, (dir, axis, shift, angle): (Vector3<f64>, Vector3<f64>, f64, f64)| {
+                Translation3::from(dir * shift) * p * UnitQuaternion::from_scaled_axis(axis * angle * rotation)
+            };
+            let arm = a.vertices().iter().chain(b.vertices()).map(|v| v.coords.norm()).fold(0.0, f64::max);
+            Some(Sliding { now: [pa, pb], next: [step(&pa, moves[0]), step(&pb, moves[1])], frame, arm })
+        })
+}
+
+fn model() -> PlaneFriction {
+    PlaneFriction::new(0.6, DT)
+        .unwrap()
+        .with_velocity_epsilon(1e-4)
+        .unwrap()
+}
+
+fn eval(
+    f: &PlaneFriction,
+    frame: &FrictionFrame,
+    a: &Isometry3<f64>,
+    b: &Isometry3<f64>,
+    order: Order,
+) -> PairContact {
+    f.evaluate(frame, a, b, &mut FrictionCache::default(), order)
+        .unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100))]
+
+    /// Gradient and Hessian with respect to the step-(t+1) poses against central differences.
+    #[test]
+    fn pose_derivatives_match_finite_differences(s in sliding()) {
+        let f = model();
+        let c = eval(&f, &s.frame, &s.next[0], &s.next[1], Order::Hessian);
+        let at = |x: &[f64; 12], order| {
+            let (xa, xb) = (Twist::from_column_slice(&x[..6]), Twist::from_column_slice(&x[6..]));
+            eval(&f, &s.frame, &perturb(&s.next[0], &xa), &perturb(&s.next[1], &xb), order)
+        };
+        // The energy varies on the scale of √ε_v·Δt = 1e-4 m of slip: steps well below it.
+        let h = 1e-6 / (1.0 + s.arm);
+        let fd = central_differences(|x| at(x, Order::Value).value, &[0.0; 12], h);
+        let err = relative_error(c.gradient.as_slice(), &fd, 1e-12);
+        prop_assert!(err < 1e-5, "gradient error {:e} value {} iterations {} h {:e}", err, c.value, c.iterations, h);
+        let raw = nalgebra::SMatrix::<f64, 12, 12>::from_columns(&central_differences(|x| at(x, Order::Gradient).gradient, &[0.0; 12], h));
+        let sym = (raw + raw.transpose()) * 0.5;
+        let err = relative_error(c.hessian.as_slice(), sym.as_slice(), 1e-12);
+        prop_assert!(err < 1e-5, "hessian error {:e}", err);
+    }
+
+    /// The in-plane basis is a free choice: turning it changes nothing.
+    #[test]
+    fn result_does_not_depend_on_the_tangent_basis(s in sliding(), angle in 0.0..6.2f64) {
+        let f = model();
+        let c = eval(&f, &s.frame, &s.next[0], &s.next[1], Order::Hessian);
+        let mut turned = s.frame.clone();
+        turned.rotate_basis(angle);
+        let d = eval(&f, &turned, &s.next[0], &s.next[1], Order::Hessian);
+        prop_assert!((c.value - d.value).abs() <= 1e-9 * c.value);
+        prop_assert!((c.gradient - d.gradient).norm() <= 1e-7 * c.gradient.norm().max(1e-12));
+        prop_assert!((c.hessian - d.hessian).norm() <= 1e-7 * c.hessian.norm().max(1e-12));
+    }
+
+    /// Lemma VIII.8: the friction forces on the two hulls cancel, and so does the torque about
+    /// the plane normal of the forces applied at the step-t positions (eq. 82; the
+    /// out-of-plane torque need not). With translation-only motion the torque about the origin
+    /// at step t follows from the pose gradient: Σ y^t × f = Σ_b (τ_b + (t_b − δ_b) × f_b).
+    #[test]
+    fn forces_cancel_and_in_plane_torque_cancels(s in translating()) {
+        let c = eval(&model(), &s.frame, &s.next[0], &s.next[1], Order::Gradient);
+        let g = &c.gradient;
+        let f = |b: usize| Vector3::new(g[6 * b], g[6 * b + 1], g[6 * b + 2]);
+        let tau = |b: usize| Vector3::new(g[6 * b + 3], g[6 * b + 4], g[6 * b + 5]);
+        let size = f(0).norm() + f(1).norm() + 1e-300;
+        prop_assert!((f(0) + f(1)).norm() <= 1e-6 * size, "net force {:?}", f(0) + f(1));
+        let origin_torque = |b: usize| tau(b) + s.now[b].translation.vector.cross(&f(b));
+        let net = origin_torque(0) + origin_torque(1);
+        let lever = 1.0 + s.now[0].translation.vector.norm() + s.now[1].translation.vector.norm();
+        prop_assert!(net.dot(&s.frame.normal()).abs() <= 1e-6 * size * lever, "in-plane torque {}", net.dot(&s.frame.normal()));
+    }
+}
+
+fn block_on_ground(mu: f64) -> (PlaneFriction, FrictionFrame, Isometry3<f64>, f64) {
+    let ground = ConvexHull::cuboid(Vector3::new(5.0, 5.0, 0.5)).unwrap();
+    let block = ConvexHull::cuboid(Vector3::repeat(0.1)).unwrap();
+    let below = Isometry3::translation(0.0, 0.0, -0.5);
+    let barrier = PlaneBarrier::new(0.01).unwrap();
+    let at_t = Isometry3::translation(0.0, 0.0, 0.103);
+    let frame = FrictionFrame::new(
+        &barrier,
+        1.0,
+        &ground,
+        &below,
+        &block,
+        &at_t,
+        &mut PlaneCache::default(),
+    )
+    .unwrap()
+    .unwrap();
+    let normal_total: f64 = frame
+        .points()
+        .iter()
+        .filter(|p| p.body == 1)
+        .map(|p| p.normal_force)
+        .sum();
+    (
+        PlaneFriction::new(mu, DT).unwrap(),
+        frame,
+        below,
+        normal_total,
+    )
+}
+
+#[test]
+fn sliding_friction_is_mu_times_the_normal_force_against_the_motion() {
+    let (f, frame, below, normal_total) = block_on_ground(0.4);
+    assert!(normal_total > 0.0);
+    // 2 cm per 10 ms step = 2 m/s, far above the smoothing speed √ε_v = 1e-3 m/s.
+    let velocity = Vector3::new(1.2, -1.6, 0.0);
+    let next = Isometry3::translation(velocity.x * DT, velocity.y * DT, 0.103);
+    let c = eval(&f, &frame, &below, &next, Order::Gradient);
+    let force_on_block = -Vector3::new(c.gradient[6], c.gradient[7], c.gradient[8]);
+    let expected = -velocity.normalize() * 0.4 * normal_total;
+    assert!(
+        (force_on_block - expected).norm() <= 1e-3 * expected.norm(),
+        "{force_on_block:?} vs {expected:?}"
+    );
+}
+
+#[test]
+fn no_slip_means_no_friction_force() {
+    let (f, frame, below, _) = block_on_ground(0.4);
+    let c = eval(
+        &f,
+        &frame,
+        &below,
+        &Isometry3::translation(0.0, 0.0, 0.103),
+        Order::Hessian,
+    );
+    assert!(c.gradient.norm() < 1e-9, "{}", c.gradient.norm());
+    assert!(
+        c.hessian.norm() > 0.0,
+        "friction resists the first motion: positive curvature"
+    );
+}
+
+#[test]
+fn frames_and_settings_reject_bad_input() {
+    assert!(matches!(
+        PlaneFriction::new(0.0, DT),
+        Err(ContactError::InvalidSetting { name: "mu", .. })
+    ));
+    assert!(PlaneFriction::new(0.5, -1.0).is_err());
+    assert!(
+        PlaneFriction::new(0.5, DT)
+            .unwrap()
+            .with_velocity_epsilon(0.0)
+            .is_err()
+    );
+    let cube = ConvexHull::cuboid(Vector3::repeat(0.5)).unwrap();
+    let barrier = PlaneBarrier::new(S).unwrap();
+    let id = Isometry3::identity();
+    let far = Isometry3::translation(3.0, 0.0, 0.0);
+    assert_eq!(
+        FrictionFrame::new(
+            &barrier,
+            1.0,
+            &cube,
+            &id,
+            &cube,
+            &far,
+            &mut PlaneCache::default()
+        ),
+        Ok(None)
+    );
+    let overlap = Isometry3::translation(0.5, 0.0, 0.0);
+    assert_eq!(
+        FrictionFrame::new(
+            &barrier,
+            1.0,
+            &cube,
+            &id,
+            &cube,
+            &overlap,
+            &mut PlaneCache::default()
+        ),
+        Err(ContactError::PenetratingFrame)
+    );
+    assert!(
+        FrictionFrame::new(
+            &barrier,
+            0.0,
+            &cube,
+            &id,
+            &cube,
+            &far,
+            &mut PlaneCache::default()
+        )
+        .is_err()
+    );
+}

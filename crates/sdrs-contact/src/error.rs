@@ -85,3 +85,29 @@ pub enum ContactError {
 
 /// Shorthand for results of this crate.
 pub type Result<T, E = ContactError> = std::result::Result<T, E>;
+
+/// `value` if it is finite and positive, else an `InvalidSetting` error naming it.
+pub(crate) fn positive(name: &'static str, value: f64) -> Result<f64> {
+    if value > 0.0 && value.is_finite() {
+        Ok(value)
+    } else {
+        Err(ContactError::InvalidSetting {
+            name,
+            value,
+            allowed: "finite and positive",
+        })
+    }
+}
+
+/// `value` if it is a valid relative tolerance of an inner solve, in `(0, 1e-3]`.
+pub(crate) fn tolerance(value: f64) -> Result<f64> {
+    if value > 0.0 && value <= 1e-3 {
+        Ok(value)
+    } else {
+        Err(ContactError::InvalidSetting {
+            name: "tolerance",
+            value,
+            allowed: "in (0, 1e-3]",
+        })
+    }
+}

@@ -204,42 +204,21 @@ fn frames_and_settings_reject_bad_input() {
     let cube = ConvexHull::cuboid(Vector3::repeat(0.5)).unwrap();
     let barrier = PlaneBarrier::new(S).unwrap();
     let id = Isometry3::identity();
-    let far = Isometry3::translation(3.0, 0.0, 0.0);
-    assert_eq!(
+    let frame = |other: Isometry3<f64>, stiffness: f64| {
         FrictionFrame::new(
             &barrier,
-            1.0,
+            stiffness,
             &cube,
             &id,
             &cube,
-            &far,
-            &mut PlaneCache::default()
-        ),
-        Ok(None)
-    );
-    let overlap = Isometry3::translation(0.5, 0.0, 0.0);
+            &other,
+            &mut PlaneCache::default(),
+        )
+    };
+    assert_eq!(frame(Isometry3::translation(3.0, 0.0, 0.0), 1.0), Ok(None));
     assert_eq!(
-        FrictionFrame::new(
-            &barrier,
-            1.0,
-            &cube,
-            &id,
-            &cube,
-            &overlap,
-            &mut PlaneCache::default()
-        ),
+        frame(Isometry3::translation(0.5, 0.0, 0.0), 1.0),
         Err(ContactError::PenetratingFrame)
     );
-    assert!(
-        FrictionFrame::new(
-            &barrier,
-            0.0,
-            &cube,
-            &id,
-            &cube,
-            &far,
-            &mut PlaneCache::default()
-        )
-        .is_err()
-    );
+    assert!(frame(Isometry3::translation(3.0, 0.0, 0.0), 0.0).is_err());
 }

@@ -361,27 +361,12 @@ fn interior_vertices_take_part_only_within_the_support() {
     let mut with_interior = cube.vertices().to_vec();
     with_interior.push(Point3::new(0.0, 0.1, 0.0));
     let inner = ConvexHull::new(with_interior).unwrap();
-    let plain = model
-        .evaluate(
-            &cube,
-            &pa,
-            &cube,
-            &pb,
-            &mut PlaneCache::default(),
-            Order::Value,
-        )
-        .unwrap()
-        .value();
-    let more = model
-        .evaluate(
-            &inner,
-            &pa,
-            &cube,
-            &pb,
-            &mut PlaneCache::default(),
-            Order::Value,
-        )
-        .unwrap()
-        .value();
+    let energy = |a: &ConvexHull| {
+        model
+            .evaluate(a, &pa, &cube, &pb, &mut PlaneCache::default(), Order::Value)
+            .unwrap()
+            .value()
+    };
+    let (plain, more) = (energy(&cube), energy(&inner));
     assert!((plain - more).abs() <= 1e-12 * plain);
 }

@@ -54,13 +54,7 @@ impl FrictionFrame {
         pose_b: &Isometry3<f64>,
         cache: &mut PlaneCache,
     ) -> Result<Option<Self>> {
-        if !(stiffness > 0.0 && stiffness.is_finite()) {
-            return Err(ContactError::InvalidSetting {
-                name: "stiffness",
-                value: stiffness,
-                allowed: "finite and positive",
-            });
-        }
+        crate::error::positive("stiffness", stiffness)?;
         match barrier.evaluate(a, pose_a, b, pose_b, cache, Order::Value)? {
             PairOutcome::Penetrating => return Err(ContactError::PenetratingFrame),
             PairOutcome::Separated(c) if c.value == 0.0 => return Ok(None),

@@ -35,7 +35,7 @@ pub use frame::{FrictionFrame, FrictionPoint};
 
 use solve::{scaled_inverse, trust_region_step};
 
-use crate::error::{ContactError, Result};
+use crate::error::{ContactError, Result, positive};
 use crate::model::{Order, PairContact};
 use nalgebra::{Isometry3, Matrix2, Matrix3, SMatrix, Vector2, Vector3};
 
@@ -102,18 +102,6 @@ struct Lagged {
     spin: Vector2<f64>,
 }
 
-fn positive(name: &'static str, value: f64) -> Result<f64> {
-    if value > 0.0 && value.is_finite() {
-        Ok(value)
-    } else {
-        Err(ContactError::InvalidSetting {
-            name,
-            value,
-            allowed: "finite and positive",
-        })
-    }
-}
-
 /// `D = diag(1, 1, 1/L)` with `L` the weighted RMS spin arm of the points: in the variables
 /// `y = D⁻¹ z = (u, L ω)` translation and rotation have the same units and comparable
 /// curvature. Clustered contacts make the ω-curvature tiny in `z` (down to 1e-15 of the rest)
@@ -155,14 +143,7 @@ impl PlaneFriction {
 
     /// Sets the relative gradient tolerance of the inner `(u, ω)` solve (in `(0, 1e-3]`).
     pub fn with_tolerance(mut self, tolerance: f64) -> Result<Self> {
-        if !(tolerance > 0.0 && tolerance <= 1e-3) {
-            return Err(ContactError::InvalidSetting {
-                name: "tolerance",
-                value: tolerance,
-                allowed: "in (0, 1e-3]",
-            });
-        }
-        self.tolerance = tolerance;
+        self.tolerance = crate::error::tolerance(tolerance)?;
         Ok(self)
     }
 

@@ -107,14 +107,7 @@ impl PlaneBarrier {
 
     /// Sets the relative gradient tolerance of the inner solve (in `(0, 1e-3]`).
     pub fn with_tolerance(mut self, tolerance: f64) -> Result<Self> {
-        if !(tolerance > 0.0 && tolerance <= 1e-3) {
-            return Err(ContactError::InvalidSetting {
-                name: "tolerance",
-                value: tolerance,
-                allowed: "in (0, 1e-3]",
-            });
-        }
-        self.tolerance = tolerance;
+        self.tolerance = crate::error::tolerance(tolerance)?;
         Ok(self)
     }
 

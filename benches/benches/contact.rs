@@ -1,12 +1,11 @@
 //! Suite `contact`: the SDRS plane barrier and plane friction per hull pair (value, 12-vector
 //! gradient and 12x12 Hessian), cold and warm started.
 
-use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_group, criterion_main};
 use nalgebra::Translation3;
-use sdrs_benches::{hull_pairs, runner};
+use sdrs_benches::{bench_cold_and_warm, hull_pairs, runner};
 use sdrs_contact::friction::{FrictionCache, FrictionFrame, PlaneFriction};
 use sdrs_contact::{ContactModel, Order, PlaneBarrier, PlaneCache};
-use std::hint::black_box;
 
 const VERTEX_COUNTS: [usize; 5] = [8, 32, 96, 384, 768];
 
@@ -20,30 +19,24 @@ fn plane_barrier(c: &mut Criterion) {
     let mut rng = runner();
     for m in VERTEX_COUNTS {
         let pairs = hull_pairs(m, 8, 0.005, &mut rng);
-        for (name, warm) in [("cold", false), ("warm", true)] {
-            group.bench_with_input(BenchmarkId::new(name, m), &pairs, |bench, pairs| {
-                let mut caches = vec![PlaneCache::default(); pairs.len()];
-                let mut k = 0;
-                bench.iter(|| {
-                    k = (k + 1) % (2 * pairs.len());
-                    let p = &pairs[k / 2];
-                    if !warm {
-                        caches[k / 2] = PlaneCache::default();
-                    }
-                    let out = model
-                        .evaluate(
-                            &p.a,
-                            &p.pose_a,
-                            &p.b,
-                            &p.poses_b[k % 2],
-                            &mut caches[k / 2],
-                            Order::Hessian,
-                        )
-                        .expect("benchmark pairs converge");
-                    black_box(out.value())
-                })
-            });
-        }
+        bench_cold_and_warm(
+            &mut group,
+            m,
+            &pairs,
+            |p, variant, cache: &mut PlaneCache| {
+                model
+                    .evaluate(
+                        &p.a,
+                        &p.pose_a,
+                        &p.b,
+                        &p.poses_b[variant],
+                        cache,
+                        Order::Hessian,
+                    )
+                    .expect("benchmark pairs converge")
+                    .value()
+            },
+        );
     }
     group.finish();
 }
@@ -77,29 +70,17 @@ fn plane_friction(c: &mut Criterion) {
                 (frame, p.pose_a, [slide(1e-3), slide(1.2e-3)])
             })
             .collect();
-        for (name, warm) in [("cold", false), ("warm", true)] {
-            group.bench_with_input(BenchmarkId::new(name, m), &scenes, |bench, scenes| {
-                let mut caches = vec![FrictionCache::default(); scenes.len()];
-                let mut k = 0;
-                bench.iter(|| {
-                    k = (k + 1) % (2 * scenes.len());
-                    let (frame, pose_a, next) = &scenes[k / 2];
-                    if !warm {
-                        caches[k / 2] = FrictionCache::default();
-                    }
-                    let out = friction
-                        .evaluate(
-                            frame,
-                            pose_a,
-                            &next[k % 2],
-                            &mut caches[k / 2],
-                            Order::Hessian,
-                        )
-                        .expect("benchmark friction converges");
-                    black_box(out.value)
-                })
-            });
-        }
+        bench_cold_and_warm(
+            &mut group,
+            m,
+            &scenes,
+            |(frame, pose_a, next), variant, cache: &mut FrictionCache| {
+                friction
+                    .evaluate(frame, pose_a, &next[variant], cache, Order::Hessian)
+                    .expect("benchmark friction converges")
+                    .value
+            },
+        );
     }
     group.finish();
 }

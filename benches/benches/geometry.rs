@@ -1,11 +1,11 @@
 //! Suite `geometry`: GJK distance, broad phase and sphere-tree construction.
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use sdrs_benches::{hull_cloud, hull_pairs, runner};
+use sdrs_benches::{bench_cold_and_warm, hull_cloud, hull_pairs, runner};
 use sdrs_geometry::broad_phase::{
     AllPairs, BroadPhase, BvhCrate, OwnBvh, PairFinder, ParryBvh, Proxy,
 };
-use sdrs_geometry::gjk::{GjkCache, GjkSettings, gjk_distance};
+use sdrs_geometry::gjk::{GjkCache, GjkSettings, Proximity, gjk_distance};
 use sdrs_geometry::{SphereTree, TriMesh};
 use std::hint::black_box;
 
@@ -21,27 +21,12 @@ fn gjk(c: &mut Criterion) {
     let settings = GjkSettings::default();
     for m in VERTEX_COUNTS {
         let pairs = hull_pairs(m, 8, 0.1, &mut rng);
-        for (name, warm) in [("cold", false), ("warm", true)] {
-            group.bench_with_input(BenchmarkId::new(name, m), &pairs, |bench, pairs| {
-                let mut caches = vec![GjkCache::default(); pairs.len()];
-                let mut k = 0;
-                bench.iter(|| {
-                    k = (k + 1) % (2 * pairs.len());
-                    let p = &pairs[k / 2];
-                    if !warm {
-                        caches[k / 2] = GjkCache::default();
-                    }
-                    black_box(gjk_distance(
-                        &p.a,
-                        &p.pose_a,
-                        &p.b,
-                        &p.poses_b[k % 2],
-                        &settings,
-                        &mut caches[k / 2],
-                    ))
-                })
-            });
-        }
+        bench_cold_and_warm(&mut group, m, &pairs, |p, variant, cache: &mut GjkCache| {
+            match gjk_distance(&p.a, &p.pose_a, &p.b, &p.poses_b[variant], &settings, cache) {
+                Proximity::Separated(s) => s.distance,
+                Proximity::Intersecting { .. } => 0.0,
+            }
+        });
     }
     group.finish();
 }

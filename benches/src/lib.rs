@@ -5,6 +5,8 @@
 //! deterministic generators as the tests (`sdrs_geometry::testing`), so a benchmark input is
 //! always a valid test input.
 
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, BenchmarkId};
 use nalgebra::{Isometry3, Vector3};
 use proptest::test_runner::TestRunner;
 use sdrs_geometry::ConvexHull;
@@ -85,4 +87,29 @@ pub fn hull_cloud(
         })
         .collect();
     (hulls, [start, moved])
+}
+
+/// Benchmarks one evaluation per iteration over `scenes`, each visited twice in a row with
+/// variant 0 then 1 (e.g. two nearby poses), as `cold/INPUT` (a fresh cache every time) and
+/// `warm/INPUT` (each scene keeps its cache between visits). `run(scene, variant, cache)` does
+/// the work and returns a value to keep alive.
+pub fn bench_cold_and_warm<S, C: Default + Clone>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    input: usize,
+    scenes: &[S],
+    run: impl Fn(&S, usize, &mut C) -> f64,
+) {
+    for (name, warm) in [("cold", false), ("warm", true)] {
+        group.bench_function(BenchmarkId::new(name, input), |bench| {
+            let mut caches = vec![C::default(); scenes.len()];
+            let mut k = 0;
+            bench.iter(|| {
+                k = (k + 1) % (2 * scenes.len());
+                if !warm {
+                    caches[k / 2] = C::default();
+                }
+                std::hint::black_box(run(&scenes[k / 2], k % 2, &mut caches[k / 2]))
+            })
+        });
+    }
 }

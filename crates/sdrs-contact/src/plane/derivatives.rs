@@ -110,14 +110,10 @@ fn vertex_derivatives(
     let mut out = Vec::new();
     let nx = n.cross_matrix();
     for (b, side) in sides.iter().enumerate() {
-        let rotation = side.pose.rotation.to_rotation_matrix();
-        let r_mat: Matrix3<f64> = *rotation.matrix();
+        let r_mat: Matrix3<f64> = *side.pose.rotation.to_rotation_matrix().matrix();
         let t = side.pose.translation.vector;
-        let n_local = rotation.inverse_transform_vector(n);
-        let o_local = n.dot(&t) + offset;
         let sign = side.sign;
-        for (vertex, x) in side.hull.vertices().iter().enumerate() {
-            let q = sign * (n_local.dot(&x.coords) + o_local);
+        for (vertex, x, q) in side.distances(n, offset) {
             let Some((_, d1, d2)) = barrier(q, s).filter(|_| q < s) else {
                 continue;
             };
@@ -140,7 +136,7 @@ fn vertex_derivatives(
             out.push(VertexDerivatives {
                 body: b,
                 vertex,
-                gradient: rotation.inverse_transform_vector(n) * (sign * d1),
+                gradient: nt_r.transpose() * (sign * d1),
                 mixed: direct - k * plane_x,
             });
         }

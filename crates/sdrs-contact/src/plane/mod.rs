@@ -33,7 +33,7 @@ mod solve;
 
 use crate::error::{ContactError, Result};
 use crate::model::{ContactModel, Order, PairContact, PairOutcome};
-use nalgebra::{Isometry3, Vector3, Vector4};
+use nalgebra::{Isometry3, Point3, Vector3, Vector4};
 use sdrs_geometry::ConvexHull;
 use sdrs_geometry::gjk::{GjkCache, GjkSettings, Proximity, gjk_distance};
 
@@ -83,6 +83,26 @@ struct Side<'a> {
     pose: &'a Isometry3<f64>,
     /// −1 for A (negative side), +1 for B.
     sign: f64,
+}
+
+impl Side<'_> {
+    /// `(index, local vertex, q)` for every vertex, with `q = σ (n·y + o)` its signed distance
+    /// to the plane `(n, o)` (positive on the hull's own side). All vertices move rigidly, so
+    /// the plane is moved into the hull's frame once: `n·(R x + t) + o = (Rᵀn)·x + (n·t + o)`.
+    fn distances(
+        &self,
+        n: &Vector3<f64>,
+        o: f64,
+    ) -> impl Iterator<Item = (usize, &Point3<f64>, f64)> + '_ {
+        let n_local = self.pose.rotation.inverse_transform_vector(n);
+        let o_local = n.dot(&self.pose.translation.vector) + o;
+        let sign = self.sign;
+        self.hull
+            .vertices()
+            .iter()
+            .enumerate()
+            .map(move |(i, x)| (i, x, sign * (n_local.dot(&x.coords) + o_local)))
+    }
 }
 
 impl PlaneBarrier {

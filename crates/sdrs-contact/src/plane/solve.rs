@@ -73,13 +73,9 @@ pub(super) fn evaluate_plane(sides: &[Side; 2], p: &Vector4<f64>, s: f64) -> Opt
     for (side, moments) in sides.iter().zip(&mut eval.moments) {
         let rotation = side.pose.rotation.to_rotation_matrix();
         let t = side.pose.translation.vector;
-        // The plane in the hull's local frame: n·(R x + t) + o = (Rᵀn)·x + (n·t + o).
-        let n_local = rotation.inverse_transform_vector(&n);
-        let o_local = n.dot(&t) + p.w;
         let sign = side.sign;
         let offset_size = n_norm * t.norm() + p.w.abs();
-        for x in side.hull.vertices() {
-            let q = sign * (n_local.dot(&x.coords) + o_local);
+        for (_, x, q) in side.distances(&n, p.w) {
             if q >= s {
                 continue;
             }
@@ -126,10 +122,7 @@ pub(super) fn scale_unit_plane(sides: &[Side; 2], unit: &Vector4<f64>, s: f64) -
     // Only vertices within s of the plane can be active for λ < 1.
     let mut distances = Vec::new();
     for side in sides {
-        let n_local = side.pose.rotation.inverse_transform_vector(&n);
-        let o_local = n.dot(&side.pose.translation.vector) + unit.w;
-        for x in side.hull.vertices() {
-            let d = side.sign * (n_local.dot(&x.coords) + o_local);
+        for (_, _, d) in side.distances(&n, unit.w) {
             if !(d > 0.0) {
                 return None;
             }
@@ -216,7 +209,9 @@ pub(super) fn minimise(
     max_iterations: usize,
 ) -> Result<Solution> {
     let mut p = start;
+    let mut taken = 0;
     for iterations in 0..max_iterations {
+        taken = iterations + 1;
         if eval.value == 0.0 {
             return Ok(Solution {
                 plane: p,
@@ -275,7 +270,7 @@ pub(super) fn minimise(
         }
     }
     Err(ContactError::NotConverged {
-        iterations: max_iterations,
+        iterations: taken,
         gradient_norm: eval.gradient.norm(),
         scale: eval.scale,
         energy: eval.value,

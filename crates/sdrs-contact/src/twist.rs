@@ -14,7 +14,7 @@
 //! Hessian plus an antisymmetric term `½ g·[ξ, η]` in the rotation block; the Hessian is the
 //! symmetric part of such a finite-difference matrix, which is what the tests compare.
 
-use nalgebra::{Isometry3, SMatrix, SVector, Translation3, UnitQuaternion, Vector3};
+use nalgebra::{Isometry3, Matrix3, SMatrix, SVector, Translation3, UnitQuaternion, Vector3};
 
 /// Gradient with respect to the twists of a body pair.
 pub type Vector12 = SVector<f64, 12>;
@@ -41,4 +41,11 @@ pub fn perturb(pose: &Isometry3<f64>, xi: &Twist) -> Isometry3<f64> {
         Translation3::from(pose.translation.vector + v),
         UnitQuaternion::from_scaled_axis(w) * pose.rotation,
     )
+}
+
+/// `g · ∂²y/∂ω²` for a point at offset `r` from its body origin and a force-like vector `g`:
+/// `½ (r gᵀ + g rᵀ) − (g·r) I`, the second-order rotation term every pose Hessian adds to its
+/// rotation block (for a sum over points, pass `Σ` of the weighted offsets).
+pub(crate) fn rotation_curvature(r: &Vector3<f64>, g: &Vector3<f64>) -> Matrix3<f64> {
+    (r * g.transpose() + g * r.transpose()) * 0.5 - Matrix3::identity() * g.dot(r)
 }

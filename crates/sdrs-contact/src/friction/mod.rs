@@ -37,6 +37,7 @@ use solve::{scaled_inverse, trust_region_step};
 
 use crate::error::{ContactError, Result, positive};
 use crate::model::{Order, PairContact};
+use crate::twist::rotation_curvature;
 use nalgebra::{Isometry3, Matrix2, Matrix3, SMatrix, Vector2, Vector3};
 
 type Matrix2x3 = SMatrix<f64, 2, 3>;
@@ -387,11 +388,10 @@ impl PlaneFriction {
             let m = (Matrix2::identity() / rho - w * w.transpose() / rho.powi(3)) * l.weight;
             let mut hb = out.hessian.fixed_view_mut::<6, 6>(row, row);
             hb += dd.transpose() * m * dd;
-            // Second-order rotation term with g3 = B ∇_w / Δt: ½(r g3ᵀ + g3 rᵀ) − (g3·r) I.
+            // Second-order rotation term, contracted with g3 = B ∇_w / Δt.
             let g3 = basis * grad_w / self.dt;
             let mut ww = out.hessian.fixed_view_mut::<3, 3>(row + 3, row + 3);
-            ww +=
-                (r * g3.transpose() + g3 * r.transpose()) * 0.5 - Matrix3::identity() * g3.dot(&r);
+            ww += rotation_curvature(&r, &g3);
             let dw_dz = Matrix2x3::new(-1.0, 0.0, -l.spin.x, 0.0, -1.0, -l.spin.y);
             let mut mb = mixed.fixed_view_mut::<6, 3>(row, 0);
             mb += dd.transpose() * m * dw_dz;

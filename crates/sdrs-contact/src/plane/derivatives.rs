@@ -4,6 +4,7 @@ use super::Side;
 use super::solve::{Moments, Solution};
 use crate::barrier::barrier;
 use crate::model::{Order, PairContact, VertexDerivatives};
+use crate::twist::rotation_curvature;
 use nalgebra::{Matrix3, SMatrix, Vector3, Vector4};
 
 type Matrix6x4 = SMatrix<f64, 6, 4>;
@@ -21,9 +22,7 @@ fn twist_hessian(m: &Moments, n: &Vector3<f64>, sign: f64) -> SMatrix<f64, 6, 6>
     h.fixed_view_mut::<3, 3>(3, 0).copy_from(&vw.transpose());
     // Σ P''(r×n)(r×n)ᵀ = [n]× (Σ P'' r rᵀ) [n]×ᵀ, plus the second-order rotation term
     // σ Σ P' (½(r nᵀ + n rᵀ) − (n·r) I).
-    let sym =
-        (m.t1 * n.transpose() + n * m.t1.transpose()) * 0.5 - Matrix3::identity() * n.dot(&m.t1);
-    let ww = nx * m.s2 * nx.transpose() + sym * sign;
+    let ww = nx * m.s2 * nx.transpose() + rotation_curvature(&m.t1, n) * sign;
     h.fixed_view_mut::<3, 3>(3, 3).copy_from(&ww);
     h
 }

@@ -99,8 +99,25 @@ struct Lagged {
     body: usize,
     /// `μ Δt A_ε(|f⊥|)`
     weight: f64,
-    /// `Bᵀ(n̂ × y^t)`: the plane's in-plane velocity under unit ω.
+    /// `Bᵀ(n̂ × (y^t − c))`, `c` the weighted contact centre: the plane's in-plane velocity
+    /// at the point under unit ω.
     spin: Vector2<f64>,
+}
+
+impl Lagged {
+    /// `∂w/∂(u, ω) = [−I | −spin]` for the relative slip `w = d − u − ω spin`.
+    fn dw_dz(&self) -> Matrix2x3 {
+        Matrix2x3::new(-1.0, 0.0, -self.spin.x, 0.0, -1.0, -self.spin.y)
+    }
+}
+
+/// One point's damping term `a √(|w|² + ε_v)` at a plane velocity.
+struct Term {
+    rho: f64,
+    /// `∂/∂w = a w / ρ`
+    gradient: Vector2<f64>,
+    /// `∂²/∂w² = a (I/ρ − w wᵀ/ρ³)`
+    curvature: Matrix2<f64>,
 }
 
 /// `D = diag(1, 1, 1/L)` with `L` the weighted RMS spin arm of the points: in the variables
@@ -206,17 +223,26 @@ impl PlaneFriction {
     fn inner(&self, lagged: &[Lagged], slip: &[Vector2<f64>], z: &Vector3<f64>) -> Inner {
         let (mut value, mut g, mut h, mut noise) = (0.0, Vector3::zeros(), Matrix3::zeros(), 0.0);
         for (l, d) in lagged.iter().zip(slip) {
-            let w = d - l.spin * z.z - Vector2::new(z.x, z.y);
-            let rho = (w.norm_squared() + self.velocity_epsilon).sqrt();
-            let dw_dz = Matrix2x3::new(-1.0, 0.0, -l.spin.x, 0.0, -1.0, -l.spin.y);
-            let m = (Matrix2::identity() / rho - w * w.transpose() / rho.powi(3)) * l.weight;
-            value += l.weight * rho;
-            g += dw_dz.transpose() * w * (l.weight / rho);
-            h += dw_dz.transpose() * m * dw_dz;
+            let t = self.term(l, d, z);
+            let dw_dz = l.dw_dz();
+            value += l.weight * t.rho;
+            g += dw_dz.transpose() * t.gradient;
+            h += dw_dz.transpose() * t.curvature * dw_dz;
             let size = d.norm() + l.spin.norm() * z.z.abs() + z.xy().norm();
-            noise += l.weight * f64::EPSILON * size / rho;
+            noise += l.weight * f64::EPSILON * size / t.rho;
         }
         Inner { value, g, h, noise }
+    }
+
+    /// The damping term of point `l` with slip `d` at plane velocity `z = (u, ω)`.
+    fn term(&self, l: &Lagged, d: &Vector2<f64>, z: &Vector3<f64>) -> Term {
+        let w = d - l.spin * z.z - z.xy();
+        let rho = (w.norm_squared() + self.velocity_epsilon).sqrt();
+        Term {
+            rho,
+            gradient: w * (l.weight / rho),
+            curvature: (Matrix2::identity() / rho - w * w.transpose() / rho.powi(3)) * l.weight,
+        }
     }
 
     /// The plane velocity minimising `Σ a_m |w_m|²` (a linear 3x3 least-squares solve; the
@@ -224,9 +250,9 @@ impl PlaneFriction {
     fn least_squares_velocity(&self, lagged: &[Lagged], slip: &[Vector2<f64>]) -> Vector3<f64> {
         let (mut h, mut g) = (Matrix3::zeros(), Vector3::zeros());
         for (l, d) in lagged.iter().zip(slip) {
-            let j = Matrix2x3::new(1.0, 0.0, l.spin.x, 0.0, 1.0, l.spin.y);
+            let j = l.dw_dz();
             h += j.transpose() * j * l.weight;
-            g += j.transpose() * d * l.weight;
+            g -= j.transpose() * d * l.weight;
         }
         scaled_inverse(&h, &rotation_scaling(lagged)) * g
     }
@@ -237,17 +263,17 @@ impl PlaneFriction {
     /// directions of tiny curvature), and when the pressed points cluster, rotation is weakly
     /// determined; the trust region bounds every step, and the exact subproblem solution
     /// (eigen-decomposition of the 3x3 Hessian plus a 1-D secular equation) copes with both.
+    /// `dm` is [`rotation_scaling`]: `z = D y`, so gradients and Hessians map as `Dg`, `DHD`.
     /// Stops when the gradient in the scaled variables is below `tolerance · Σ a_m` (each term
     /// contributes at most `a_m` to it) plus eight times its round-off, then polishes.
     fn minimise(
         &self,
         lagged: &[Lagged],
         slip: &[Vector2<f64>],
+        dm: &Matrix3<f64>,
         scale: f64,
         start: Option<Vector3<f64>>,
     ) -> Result<(Vector3<f64>, f64, Matrix3<f64>, usize)> {
-        // z = D y: gradients and Hessians map as Dg and DHD.
-        let dm = rotation_scaling(lagged);
         // Start from the least-squares velocity or the previous solution, whichever is lower.
         let mut z = self.least_squares_velocity(lagged, slip);
         let mut at = self.inner(lagged, slip, &z);
@@ -262,7 +288,7 @@ impl PlaneFriction {
         let mut radius = typical;
         for iterations in 0..self.max_iterations {
             if (dm * at.g).norm() <= self.tolerance * scale + 8.0 * at.noise {
-                (z, at) = self.polish(lagged, slip, &dm, z, at, typical);
+                (z, at) = self.polish(lagged, slip, dm, z, at, typical);
                 return Ok((z, at.value, at.h, iterations + 1));
             }
             let (gy, hy) = (dm * at.g, dm * at.h * dm);
@@ -282,7 +308,7 @@ impl PlaneFriction {
                 // The model promises less than the energy can resolve, so the energy can no
                 // longer judge steps; the gradient still can: take full Newton steps while they
                 // shrink it (the quadratic model is exact here).
-                let newton = z - scaled_inverse(&at.h, &dm) * at.g;
+                let newton = z - scaled_inverse(&at.h, dm) * at.g;
                 let next = self.inner(lagged, slip, &newton);
                 if (dm * next.g).norm() < (dm * at.g).norm() {
                     (z, at) = (newton, next);
@@ -357,7 +383,9 @@ impl PlaneFriction {
         let poses = [pose_a, pose_b];
         let slip = self.slip(frame, poses);
         let scale: f64 = lagged.iter().map(|l| l.weight).sum();
-        let (z, value, h, iterations) = self.minimise(&lagged, &slip, scale, cache.velocity)?;
+        let dm = rotation_scaling(&lagged);
+        let (z, value, h, iterations) =
+            self.minimise(&lagged, &slip, &dm, scale, cache.velocity)?;
         cache.velocity = Some(z);
         let mut out = PairContact::zero();
         out.value = value;
@@ -368,37 +396,30 @@ impl PlaneFriction {
         let basis = frame.basis();
         let mut mixed = Matrix12x3::zeros();
         for ((l, d), p) in lagged.iter().zip(&slip).zip(frame.points()) {
-            let w = d - l.spin * z.z - Vector2::new(z.x, z.y);
-            let rho = (w.norm_squared() + self.velocity_epsilon).sqrt();
-            let pose = poses[l.body];
-            let r = pose.rotation * p.local.coords;
+            let t = self.term(l, d, &z);
+            let r = poses[l.body].rotation * p.local.coords;
             // ∂d/∂ξ_b = Bᵀ [I, −[r]×] / Δt.
             let mut dd = Matrix2x6::zeros();
             dd.fixed_view_mut::<2, 3>(0, 0)
                 .copy_from(&(basis.transpose() / self.dt));
             dd.fixed_view_mut::<2, 3>(0, 3)
                 .copy_from(&(-basis.transpose() * r.cross_matrix() / self.dt));
-            let grad_w = w * (l.weight / rho);
             let row = 6 * l.body;
             let mut gb = out.gradient.fixed_rows_mut::<6>(row);
-            gb += dd.transpose() * grad_w;
+            gb += dd.transpose() * t.gradient;
             if order == Order::Gradient {
                 continue;
             }
-            let m = (Matrix2::identity() / rho - w * w.transpose() / rho.powi(3)) * l.weight;
             let mut hb = out.hessian.fixed_view_mut::<6, 6>(row, row);
-            hb += dd.transpose() * m * dd;
-            // Second-order rotation term, contracted with g3 = B ∇_w / Δt.
-            let g3 = basis * grad_w / self.dt;
+            hb += dd.transpose() * t.curvature * dd;
+            // Second-order rotation term, contracted with B ∇_w / Δt.
             let mut ww = out.hessian.fixed_view_mut::<3, 3>(row + 3, row + 3);
-            ww += rotation_curvature(&r, &g3);
-            let dw_dz = Matrix2x3::new(-1.0, 0.0, -l.spin.x, 0.0, -1.0, -l.spin.y);
+            ww += rotation_curvature(&r, &(basis * t.gradient / self.dt));
             let mut mb = mixed.fixed_view_mut::<6, 3>(row, 0);
-            mb += dd.transpose() * m * dw_dz;
+            mb += dd.transpose() * t.curvature * l.dw_dz();
         }
         if order >= Order::Hessian {
-            out.hessian -=
-                mixed * scaled_inverse(&h, &rotation_scaling(&lagged)) * mixed.transpose();
+            out.hessian -= mixed * scaled_inverse(&h, &dm) * mixed.transpose();
             out.hessian = (out.hessian + out.hessian.transpose()) * 0.5;
         }
         Ok(out)

@@ -116,12 +116,7 @@ impl ConvexHull {
         let n = vertices.len();
         // quickhull's orientation is unreliable on thin hulls: orient every triangle away from
         // an interior point (the mean of the boundary vertices).
-        let interior = triangles
-            .iter()
-            .flat_map(|t| t.iter())
-            .map(|&i| vertices[i as usize].coords)
-            .sum::<Vector3<f64>>()
-            / (3 * triangles.len()) as f64;
+        let interior = boundary_mean(&vertices, &triangles);
         for t in &mut triangles {
             let [a, b, c] = t.map(|i| vertices[i as usize].coords);
             if (b - a).cross(&(c - a)).dot(&(a - interior)) < 0.0 {
@@ -331,6 +326,17 @@ impl ConvexHull {
             Point3::new(hi[0] + t.x, hi[1] + t.y, hi[2] + t.z),
         )
     }
+}
+
+/// The mean of the boundary triangles' corners (each counted once per triangle): a point
+/// strictly inside any hull with volume.
+pub(crate) fn boundary_mean(vertices: &[Point3<f64>], triangles: &[[u32; 3]]) -> Vector3<f64> {
+    triangles
+        .iter()
+        .flat_map(|t| t.iter())
+        .map(|&i| vertices[i as usize].coords)
+        .sum::<Vector3<f64>>()
+        / (3 * triangles.len()) as f64
 }
 
 /// Checks count, finiteness and volume of a point set.

@@ -9,7 +9,7 @@
 //! respect to the vertices, [`lumped_second_moment`] is generic over `T: RealField`.
 
 use crate::error::{GeometryError, Result};
-use crate::hull::ConvexHull;
+use crate::hull::{ConvexHull, boundary_mean};
 use nalgebra::{Matrix3, Matrix4, Point3, RealField, Vector3};
 
 /// Mass, centre of mass, inertia and homogeneous second moment of a rigid body.
@@ -103,12 +103,7 @@ impl ConvexHull {
     /// corners.
     fn solid_second_moment_unit_density(&self) -> Matrix4<f64> {
         let v = self.vertices();
-        let apex = self
-            .triangles()
-            .iter()
-            .flat_map(|t| t.iter())
-            .fold(Vector3::zeros(), |acc, &i| acc + v[i as usize].coords)
-            / (3 * self.triangles().len()) as f64;
+        let apex = boundary_mean(v, self.triangles());
         let mut j = Matrix4::zeros();
         for t in self.triangles() {
             let corners = [

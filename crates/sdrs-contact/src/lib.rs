@@ -12,11 +12,13 @@
 //!   function of [`barrier`].
 //! - [`friction`]: the SDRS frictional damping through the plane's in-plane velocity
 //!   (eq. 8-13), from a [`friction::FrictionFrame`] lagged from step t, differentiated with
-//!   respect to the step-(t+1) poses.
+//!   respect to the step-(t+1) poses, the step-t poses (through the lagged plane, normal
+//!   forces, basis and positions) and the local vertices
+//!   ([`friction::PlaneFriction::evaluate_lagged`]).
+//! - [`PlaneBarrier::plane_sensitivity`]: how the optimal plane moves with poses and vertices.
 //!
-//! Planned (see `docs/architecture.md`): friction derivatives with respect to the step-t state
-//! and the local vertices, the long-range hierarchical potential and the IPC baseline over
-//! triangle meshes.
+//! Planned (see `docs/architecture.md`): the long-range hierarchical potential and the IPC
+//! baseline over triangle meshes.
 //!
 //! ```
 //! use sdrs_contact::{ContactModel, Order, PlaneBarrier};
@@ -34,8 +36,9 @@
 //! ```
 //!
 //! ## Limitations
-//! - Friction is differentiated with respect to the step-(t+1) poses only, not yet with respect
-//!   to the step-t state or the local vertices (which the adjoint will need).
+//! - Friction is singular where the pressed points project to one point of the plane (a
+//!   vertex-vertex contact): rotation is then frozen, and near such states its step-t
+//!   derivatives grow without bound (see [`friction`]).
 //! - The design derivatives cover the gradient and the pose-design mixed block; the
 //!   design-design Hessian is not provided (the adjoint does not need it).
 

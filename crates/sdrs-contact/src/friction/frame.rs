@@ -1,10 +1,9 @@
 //! The lagged data of plane friction: what step t's normal contact leaves for step t+1.
 
 use crate::barrier::barrier as p_s;
-use crate::error::{ContactError, Result};
-use crate::model::{ContactModel, Order, PairOutcome};
+use crate::error::Result;
 use crate::plane::{PlaneBarrier, PlaneCache};
-use nalgebra::{Isometry3, Matrix3x2, Point3, Vector3};
+use nalgebra::{Isometry3, Matrix3x2, Point3, SMatrix, Vector3, Vector4};
 use sdrs_geometry::ConvexHull;
 
 /// One vertex pressed against the separating plane at step t.
@@ -18,17 +17,26 @@ pub struct FrictionPoint {
     pub local: Point3<f64>,
     /// Its world position at step t.
     pub position: Vector3<f64>,
+    /// Its plane distance `q = σ(n·y + o)` at step t.
+    pub distance: f64,
     /// Magnitude of its normal force at step t, `|f⊥| = stiffness · |P'_s(q)| · |n|` (eq. 8).
     pub normal_force: f64,
+    /// `∂p*/∂x`: how the step-t plane moves with this local vertex (4x3).
+    pub plane_derivative: SMatrix<f64, 4, 3>,
 }
 
 /// The separating plane of step t (normal and in-plane basis) and the vertices it pressed,
 /// with their normal forces: everything SDRS friction (eq. 8-13) lags by one step.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FrictionFrame {
+    plane: Vector4<f64>,
     normal: Vector3<f64>,
     basis: Matrix3x2<f64>,
     points: Vec<FrictionPoint>,
+    poses: [Isometry3<f64>; 2],
+    plane_pose_derivative: SMatrix<f64, 4, 12>,
+    stiffness: f64,
+    support: f64,
 }
 
 /// An orthonormal basis of the plane orthogonal to the unit vector `n`.
@@ -55,40 +63,70 @@ impl FrictionFrame {
         cache: &mut PlaneCache,
     ) -> Result<Option<Self>> {
         crate::error::positive("stiffness", stiffness)?;
-        match barrier.evaluate(a, pose_a, b, pose_b, cache, Order::Value)? {
-            PairOutcome::Penetrating => return Err(ContactError::PenetratingFrame),
-            PairOutcome::Separated(c) if c.value == 0.0 => return Ok(None),
-            PairOutcome::Separated(_) => {}
-        }
-        let Some((n, o)) = cache.plane() else {
+        let Some(sensitivity) = barrier.plane_sensitivity(a, pose_a, b, pose_b, cache)? else {
             return Ok(None);
         };
+        let p = sensitivity.plane;
+        let (n, o) = (p.xyz(), p.w);
         let s = barrier.support();
-        let mut points = Vec::new();
-        for (body, (hull, pose, sign)) in [(a, pose_a, -1.0), (b, pose_b, 1.0)]
+        let hulls = [(a, pose_a, -1.0), (b, pose_b, 1.0)];
+        // The pressed vertices are exactly the vertices active in the barrier (q < s).
+        let points = sensitivity
+            .vertices
             .into_iter()
-            .enumerate()
-        {
-            for (vertex, x) in hull.vertices().iter().enumerate() {
-                let y = pose * x;
+            .filter_map(|v| {
+                let (hull, pose, sign) = hulls[v.body];
+                let local = hull.vertices()[v.vertex];
+                let y = pose * local;
                 let q = sign * (n.dot(&y.coords) + o);
-                if let Some((_, d1, _)) = p_s(q, s).filter(|_| q < s) {
-                    points.push(FrictionPoint {
-                        body,
-                        vertex,
-                        local: *x,
-                        position: y.coords,
-                        normal_force: stiffness * d1.abs() * n.norm(),
-                    });
-                }
-            }
-        }
+                let (_, d1, _) = p_s(q, s).filter(|_| q < s)?;
+                Some(FrictionPoint {
+                    body: v.body,
+                    vertex: v.vertex,
+                    local,
+                    position: y.coords,
+                    distance: q,
+                    normal_force: stiffness * d1.abs() * n.norm(),
+                    plane_derivative: v.derivative,
+                })
+            })
+            .collect();
         let normal = n.normalize();
         Ok(Some(Self {
+            plane: p,
             normal,
             basis: tangent_basis(&normal),
             points,
+            poses: [*pose_a, *pose_b],
+            plane_pose_derivative: sensitivity.pose,
+            stiffness,
+            support: s,
         }))
+    }
+
+    /// The step-t plane `(n, o)` (unnormalised, as the barrier solves for it).
+    pub fn plane(&self) -> Vector4<f64> {
+        self.plane
+    }
+
+    /// `∂p*/∂ξ^t` (4x12): how the step-t plane moves with the step-t twists of the two bodies.
+    pub fn plane_pose_derivative(&self) -> &SMatrix<f64, 4, 12> {
+        &self.plane_pose_derivative
+    }
+
+    /// The step-t poses of the two bodies.
+    pub fn poses(&self) -> &[Isometry3<f64>; 2] {
+        &self.poses
+    }
+
+    /// The contact stiffness the normal forces were scaled by.
+    pub fn stiffness(&self) -> f64 {
+        self.stiffness
+    }
+
+    /// The barrier support `s` of the step-t plane.
+    pub fn support(&self) -> f64 {
+        self.support
     }
 
     /// The unit normal of the step-t plane (from the first body towards the second).

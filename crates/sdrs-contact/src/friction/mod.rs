@@ -29,9 +29,11 @@
 //!   `ε_f` (N²), since the two have different units.
 
 mod frame;
+mod lagged;
 mod solve;
 
 pub use frame::{FrictionFrame, FrictionPoint};
+pub use lagged::LaggedContact;
 
 use solve::{scaled_inverse, trust_region_step};
 
@@ -86,6 +88,20 @@ impl FrictionCache {
     }
 }
 
+/// The inner problem of one pair, solved.
+struct Solved {
+    lagged: Vec<Lagged>,
+    slip: Vec<Vector2<f64>>,
+    /// [`rotation_scaling`]
+    dm: Matrix3<f64>,
+    /// The optimal plane velocity `(u, ω)`.
+    z: Vector3<f64>,
+    value: f64,
+    /// `∂²U*/∂z²` at `z`.
+    h: Matrix3<f64>,
+    iterations: usize,
+}
+
 /// `U_f*` and its `(u, ω)` derivatives at one plane velocity.
 struct Inner {
     value: f64,
@@ -102,6 +118,8 @@ struct Lagged {
     /// `Bᵀ(n̂ × (y^t − c))`, `c` the weighted contact centre: the plane's in-plane velocity
     /// at the point under unit ω.
     spin: Vector2<f64>,
+    /// `y^t − c`
+    lever: Vector3<f64>,
 }
 
 impl Lagged {
@@ -120,22 +138,35 @@ struct Term {
     curvature: Matrix2<f64>,
 }
 
+/// Spin arms below this fraction of the points' spread from their centre are round-off: the
+/// points project to one point of the plane (a vertex-vertex contact does this exactly).
+const COPROJECTED: f64 = 1e-10;
+
 /// `D = diag(1, 1, 1/L)` with `L` the weighted RMS spin arm of the points: in the variables
 /// `y = D⁻¹ z = (u, L ω)` translation and rotation have the same units and comparable
 /// curvature. Clustered contacts make the ω-curvature tiny in `z` (down to 1e-15 of the rest)
 /// yet strongly coupled to the poses, so every inverse of the inner Hessian is taken in `y`.
+///
+/// When the points project to one point of the plane (`L` at round-off, see [`COPROJECTED`]),
+/// rotation has no effect (Lemma VIII.1) and `D` freezes it: `D₃₃ = 0`. Near such a
+/// configuration the model itself is singular: the optimal `ω` grows like `1/L`, and `U_f`
+/// as a function of the step-t state has no limit as `L → 0` (it depends on the direction in
+/// which the projections part), so its step-t derivatives blow up there.
 fn rotation_scaling(lagged: &[Lagged]) -> Matrix3<f64> {
     let total: f64 = lagged.iter().map(|l| l.weight).sum();
-    let arm = (lagged
-        .iter()
-        .map(|l| l.weight * l.spin.norm_squared())
-        .sum::<f64>()
-        / total)
-        .sqrt();
+    let rms = |f: &dyn Fn(&Lagged) -> f64| {
+        (lagged.iter().map(|l| l.weight * f(l)).sum::<f64>() / total).sqrt()
+    };
+    let arm = rms(&|l| l.spin.norm_squared());
+    let spread = rms(&|l| l.lever.norm_squared());
     Matrix3::from_diagonal(&Vector3::new(
         1.0,
         1.0,
-        if arm > 0.0 { 1.0 / arm } else { 0.0 },
+        if arm > COPROJECTED * spread {
+            1.0 / arm
+        } else {
+            0.0
+        },
     ))
 }
 
@@ -198,10 +229,14 @@ impl PlaneFriction {
             .points()
             .iter()
             .zip(weights)
-            .map(|(p, weight)| Lagged {
-                body: p.body,
-                weight,
-                spin: frame.basis().transpose() * frame.normal().cross(&(p.position - centre)),
+            .map(|(p, weight)| {
+                let lever = p.position - centre;
+                Lagged {
+                    body: p.body,
+                    weight,
+                    spin: frame.basis().transpose() * frame.normal().cross(&lever),
+                    lever,
+                }
             })
             .collect()
     }
@@ -368,9 +403,36 @@ impl PlaneFriction {
         (z, at)
     }
 
+    /// Solves the inner problem for the pair at step-(t+1) `poses`.
+    fn solve(
+        &self,
+        frame: &FrictionFrame,
+        poses: [&Isometry3<f64>; 2],
+        cache: &mut FrictionCache,
+    ) -> Result<Solved> {
+        let lagged = self.lagged(frame);
+        let slip = self.slip(frame, poses);
+        let scale: f64 = lagged.iter().map(|l| l.weight).sum();
+        let dm = rotation_scaling(&lagged);
+        let (z, value, h, iterations) =
+            self.minimise(&lagged, &slip, &dm, scale, cache.velocity)?;
+        cache.velocity = Some(z);
+        Ok(Solved {
+            lagged,
+            slip,
+            dm,
+            z,
+            value,
+            h,
+            iterations,
+        })
+    }
+
     /// The friction energy between the pair at step-(t+1) poses `pose_a`, `pose_b`, with the
-    /// lagged `frame` of step t, and its derivatives with respect to the step-(t+1) twists
-    /// (up to [`Order::Hessian`]; design derivatives are not provided yet).
+    /// lagged `frame` of step t, and its derivatives with respect to the step-(t+1) twists.
+    /// [`Order::Design`] adds the derivatives with respect to every pressed local vertex, which
+    /// moves both the step-(t+1) point and the whole lagged frame (see
+    /// [`PlaneFriction::evaluate_lagged`], which also gives the step-t derivatives).
     pub fn evaluate(
         &self,
         frame: &FrictionFrame,
@@ -379,24 +441,32 @@ impl PlaneFriction {
         cache: &mut FrictionCache,
         order: Order,
     ) -> Result<PairContact> {
-        let lagged = self.lagged(frame);
+        if order == Order::Design {
+            return Ok(self.evaluate_lagged(frame, pose_a, pose_b, cache)?.contact);
+        }
         let poses = [pose_a, pose_b];
-        let slip = self.slip(frame, poses);
-        let scale: f64 = lagged.iter().map(|l| l.weight).sum();
-        let dm = rotation_scaling(&lagged);
-        let (z, value, h, iterations) =
-            self.minimise(&lagged, &slip, &dm, scale, cache.velocity)?;
-        cache.velocity = Some(z);
+        let solved = self.solve(frame, poses, cache)?;
+        Ok(self.pose_derivatives(frame, poses, &solved, order).0)
+    }
+
+    /// Value, step-(t+1) gradient and Hessian (up to `order`), and `∂²U*/∂ξ∂z` (12x3).
+    fn pose_derivatives(
+        &self,
+        frame: &FrictionFrame,
+        poses: [&Isometry3<f64>; 2],
+        solved: &Solved,
+        order: Order,
+    ) -> (PairContact, Matrix12x3) {
         let mut out = PairContact::zero();
-        out.value = value;
-        out.iterations = iterations;
+        out.value = solved.value;
+        out.iterations = solved.iterations;
+        let mut mixed = Matrix12x3::zeros();
         if order == Order::Value {
-            return Ok(out);
+            return (out, mixed);
         }
         let basis = frame.basis();
-        let mut mixed = Matrix12x3::zeros();
-        for ((l, d), p) in lagged.iter().zip(&slip).zip(frame.points()) {
-            let t = self.term(l, d, &z);
+        for ((l, d), p) in solved.lagged.iter().zip(&solved.slip).zip(frame.points()) {
+            let t = self.term(l, d, &solved.z);
             let r = poses[l.body].rotation * p.local.coords;
             // ∂d/∂ξ_b = Bᵀ [I, −[r]×] / Δt.
             let mut dd = Matrix2x6::zeros();
@@ -419,9 +489,9 @@ impl PlaneFriction {
             mb += dd.transpose() * t.curvature * l.dw_dz();
         }
         if order >= Order::Hessian {
-            out.hessian -= mixed * scaled_inverse(&h, &dm) * mixed.transpose();
+            out.hessian -= mixed * scaled_inverse(&solved.h, &solved.dm) * mixed.transpose();
             out.hessian = (out.hessian + out.hessian.transpose()) * 0.5;
         }
-        Ok(out)
+        (out, mixed)
     }
 }

@@ -10,6 +10,32 @@ use nalgebra::{Matrix3, SMatrix, Vector3, Vector4};
 type Matrix6x4 = SMatrix<f64, 6, 4>;
 type Matrix12x4 = SMatrix<f64, 12, 4>;
 
+/// How the optimal plane `p* = (n, o)` of a pair moves with the poses and local vertices
+/// ([`super::PlaneBarrier::plane_sensitivity`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlaneSensitivity {
+    /// The optimal plane `(n, o)` (unnormalised: `|n| < 1`).
+    pub plane: Vector4<f64>,
+    /// The energy `U_c` there.
+    pub value: f64,
+    /// `∂p*/∂ξ` (4x12) with respect to the two bodies' twists.
+    pub pose: SMatrix<f64, 4, 12>,
+    /// `∂p*/∂x` for every active local vertex (those within the support of the plane; no other
+    /// vertex moves the plane).
+    pub vertices: Vec<VertexSensitivity>,
+}
+
+/// `∂p*/∂x` for one local vertex.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VertexSensitivity {
+    /// 0 for the first body of the pair, 1 for the second.
+    pub body: usize,
+    /// Index of the vertex in that body's hull.
+    pub vertex: usize,
+    /// `∂p*/∂x` (4x3).
+    pub derivative: SMatrix<f64, 4, 3>,
+}
+
 /// `∂²U*/∂ξ²` (6x6) of one body from its moments (σ = side sign).
 fn twist_hessian(m: &Moments, n: &Vector3<f64>, sign: f64) -> SMatrix<f64, 6, 6> {
     let nx = n.cross_matrix();
@@ -50,6 +76,41 @@ fn twist_plane_mixed(m: &Moments, n: &Vector3<f64>, t: &Vector3<f64>, sign: f64)
     h
 }
 
+/// `∂²U*/∂ξ∂p` (12x4) of the pair at the converged plane.
+fn pose_plane_mixed(sides: &[Side; 2], solution: &Solution) -> Matrix12x4 {
+    let p = solution.plane;
+    let n = Vector3::new(p.x, p.y, p.z);
+    let mut mixed = Matrix12x4::zeros();
+    for (b, (side, m)) in sides.iter().zip(&solution.eval.moments).enumerate() {
+        let t = side.pose.translation.vector;
+        mixed
+            .fixed_view_mut::<6, 4>(6 * b, 0)
+            .copy_from(&twist_plane_mixed(m, &n, &t, side.sign));
+    }
+    mixed
+}
+
+/// `∂p*/∂ξ` and `∂p*/∂x` at a converged plane with `U > 0`.
+pub(super) fn sensitivity(sides: &[Side; 2], solution: &Solution, s: f64) -> PlaneSensitivity {
+    let p = solution.plane;
+    let chol = super::solve::factor(&solution.eval.hessian);
+    let pose = -chol.solve(&pose_plane_mixed(sides, solution).transpose());
+    let n = Vector3::new(p.x, p.y, p.z);
+    let vertices = active_vertices(sides, &n, p.w, s)
+        .map(|v| VertexSensitivity {
+            body: v.body,
+            vertex: v.vertex,
+            derivative: -chol.solve(&v.plane_mixed),
+        })
+        .collect();
+    PlaneSensitivity {
+        plane: p,
+        value: solution.eval.value,
+        pose,
+        vertices,
+    }
+}
+
 /// Energy and the requested derivatives at the converged plane.
 pub(super) fn assemble(
     sides: &[Side; 2],
@@ -76,16 +137,12 @@ pub(super) fn assemble(
     if order == Order::Gradient {
         return out;
     }
-    let mut mixed = Matrix12x4::zeros();
     for (b, (side, m)) in sides.iter().zip(&eval.moments).enumerate() {
-        let t = side.pose.translation.vector;
         out.hessian
             .fixed_view_mut::<6, 6>(6 * b, 6 * b)
             .copy_from(&twist_hessian(m, &n, side.sign));
-        mixed
-            .fixed_view_mut::<6, 4>(6 * b, 0)
-            .copy_from(&twist_plane_mixed(m, &n, &t, side.sign));
     }
+    let mixed = pose_plane_mixed(sides, solution);
     // Eq. 35: subtract ∂²U*/∂ξ∂p H_pp⁻¹ ∂²U*/∂p∂ξ. H_pp is positive definite whenever
     // U > 0 (Lemma VII.3), which is the only case that reaches here.
     let chol = super::solve::factor(&eval.hessian);
@@ -98,6 +155,57 @@ pub(super) fn assemble(
     out
 }
 
+/// One vertex within the support of the plane, with what its derivatives are built from.
+struct ActiveVertex {
+    body: usize,
+    vertex: usize,
+    /// `P'(q)`, `P''(q)` at its plane distance `q`.
+    d1: f64,
+    d2: f64,
+    /// Its body's rotation `R`.
+    rotation: Matrix3<f64>,
+    /// `r = R x`: its offset from the body origin.
+    r: Vector3<f64>,
+    /// `nᵀR = ∂(n·y)/∂x`.
+    nt_r: SMatrix<f64, 1, 3>,
+    /// `∂²U*/∂p∂x = P'' x̄ nᵀR + σP' [R; 0]` with `x̄ = (y, 1)`.
+    plane_mixed: SMatrix<f64, 4, 3>,
+}
+
+/// Every vertex of the pair within the support of the plane `(n, offset)`.
+fn active_vertices<'a>(
+    sides: &'a [Side; 2],
+    n: &'a Vector3<f64>,
+    offset: f64,
+    s: f64,
+) -> impl Iterator<Item = ActiveVertex> + 'a {
+    sides.iter().enumerate().flat_map(move |(body, side)| {
+        let r_mat: Matrix3<f64> = *side.pose.rotation.to_rotation_matrix().matrix();
+        let t = side.pose.translation.vector;
+        let sign = side.sign;
+        side.distances(n, offset).filter_map(move |(vertex, x, q)| {
+            let (_, d1, d2) = barrier(q, s).filter(|_| q < s)?;
+            let r = r_mat * x.coords;
+            let y = r + t;
+            let nt_r = n.transpose() * r_mat;
+            let ybar = Vector4::new(y.x, y.y, y.z, 1.0);
+            let mut plane_mixed: SMatrix<f64, 4, 3> = ybar * nt_r * d2;
+            let mut plane_n = plane_mixed.fixed_view_mut::<3, 3>(0, 0);
+            plane_n += r_mat * (sign * d1);
+            Some(ActiveVertex {
+                body,
+                vertex,
+                d1,
+                d2,
+                rotation: r_mat,
+                r,
+                nt_r,
+                plane_mixed,
+            })
+        })
+    })
+}
+
 /// Gradient and mixed pose derivatives with respect to every active local vertex.
 fn vertex_derivatives(
     sides: &[Side; 2],
@@ -106,39 +214,24 @@ fn vertex_derivatives(
     s: f64,
     k: &Matrix12x4,
 ) -> Vec<VertexDerivatives> {
-    let mut out = Vec::new();
     let nx = n.cross_matrix();
-    for (b, side) in sides.iter().enumerate() {
-        let r_mat: Matrix3<f64> = *side.pose.rotation.to_rotation_matrix().matrix();
-        let t = side.pose.translation.vector;
-        let sign = side.sign;
-        for (vertex, x, q) in side.distances(n, offset) {
-            let Some((_, d1, d2)) = barrier(q, s).filter(|_| q < s) else {
-                continue;
-            };
-            let r = r_mat * x.coords;
-            let y = r + t;
-            let nt_r = n.transpose() * r_mat; // ∂(n·y)/∂x
+    active_vertices(sides, n, offset, s)
+        .map(|v| {
+            let sign = sides[v.body].sign;
             // ∂²U*/∂ξ_b∂x: v rows P'' n nᵀR; ω rows P''(r×n) nᵀR − σP'[n]×R.
             let mut direct = SMatrix::<f64, 12, 3>::zeros();
             direct
-                .fixed_view_mut::<3, 3>(6 * b, 0)
-                .copy_from(&(n * nt_r * d2));
+                .fixed_view_mut::<3, 3>(6 * v.body, 0)
+                .copy_from(&(n * v.nt_r * v.d2));
             direct
-                .fixed_view_mut::<3, 3>(6 * b + 3, 0)
-                .copy_from(&(r.cross(n) * nt_r * d2 - nx * r_mat * (sign * d1)));
-            // ∂²U*/∂p∂x: P'' x̄ nᵀR + σP' [R; 0].
-            let ybar = Vector4::new(y.x, y.y, y.z, 1.0);
-            let mut plane_x: SMatrix<f64, 4, 3> = ybar * nt_r * d2;
-            let mut plane_n = plane_x.fixed_view_mut::<3, 3>(0, 0);
-            plane_n += r_mat * (sign * d1);
-            out.push(VertexDerivatives {
-                body: b,
-                vertex,
-                gradient: nt_r.transpose() * (sign * d1),
-                mixed: direct - k * plane_x,
-            });
-        }
-    }
-    out
+                .fixed_view_mut::<3, 3>(6 * v.body + 3, 0)
+                .copy_from(&(v.r.cross(n) * v.nt_r * v.d2 - nx * v.rotation * (sign * v.d1)));
+            VertexDerivatives {
+                body: v.body,
+                vertex: v.vertex,
+                gradient: v.nt_r.transpose() * (sign * v.d1),
+                mixed: direct - k * v.plane_mixed,
+            }
+        })
+        .collect()
 }

@@ -31,6 +31,8 @@
 mod derivatives;
 mod solve;
 
+pub use derivatives::{PlaneSensitivity, VertexSensitivity};
+
 use crate::error::{ContactError, Result};
 use crate::model::{ContactModel, Order, PairContact, PairOutcome};
 use nalgebra::{Isometry3, Point3, Vector3, Vector4};
@@ -180,6 +182,79 @@ impl ContactModel for PlaneBarrier {
         cache: &mut PlaneCache,
         order: Order,
     ) -> Result<PairOutcome> {
+        Ok(match self.solve(a, pose_a, b, pose_b, cache)? {
+            Solved::Penetrating => PairOutcome::Penetrating,
+            Solved::Apart => PairOutcome::Separated(PairContact::zero()),
+            Solved::Plane(sides, solution) => PairOutcome::Separated(derivatives::assemble(
+                &sides,
+                &solution,
+                self.support,
+                order,
+            )),
+        })
+    }
+}
+
+/// What the plane solve found for a pair.
+// Built once per evaluation and consumed at once; boxing would allocate on the hot path.
+#[allow(clippy::large_enum_variant)]
+enum Solved<'a> {
+    Penetrating,
+    /// Beyond the support distance: zero energy, no plane.
+    Apart,
+    Plane([Side<'a>; 2], solve::Solution),
+}
+
+impl PlaneBarrier {
+    /// The optimal plane of a pair and how it moves with the poses and the local vertices:
+    /// `∂p*/∂ξ = −H_pp⁻¹ ∂²U*/∂p∂ξ` by the implicit function theorem (eq. 33), and the same
+    /// with a local vertex in place of `ξ`. `None` when the pair is beyond the support distance;
+    /// [`ContactError::PenetratingFrame`] when the hulls touch. Friction differentiates through
+    /// its lagged plane with this.
+    ///
+    /// ```
+    /// use sdrs_contact::{PlaneBarrier, PlaneCache};
+    /// use sdrs_geometry::ConvexHull;
+    /// use nalgebra::{Isometry3, Vector3};
+    /// let cube = ConvexHull::cuboid(Vector3::repeat(0.5)).unwrap();
+    /// let near = Isometry3::translation(1.05, 0.0, 0.0);
+    /// let barrier = PlaneBarrier::new(0.1).unwrap();
+    /// let p = barrier.plane_sensitivity(&cube, &Isometry3::identity(), &cube, &near, &mut PlaneCache::default())
+    ///     .unwrap().expect("within the support distance");
+    /// // Translating both bodies by v maps the plane (n, o) to (n, o − n·v):
+    /// // along x, ∂o/∂v_A + ∂o/∂v_B = −n_x and ∂n/∂v_A + ∂n/∂v_B = 0.
+    /// assert!((p.pose[(3, 0)] + p.pose[(3, 6)] + p.plane.x).abs() < 1e-9);
+    /// assert!((p.pose[(0, 0)] + p.pose[(0, 6)]).abs() < 1e-9);
+    /// ```
+    pub fn plane_sensitivity(
+        &self,
+        a: &ConvexHull,
+        pose_a: &Isometry3<f64>,
+        b: &ConvexHull,
+        pose_b: &Isometry3<f64>,
+        cache: &mut PlaneCache,
+    ) -> Result<Option<PlaneSensitivity>> {
+        match self.solve(a, pose_a, b, pose_b, cache)? {
+            Solved::Penetrating => Err(ContactError::PenetratingFrame),
+            Solved::Apart => Ok(None),
+            Solved::Plane(_, solution) if solution.eval.value == 0.0 => Ok(None),
+            Solved::Plane(sides, solution) => Ok(Some(derivatives::sensitivity(
+                &sides,
+                &solution,
+                self.support,
+            ))),
+        }
+    }
+
+    /// GJK gate, start plane and inner Newton solve.
+    fn solve<'a>(
+        &self,
+        a: &'a ConvexHull,
+        pose_a: &'a Isometry3<f64>,
+        b: &'a ConvexHull,
+        pose_b: &'a Isometry3<f64>,
+        cache: &mut PlaneCache,
+    ) -> Result<Solved<'a>> {
         for (body, pose) in [pose_a, pose_b].into_iter().enumerate() {
             if !finite_pose(pose) {
                 return Err(ContactError::NonFinitePose { body });
@@ -188,13 +263,13 @@ impl ContactModel for PlaneBarrier {
         let separation = match gjk_distance(a, pose_a, b, pose_b, &self.gjk, &mut cache.gjk) {
             Proximity::Intersecting { .. } => {
                 cache.plane = None;
-                return Ok(PairOutcome::Penetrating);
+                return Ok(Solved::Penetrating);
             }
             Proximity::Separated(s) => s,
         };
         if separation.distance >= self.support_distance() {
             cache.plane = None;
-            return Ok(PairOutcome::Separated(PairContact::zero()));
+            return Ok(Solved::Apart);
         }
         let sides = [
             Side {
@@ -235,13 +310,11 @@ impl ContactModel for PlaneBarrier {
         let Some((start, eval)) = start else {
             // Even the mid-plane is infeasible: the gap is below round-off.
             cache.plane = None;
-            return Ok(PairOutcome::Penetrating);
+            return Ok(Solved::Penetrating);
         };
         let solution =
             solve::minimise(&sides, start, eval, s, self.tolerance, self.max_iterations)?;
         cache.plane = Some(solution.plane);
-        Ok(PairOutcome::Separated(derivatives::assemble(
-            &sides, &solution, s, order,
-        )))
+        Ok(Solved::Plane(sides, solution))
     }
 }

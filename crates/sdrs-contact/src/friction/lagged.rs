@@ -1,0 +1,267 @@
+//! Friction derivatives through the lagged step-t frame and the local vertices: what the
+//! adjoint of a time step needs besides the step-(t+1) Hessian.
+//!
+//! `U_f` depends on the step-t state through every input of eq. 8-13: the pressed points'
+//! positions `y^t`, the plane `p* = (n, o)` (which moves with both step-t poses and with every
+//! pressed local vertex, [`crate::plane::PlaneSensitivity`]), and through `p*` the normal
+//! forces, the unit normal and the tangent basis. With `G = ∂U*/∂ξ^{t+1}` and `Z = ∂U*/∂z` at
+//! the optimal plane velocity `z = (u, ω)`, a parameter `θ` changes the step-(t+1) gradient by
+//! `dG/dθ = ∂G/∂θ − ∂G/∂z [∂Z/∂z]⁻¹ ∂Z/∂θ` (implicit function theorem) and the energy by
+//! `∂U*/∂θ` (envelope theorem).
+//!
+//! Two free choices are held fixed while differentiating, because `U_f` does not depend on
+//! them: the centre the plane rotates about (Lemma VIII.2) and the in-plane rotation of the
+//! tangent basis. The basis is moved with the normal by parallel transport,
+//! `δB = −n̂ (δn̂ᵀ B)`, which keeps it orthonormal and orthogonal to `n̂`.
+
+use super::solve::scaled_inverse;
+use super::{FrictionCache, FrictionFrame, Lagged, PlaneFriction};
+use crate::barrier::barrier;
+use crate::error::Result;
+use crate::model::{Order, PairContact, VertexDerivatives};
+use crate::twist::{Matrix12, Vector12};
+use nalgebra::{Isometry3, Matrix3, SMatrix, SVector, Vector2, Vector3, Vector4};
+
+/// Rows of a sensitivity: the step-(t+1) gradient `G` (12), `Z = ∂U*/∂z` (3) and `U*` (1).
+type Outputs = SVector<f64, 16>;
+const Z_ROWS: usize = 12;
+const VALUE_ROW: usize = 15;
+
+/// Plane friction with every derivative the adjoint of a time step needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LaggedContact {
+    /// Energy, step-(t+1) gradient and Hessian, and for every pressed local vertex `∂U_f/∂x`
+    /// and `∂²U_f/∂ξ^{t+1}∂x` (through both the step-(t+1) point and the lagged frame).
+    pub contact: PairContact,
+    /// `∂U_f/∂ξ^t`: the gradient with respect to the two step-t twists.
+    pub step_gradient: Vector12,
+    /// `∂²U_f/∂ξ^{t+1}∂ξ^t`: entry `(i, j)` is the change of step-(t+1) gradient component `i`
+    /// with step-t twist component `j`.
+    pub step_mixed: Matrix12,
+}
+
+/// A change of one point's lagged inputs.
+struct Variation {
+    /// Of its step-t world position `y^t`.
+    position_t: Vector3<f64>,
+    /// Of its step-(t+1) world position (and so of its arm from the body origin).
+    position: Vector3<f64>,
+    /// Of the step-t plane `(n, o)`.
+    plane: Vector4<f64>,
+}
+
+impl Variation {
+    fn of_position_t(k: usize) -> Self {
+        Self {
+            position_t: Vector3::ith(k, 1.0),
+            position: Vector3::zeros(),
+            plane: Vector4::zeros(),
+        }
+    }
+
+    fn of_plane(k: usize) -> Self {
+        Self {
+            position_t: Vector3::zeros(),
+            position: Vector3::zeros(),
+            plane: Vector4::ith(k, 1.0),
+        }
+    }
+}
+
+/// One pressed point, as far as its step-(t+1) terms are concerned.
+struct PointState<'a> {
+    lagged: &'a Lagged,
+    sign: f64,
+    /// `P'_s(q)`, `P''_s(q)` at its step-t plane distance.
+    d1: f64,
+    d2: f64,
+    normal_force: f64,
+    /// `y − y^t` (step-(t+1) minus step-t world position).
+    displacement: Vector3<f64>,
+    /// Offset of the step-(t+1) position from its body origin.
+    arm: Vector3<f64>,
+    /// The relative slip `w = d − u − ω spin` at the optimum.
+    w: Vector2<f64>,
+    /// The optimal plane rotation rate `ω`.
+    omega: f64,
+}
+
+impl PlaneFriction {
+    /// The friction energy with its step-(t+1) derivatives ([`Order::Design`]), its gradient
+    /// with respect to the step-t twists and the mixed block `∂²U_f/∂ξ^{t+1}∂ξ^t`.
+    ///
+    /// ```
+    /// use sdrs_contact::{PlaneBarrier, PlaneCache, friction::{FrictionCache, FrictionFrame, PlaneFriction}};
+    /// use sdrs_geometry::ConvexHull;
+    /// use nalgebra::{Isometry3, Vector3};
+    /// let ground = ConvexHull::cuboid(Vector3::new(5.0, 5.0, 0.5)).unwrap();
+    /// let block = ConvexHull::cuboid(Vector3::repeat(0.1)).unwrap();
+    /// let below = Isometry3::translation(0.0, 0.0, -0.5);
+    /// let at_t = Isometry3::translation(0.0, 0.0, 0.105);
+    /// let frame = FrictionFrame::new(&PlaneBarrier::new(0.01).unwrap(), 1.0, &ground, &below, &block, &at_t, &mut PlaneCache::default())
+    ///     .unwrap().expect("in contact");
+    /// let next = Isometry3::translation(0.01, 0.0, 0.105);
+    /// let all = PlaneFriction::new(0.5, 0.01).unwrap()
+    ///     .evaluate_lagged(&frame, &below, &next, &mut FrictionCache::default()).unwrap();
+    /// // Slip is measured from the step-t position: moving the block at t along +x lowers it.
+    /// assert!(all.step_gradient[6] < 0.0);
+    /// // Every pressed vertex gets its shape derivatives.
+    /// assert_eq!(all.contact.vertices.len(), frame.points().len());
+    /// ```
+    pub fn evaluate_lagged(
+        &self,
+        frame: &FrictionFrame,
+        pose_a: &Isometry3<f64>,
+        pose_b: &Isometry3<f64>,
+        cache: &mut FrictionCache,
+    ) -> Result<LaggedContact> {
+        let poses = [pose_a, pose_b];
+        let solved = self.solve(frame, poses, cache)?;
+        let (mut contact, g_z) = self.pose_derivatives(frame, poses, &solved, Order::Hessian);
+        // dG/dθ = ∂G/∂θ − ∂G/∂z H⁻¹ ∂Z/∂θ, applied to the rows of a sensitivity.
+        let k: SMatrix<f64, 12, 3> = g_z * scaled_inverse(&solved.h, &solved.dm);
+        let total = |s: &Outputs| -> (Vector12, f64) {
+            let z_rows = s.fixed_rows::<3>(Z_ROWS).into_owned();
+            (
+                s.fixed_rows::<12>(0).into_owned() - k * z_rows,
+                s[VALUE_ROW],
+            )
+        };
+        let states: Vec<PointState> = solved
+            .lagged
+            .iter()
+            .zip(&solved.slip)
+            .zip(frame.points())
+            .map(|((l, d), p)| {
+                let (_, d1, d2) = barrier(p.distance, frame.support()).unwrap_or_default();
+                let y = poses[p.body] * p.local;
+                PointState {
+                    lagged: l,
+                    sign: [-1.0, 1.0][p.body],
+                    d1,
+                    d2,
+                    normal_force: p.normal_force,
+                    displacement: y.coords - p.position,
+                    arm: y.coords - poses[p.body].translation.vector,
+                    w: d - l.spin * solved.z.z - solved.z.xy(),
+                    omega: solved.z.z,
+                }
+            })
+            .collect();
+        // Every point responds to the plane: sum those responses once.
+        let mut plane = SMatrix::<f64, 16, 4>::zeros();
+        for (state, p) in states.iter().zip(frame.points()) {
+            for k in 0..4 {
+                let mut column = plane.column_mut(k);
+                column += self.variation(frame, state, p.position, &Variation::of_plane(k));
+            }
+        }
+        // Step-t twists: through the plane, and through each point's y^t (δy^t = δv + δω × r^t).
+        let mut step: SMatrix<f64, 16, 12> = plane * frame.plane_pose_derivative();
+        for (state, p) in states.iter().zip(frame.points()) {
+            let r_t = p.position - frame.poses()[p.body].translation.vector;
+            let mut by_position = SMatrix::<f64, 16, 3>::zeros();
+            for k in 0..3 {
+                by_position.set_column(
+                    k,
+                    &self.variation(frame, state, p.position, &Variation::of_position_t(k)),
+                );
+            }
+            let mut cols = step.fixed_view_mut::<16, 6>(0, 6 * p.body);
+            let mut v = cols.fixed_view_mut::<16, 3>(0, 0);
+            v += by_position;
+            let mut w = cols.fixed_view_mut::<16, 3>(0, 3);
+            w -= by_position * r_t.cross_matrix();
+        }
+        let mut step_gradient = Vector12::zeros();
+        let mut step_mixed = Matrix12::zeros();
+        for j in 0..12 {
+            let (g, v) = total(&step.column(j).into_owned());
+            step_mixed.set_column(j, &g);
+            step_gradient[j] = v;
+        }
+        // Local vertices: y^t = R^t x + t^t, y = R x + t, and the plane.
+        for (state, p) in states.iter().zip(frame.points()) {
+            let rotation_t: Matrix3<f64> = frame.poses()[p.body].rotation.into();
+            let rotation: Matrix3<f64> = poses[p.body].rotation.into();
+            let mut gradient = Vector3::zeros();
+            let mut mixed = SMatrix::<f64, 12, 3>::zeros();
+            for k in 0..3 {
+                let (dy_t, dy) = (rotation_t.column(k), rotation.column(k));
+                let own = Variation {
+                    position_t: dy_t.into_owned(),
+                    position: dy.into_owned(),
+                    plane: Vector4::zeros(),
+                };
+                let s = self.variation(frame, state, p.position, &own)
+                    + plane * p.plane_derivative.column(k);
+                let (g, v) = total(&s);
+                mixed.set_column(k, &g);
+                gradient[k] = v;
+            }
+            contact.vertices.push(VertexDerivatives {
+                body: p.body,
+                vertex: p.vertex,
+                gradient,
+                mixed,
+            });
+        }
+        Ok(LaggedContact {
+            contact,
+            step_gradient,
+            step_mixed,
+        })
+    }
+
+    /// The first-order change of one point's contribution to `(G, Z, U*)` under `delta`, at
+    /// fixed plane velocity. `position_t` is the point's step-t world position.
+    fn variation(
+        &self,
+        frame: &FrictionFrame,
+        state: &PointState,
+        position_t: Vector3<f64>,
+        delta: &Variation,
+    ) -> Outputs {
+        let plane = frame.plane();
+        let n = plane.xyz();
+        let n_norm = n.norm();
+        let unit = frame.normal();
+        let basis = frame.basis();
+        let (dn, d_offset) = (delta.plane.xyz(), delta.plane.w);
+        let l = state.lagged;
+        // Normal force f = −κ P'(q) |n| with q = σ (n·y^t + o), and the weight a = μΔt A_ε(f).
+        let dq = state.sign * (dn.dot(&position_t) + d_offset + n.dot(&delta.position_t));
+        let d_force = -frame.stiffness() * (state.d2 * n_norm * dq + state.d1 * unit.dot(&dn));
+        let f = state.normal_force;
+        let d_weight = self.mu * self.dt * f / (f * f + self.force_epsilon).sqrt() * d_force;
+        // Unit normal and parallel-transported basis.
+        let d_unit = (dn - unit * unit.dot(&dn)) / n_norm;
+        let d_basis = -unit * (d_unit.transpose() * basis);
+        // Slip d = Bᵀ(y − y^t)/Δt and spin = Bᵀ(n̂ × (y^t − c)).
+        let d_slip = (d_basis.transpose() * state.displacement
+            + basis.transpose() * (delta.position - delta.position_t))
+            / self.dt;
+        let d_spin = d_basis.transpose() * unit.cross(&l.lever)
+            + basis.transpose() * (d_unit.cross(&l.lever) + unit.cross(&delta.position_t));
+        // w = d − u − ω spin at fixed (u, ω); φ = a w/ρ, ∂φ/∂w = C.
+        let w = state.w;
+        let rho = (w.norm_squared() + self.velocity_epsilon).sqrt();
+        let phi = w * (l.weight / rho);
+        let curvature =
+            (nalgebra::Matrix2::identity() / rho - w * w.transpose() / rho.powi(3)) * l.weight;
+        let dw = d_slip - d_spin * state.omega;
+        let d_phi = w / rho * d_weight + curvature * dw;
+        // G_b = [F; r × F] with F = B φ / Δt; Z = −[φ; spin·φ]; U* = a ρ.
+        let force = basis * phi / self.dt;
+        let d_force_vec = (d_basis * phi + basis * d_phi) / self.dt;
+        let mut out = Outputs::zeros();
+        let row = 6 * l.body;
+        out.fixed_rows_mut::<3>(row).copy_from(&d_force_vec);
+        out.fixed_rows_mut::<3>(row + 3)
+            .copy_from(&(state.arm.cross(&d_force_vec) + delta.position.cross(&force)));
+        out.fixed_rows_mut::<2>(Z_ROWS).copy_from(&-d_phi);
+        out[Z_ROWS + 2] = -(d_spin.dot(&phi) + l.spin.dot(&d_phi));
+        out[VALUE_ROW] = rho * d_weight + phi.dot(&dw);
+        out
+    }
+}

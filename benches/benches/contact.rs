@@ -2,7 +2,7 @@
 //! gradient and 12x12 Hessian), cold and warm started.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use nalgebra::Translation3;
+use nalgebra::{Isometry3, Translation3};
 use sdrs_benches::{bench_cold_and_warm, hull_pairs, runner};
 use sdrs_contact::friction::{FrictionCache, FrictionFrame, PlaneFriction};
 use sdrs_contact::{ContactModel, Order, PlaneBarrier, PlaneCache};
@@ -41,39 +41,44 @@ fn plane_barrier(c: &mut Criterion) {
     group.finish();
 }
 
+/// A pair's friction frame (built at the pair's pose) and two step-(t+1) poses of B, slid by
+/// 1 mm or 1.2 mm during a 10 ms step.
+type FrictionScene = (FrictionFrame, Isometry3<f64>, [Isometry3<f64>; 2]);
+
+fn friction_scenes(m: usize, rng: &mut proptest::test_runner::TestRunner) -> Vec<FrictionScene> {
+    let barrier = PlaneBarrier::default();
+    hull_pairs(m, 8, 0.005, rng)
+        .iter()
+        .map(|p| {
+            let frame = FrictionFrame::new(
+                &barrier,
+                1.0,
+                &p.a,
+                &p.pose_a,
+                &p.b,
+                &p.poses_b[0],
+                &mut PlaneCache::default(),
+            )
+            .expect("benchmark pairs are separated")
+            .expect("benchmark pairs are in contact");
+            let slide = |dx: f64| Translation3::new(dx, 0.5 * dx, 0.0) * p.poses_b[0];
+            (frame, p.pose_a, [slide(1e-3), slide(1.2e-3)])
+        })
+        .collect()
+}
+
 /// Plane friction (value, 12-vector gradient, 12x12 Hessian w.r.t. the step-(t+1) poses) for the
-/// same pairs: the frame is built at the pair's pose, then B slides by 1 mm or 1.2 mm during a
-/// 10 ms step (μ = 0.5). `cold` starts each solve from the least-squares plane velocity, `warm`
-/// from the previous solution of the pair.
+/// same pairs (μ = 0.5, Δt = 10 ms). `cold` starts each solve from the least-squares plane
+/// velocity, `warm` from the previous solution of the pair.
 fn plane_friction(c: &mut Criterion) {
     let mut group = c.benchmark_group("plane_friction_hessian");
-    let barrier = PlaneBarrier::default();
     let friction = PlaneFriction::new(0.5, 0.01).unwrap();
     let mut rng = runner();
     for m in VERTEX_COUNTS {
-        let pairs = hull_pairs(m, 8, 0.005, &mut rng);
-        let scenes: Vec<_> = pairs
-            .iter()
-            .map(|p| {
-                let frame = FrictionFrame::new(
-                    &barrier,
-                    1.0,
-                    &p.a,
-                    &p.pose_a,
-                    &p.b,
-                    &p.poses_b[0],
-                    &mut PlaneCache::default(),
-                )
-                .expect("benchmark pairs are separated")
-                .expect("benchmark pairs are in contact");
-                let slide = |dx: f64| Translation3::new(dx, 0.5 * dx, 0.0) * p.poses_b[0];
-                (frame, p.pose_a, [slide(1e-3), slide(1.2e-3)])
-            })
-            .collect();
         bench_cold_and_warm(
             &mut group,
             m,
-            &scenes,
+            &friction_scenes(m, &mut rng),
             |(frame, pose_a, next), variant, cache: &mut FrictionCache| {
                 friction
                     .evaluate(frame, pose_a, &next[variant], cache, Order::Hessian)
@@ -85,5 +90,33 @@ fn plane_friction(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, plane_barrier, plane_friction);
+/// Everything the adjoint needs from friction per pair: the above plus the step-t gradient,
+/// the 12x12 step-t mixed block and the per-vertex shape derivatives.
+fn plane_friction_lagged(c: &mut Criterion) {
+    let mut group = c.benchmark_group("plane_friction_lagged");
+    let friction = PlaneFriction::new(0.5, 0.01).unwrap();
+    let mut rng = runner();
+    for m in VERTEX_COUNTS {
+        bench_cold_and_warm(
+            &mut group,
+            m,
+            &friction_scenes(m, &mut rng),
+            |(frame, pose_a, next), variant, cache: &mut FrictionCache| {
+                friction
+                    .evaluate_lagged(frame, pose_a, &next[variant], cache)
+                    .expect("benchmark friction converges")
+                    .contact
+                    .value
+            },
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    plane_barrier,
+    plane_friction,
+    plane_friction_lagged
+);
 criterion_main!(benches);

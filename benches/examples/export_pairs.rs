@@ -1,0 +1,42 @@
+//! Writes the `contact` suite's hull pairs (the same deterministic draws as the benchmark:
+//! 8 pairs per vertex count, 5 mm apart) as triangle meshes in world coordinates, for
+//! reference measurements of mesh-based potentials outside Rust (`benches/reference/`).
+//!
+//! `cargo run --release -p sdrs-benches --example export_pairs > target/sdrs-out/hull_pairs.json`
+
+use sdrs_benches::{hull_pairs, runner};
+use sdrs_geometry::ConvexHull;
+
+fn mesh(hull: &ConvexHull, pose: &nalgebra::Isometry3<f64>) -> String {
+    let vertices: Vec<String> = hull
+        .vertices()
+        .iter()
+        .map(|v| {
+            let y = pose * v;
+            format!("[{:e},{:e},{:e}]", y.x, y.y, y.z)
+        })
+        .collect();
+    let triangles: Vec<String> = hull
+        .triangles()
+        .iter()
+        .map(|t| format!("[{},{},{}]", t[0], t[1], t[2]))
+        .collect();
+    format!(
+        "{{\"vertices\":[{}],\"triangles\":[{}]}}",
+        vertices.join(","),
+        triangles.join(",")
+    )
+}
+
+fn main() {
+    let mut rng = runner();
+    let mut groups = Vec::new();
+    for m in [8, 32, 96, 384, 768] {
+        let pairs: Vec<String> = hull_pairs(m, 8, 0.005, &mut rng)
+            .iter()
+            .map(|p| format!("[{},{}]", mesh(&p.a, &p.pose_a), mesh(&p.b, &p.poses_b[0])))
+            .collect();
+        groups.push(format!("\"{m}\":[{}]", pairs.join(",")));
+    }
+    println!("{{{}}}", groups.join(","));
+}

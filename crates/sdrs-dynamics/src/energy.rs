@@ -1,0 +1,80 @@
+//! The smooth energies of the time-stepping objective (SDRS eq. 2-5).
+//!
+//! **Inertia and gravity** (eq. 2-4) of a link with second moment `S = Σ m x̄ x̄ᵀ`: with the
+//! step-(t+1) pose rows `T = [R | t]` and the predicted rows `Q = 2T^t − T^{t−1}`, every mass
+//! point's displacement from its inertial prediction is `d = (T − Q) x̄`, so
+//!
+//! ```text
+//! E = Σ m |d|² / (2Δt²) + g Σ m z = tr(A S Aᵀ) / (2Δt²) + g (R s + m t)_z,   A = T − Q
+//! ```
+//!
+//! (`s` the first moment, `m` the mass), a few 3x4 products per link whatever its vertex count.
+//! Its twist gradient is `(Σ m d, Σ m r × d) / Δt²` plus gravity's force and torque, with
+//! `Σ m d = A S e₄` and `Σ m r dᵀ = [R|0] S Aᵀ`.
+//!
+//! **Stable PD** (eq. 5): `Σ_j k_p (θ*_j − θ_j)² + k_d (θ̇*_j − (θ_j − θ_j^t)/Δt)²`, exactly as
+//! the paper writes it (no factor ½, so the spring force is `2 k_p (θ* − θ)`).
+
+use crate::kinematics::Twist;
+use nalgebra::{Isometry3, Matrix3, Matrix4, SMatrix, Vector3};
+
+/// The top three rows `[R | t]` of a pose.
+pub fn rows(pose: &Isometry3<f64>) -> SMatrix<f64, 3, 4> {
+    let mut m = SMatrix::<f64, 3, 4>::zeros();
+    m.fixed_view_mut::<3, 3>(0, 0)
+        .copy_from(pose.rotation.to_rotation_matrix().matrix());
+    m.fixed_view_mut::<3, 1>(0, 3)
+        .copy_from(&pose.translation.vector);
+    m
+}
+
+/// Inertia plus gravity of one link, with its twist gradient and Hessian.
+///
+/// `predicted` is `2T^t − T^{t−1}` (rows), `gravity` the acceleration magnitude along −z.
+pub fn link_energy(
+    second_moment: &Matrix4<f64>,
+    pose: &Isometry3<f64>,
+    predicted: &SMatrix<f64, 3, 4>,
+    dt: f64,
+    gravity: f64,
+) -> (f64, Twist, SMatrix<f64, 6, 6>) {
+    let s = second_moment;
+    let t = rows(pose);
+    let a = t - predicted;
+    let r = t.fixed_view::<3, 3>(0, 0).into_owned();
+    let inv = 1.0 / (dt * dt);
+    let a_s = a * s; // 3x4: columns Σ m d x̄ᵀ
+    let mass = s[(3, 3)];
+    let first = r * s.fixed_view::<3, 1>(0, 3); // Σ m r
+    let value = 0.5 * inv * (a_s * a.transpose()).trace()
+        + gravity * (first.z + mass * pose.translation.vector.z);
+    let sum_d: Vector3<f64> = a_s.column(3).into_owned();
+    // Σ m r dᵀ = [R|0] S Aᵀ: its transpose N = Σ m d rᵀ = A S [R|0]ᵀ.
+    let n: Matrix3<f64> = a_s.fixed_view::<3, 3>(0, 0) * r.transpose();
+    let torque = Vector3::new(
+        n[(2, 1)] - n[(1, 2)],
+        n[(0, 2)] - n[(2, 0)],
+        n[(1, 0)] - n[(0, 1)],
+    );
+    let up = Vector3::z() * gravity;
+    let mut g = Twist::zeros();
+    g.fixed_rows_mut::<3>(0)
+        .copy_from(&(sum_d * inv + up * mass));
+    g.fixed_rows_mut::<3>(3)
+        .copy_from(&(torque * inv + first.cross(&up)));
+    let mut h = SMatrix::<f64, 6, 6>::zeros();
+    h.fixed_view_mut::<3, 3>(0, 0)
+        .copy_from(&(Matrix3::identity() * mass * inv));
+    let coupling = -first.cross_matrix() * inv;
+    h.fixed_view_mut::<3, 3>(0, 3).copy_from(&coupling);
+    h.fixed_view_mut::<3, 3>(3, 0)
+        .copy_from(&coupling.transpose());
+    // Σ m (sym(r dᵀ) − (d·r) I − [r]×[r]×) / Δt², plus gravity's second-order rotation term.
+    let rr = r * s.fixed_view::<3, 3>(0, 0) * r.transpose(); // Σ m r rᵀ
+    let sym = (n + n.transpose()) * 0.5;
+    let ww = (sym - Matrix3::identity() * n.trace() - rr + Matrix3::identity() * rr.trace()) * inv
+        + (first * up.transpose() + up * first.transpose()) * 0.5
+        - Matrix3::identity() * up.dot(&first);
+    h.fixed_view_mut::<3, 3>(3, 3).copy_from(&ww);
+    (value, g, h)
+}

@@ -1,0 +1,116 @@
+//! Typed errors of the dynamics crate.
+
+use thiserror::Error;
+
+/// What can go wrong when building a model or stepping it.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum DynamicsError {
+    /// A model needs at least one link.
+    #[error("a model needs at least one link")]
+    EmptyModel,
+    /// Links must be listed parents first.
+    #[error(
+        "link {link} ('{name}') names parent {parent}, which is not an earlier link (links must be listed parents first)"
+    )]
+    BadParent {
+        /// Index of the offending link.
+        link: usize,
+        /// Its name.
+        name: String,
+        /// The parent it names.
+        parent: usize,
+    },
+    /// A joint axis must be a non-zero finite vector.
+    #[error("joint of link '{link}': axis {axis:?} is not a finite non-zero vector")]
+    BadAxis {
+        /// The link whose joint is wrong.
+        link: String,
+        /// The axis given.
+        axis: [f64; 3],
+    },
+    /// A mass setting must be positive and finite.
+    #[error("link '{link}': {what} = {value} must be positive and finite")]
+    BadMass {
+        /// The link.
+        link: String,
+        /// Which setting.
+        what: &'static str,
+        /// Its value.
+        value: f64,
+    },
+    /// A link with a lumped or solid mass model needs at least one hull.
+    #[error("link '{link}' has a {model} mass model but no hulls to take it from")]
+    MassWithoutHulls {
+        /// The link.
+        link: String,
+        /// The mass model.
+        model: &'static str,
+    },
+    /// A vector has the wrong length.
+    #[error("{what} has length {actual}, expected {expected}")]
+    LengthMismatch {
+        /// What was given.
+        what: &'static str,
+        /// Its length.
+        actual: usize,
+        /// The length allowed.
+        expected: usize,
+    },
+    /// A setting is out of range.
+    #[error("setting {name} = {value} is invalid: must be {allowed}")]
+    InvalidSetting {
+        /// Setting name.
+        name: &'static str,
+        /// Value given.
+        value: f64,
+        /// What is allowed.
+        allowed: &'static str,
+    },
+    /// A state or control holds NaN or infinity.
+    #[error("{what} holds a non-finite value at index {index}")]
+    NonFinite {
+        /// What was given.
+        what: &'static str,
+        /// Where.
+        index: usize,
+    },
+    /// Two hulls on different links overlap in the state a step starts from.
+    #[error(
+        "hulls of links {link_a} and {link_b} overlap at the start of the step: the barrier energy is infinite"
+    )]
+    InitialPenetration {
+        /// First link.
+        link_a: usize,
+        /// Second link.
+        link_b: usize,
+    },
+    /// The Newton solve of a time step did not reach the tolerance.
+    #[error(
+        "Newton did not converge in {iterations} iterations: |∇O|∞ = {residual:e} (tolerance {tolerance:e}, energy {energy:e}, last step length {step:e})"
+    )]
+    NotConverged {
+        /// Iterations taken.
+        iterations: usize,
+        /// Final residual `|∇O|∞` (N or N·m).
+        residual: f64,
+        /// The tolerance asked for.
+        tolerance: f64,
+        /// Objective value at the last iterate.
+        energy: f64,
+        /// Line-search step length of the last iteration.
+        step: f64,
+    },
+    /// A contact evaluation failed.
+    #[error("contact between links {link_a} and {link_b}: {source}")]
+    Contact {
+        /// First link.
+        link_a: usize,
+        /// Second link.
+        link_b: usize,
+        /// What the contact crate reported.
+        source: sdrs_contact::ContactError,
+    },
+}
+
+/// Result alias of this crate.
+pub type Result<T> = std::result::Result<T, DynamicsError>;

@@ -1,0 +1,204 @@
+//! Forward kinematics (SDRS eq. 1) and its first and second derivatives.
+//!
+//! Each degree of freedom `k` moves its subtree by a world-frame screw `S_k = (ω_k, v_k)`: a
+//! point `x` of the subtree moves with velocity `ω_k × x + v_k` (`ω_k` the world axis of a
+//! rotation, `v_k = p_k × ω_k` for an axis through `p_k`; `ω_k = 0` and `v_k` the world
+//! direction of a translation). With the twist convention of `sdrs_contact::twist` (body
+//! origin `o_i` moved by `v`, rotation `Exp(ω)` applied on the left), link `i`'s Jacobian column
+//! for an ancestor DoF `k` is `(ω_k × o_i + v_k, ω_k)`.
+//!
+//! Second order: the product of exponentials `exp(δ_1 S_1) exp(δ_2 S_2) ⋯` (root first)
+//! moves the origin by `∂²o/∂δ_k∂δ_l = ω_k × (ω_l × o + v_l)` for `k ≤ l`, and by the
+//! Baker-Campbell-Hausdorff formula rotates by `ω(δ) = Σ ω_k δ_k + ½ Σ_{k<l} δ_k δ_l ω_k × ω_l`.
+//! A link-level gradient `g = (g_v, g_ω)` therefore adds
+//! `g_v · ω_k × (ω_l × o + v_l) + [k < l] ½ g_ω · (ω_k × ω_l)` to the `(k, l)` entry of the
+//! generalized Hessian, on top of `Jᵀ H J`.
+
+use crate::error::{DynamicsError, Result};
+use crate::model::{Elementary, Model};
+use nalgebra::{
+    DMatrix, DVector, Isometry3, SMatrix, SVector, Translation3, UnitQuaternion, Vector3,
+};
+
+/// A link-level gradient: `(force-like, torque-like)` in the twist convention.
+pub type Twist = SVector<f64, 6>;
+
+/// Generalized coordinates and the reference rotations of spherical and free joints.
+#[derive(Debug, Clone, PartialEq)]
+pub struct State {
+    /// Generalized coordinates, `model.dof()` of them.
+    pub q: DVector<f64>,
+    /// Per link, the reference rotation of its spherical or free joint (identity otherwise).
+    pub references: Vec<UnitQuaternion<f64>>,
+}
+
+impl State {
+    /// Coordinates `q` with identity references.
+    pub fn new(model: &Model, q: DVector<f64>) -> Result<Self> {
+        if q.len() != model.dof() {
+            return Err(DynamicsError::LengthMismatch {
+                what: "generalized coordinates",
+                actual: q.len(),
+                expected: model.dof(),
+            });
+        }
+        if let Some(index) = q.iter().position(|v| !v.is_finite()) {
+            return Err(DynamicsError::NonFinite {
+                what: "generalized coordinates",
+                index,
+            });
+        }
+        Ok(Self {
+            q,
+            references: vec![UnitQuaternion::identity(); model.links().len()],
+        })
+    }
+
+    /// The zero configuration.
+    pub fn zero(model: &Model) -> Self {
+        Self::new(model, DVector::zeros(model.dof())).expect("zeros have the right length")
+    }
+
+    /// Folds the rotation coordinates of spherical and free joints into their references and
+    /// zeroes them: the same configuration, with the coordinates back at the centre of their
+    /// chart.
+    pub fn recentred(&self, model: &Model) -> Self {
+        let mut out = self.clone();
+        for (i, link) in model.links().iter().enumerate() {
+            if !link.joint.has_reference() {
+                continue;
+            }
+            let first = model.dof_offset(i) + link.joint.dof() - 3;
+            let turn = (0..3).fold(UnitQuaternion::identity(), |r, k| {
+                r * UnitQuaternion::from_scaled_axis(Vector3::ith(k, self.q[first + k]))
+            });
+            out.references[i] = self.references[i] * turn;
+            for k in 0..3 {
+                out.q[first + k] = 0.0;
+            }
+        }
+        out
+    }
+}
+
+/// Link poses and DoF screws at one configuration.
+#[derive(Debug, Clone)]
+pub struct Kinematics {
+    poses: Vec<Isometry3<f64>>,
+    /// Per DoF, `(ω_k, v_k)`.
+    screws: Vec<(Vector3<f64>, Vector3<f64>)>,
+}
+
+impl Kinematics {
+    /// Forward kinematics of `model` at `state`.
+    pub fn new(model: &Model, state: &State) -> Self {
+        let mut poses: Vec<Isometry3<f64>> = Vec::with_capacity(model.links().len());
+        let mut screws = vec![(Vector3::zeros(), Vector3::zeros()); model.dof()];
+        for (i, link) in model.links().iter().enumerate() {
+            let parent = link
+                .parent
+                .map(|p| poses[p])
+                .unwrap_or_else(Isometry3::identity);
+            let mut frame = parent * link.attachment;
+            let mut referenced = !link.joint.has_reference();
+            for (dof, e) in (model.dof_offset(i)..).zip(link.joint.elementary()) {
+                let value = state.q[dof];
+                match e {
+                    Elementary::Rotation(axis) => {
+                        if !referenced {
+                            frame.rotation *= state.references[i];
+                            referenced = true;
+                        }
+                        let w = frame.rotation * axis;
+                        let p = frame.translation.vector;
+                        screws[dof] = (w, p.cross(&w));
+                        frame.rotation *= UnitQuaternion::from_scaled_axis(axis * value);
+                    }
+                    Elementary::Translation(axis) => {
+                        screws[dof] = (Vector3::zeros(), frame.rotation * axis);
+                        frame *= Translation3::from(axis * value);
+                    }
+                }
+            }
+            poses.push(frame);
+        }
+        Self { poses, screws }
+    }
+
+    /// World pose of every link.
+    pub fn poses(&self) -> &[Isometry3<f64>] {
+        &self.poses
+    }
+
+    /// `(ω_k, v_k)` of DoF `k`.
+    pub fn screw(&self, k: usize) -> (Vector3<f64>, Vector3<f64>) {
+        self.screws[k]
+    }
+
+    /// Link `i`'s Jacobian columns `(k, ∂ξ/∂q_k)` for the DoFs on its path.
+    pub fn jacobian(&self, model: &Model, i: usize) -> Vec<(usize, Twist)> {
+        let o = self.poses[i].translation.vector;
+        model
+            .path(i)
+            .iter()
+            .map(|&k| {
+                let (w, v) = self.screws[k];
+                let lin = w.cross(&o) + v;
+                (k, Twist::new(lin.x, lin.y, lin.z, w.x, w.y, w.z))
+            })
+            .collect()
+    }
+
+    /// Adds the generalized gradient and Hessian of a term that depends on the poses of
+    /// `N` links, given its gradient `g` (6N) and Hessian `h` (6N x 6N) with respect to those
+    /// links' twists: `Σ Jᵀg` and `Σ Jᵀ h J` plus the second-order kinematic term.
+    pub fn add_term<const N: usize, const M: usize>(
+        &self,
+        model: &Model,
+        links: [usize; N],
+        g: &SVector<f64, M>,
+        h: Option<&SMatrix<f64, M, M>>,
+        gradient: &mut DVector<f64>,
+        hessian: Option<&mut DMatrix<f64>>,
+    ) {
+        let jacobians: Vec<Vec<(usize, Twist)>> =
+            links.iter().map(|&i| self.jacobian(model, i)).collect();
+        for (b, jac) in jacobians.iter().enumerate() {
+            let gb = g.fixed_rows::<6>(6 * b);
+            for (k, col) in jac {
+                gradient[*k] += col.dot(&gb);
+            }
+        }
+        let (Some(hessian), Some(h)) = (hessian, h) else {
+            return;
+        };
+        for (b, jb) in jacobians.iter().enumerate() {
+            for (c, jc) in jacobians.iter().enumerate() {
+                let block = h.fixed_view::<6, 6>(6 * b, 6 * c);
+                for (k, col_k) in jb {
+                    let row = col_k.transpose() * block;
+                    for (l, col_l) in jc {
+                        hessian[(*k, *l)] += (row * col_l)[0];
+                    }
+                }
+            }
+            // Second-order kinematic term of link b.
+            let gv = g.fixed_rows::<3>(6 * b).into_owned();
+            let gw = g.fixed_rows::<3>(6 * b + 3).into_owned();
+            let o = self.poses[links[b]].translation.vector;
+            let path = model.path(links[b]);
+            for (a, &k) in path.iter().enumerate() {
+                let wk = self.screws[k].0;
+                for &l in &path[a..] {
+                    let (wl, vl) = self.screws[l];
+                    let mut s = gv.dot(&wk.cross(&(wl.cross(&o) + vl)));
+                    if l != k {
+                        s += 0.5 * gw.dot(&wk.cross(&wl));
+                        hessian[(l, k)] += s;
+                    }
+                    hessian[(k, l)] += s;
+                }
+            }
+        }
+    }
+}

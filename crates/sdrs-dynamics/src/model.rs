@@ -1,0 +1,316 @@
+//! The articulated model: links in a kinematic tree, their joints, hulls and mass.
+
+use crate::error::{DynamicsError, Result};
+use nalgebra::{Isometry3, Matrix4, Vector3};
+use sdrs_geometry::{ConvexHull, lumped_second_moment};
+
+/// How a link moves relative to its parent (or the world, for a root link).
+#[derive(Debug, Clone, PartialEq)]
+pub enum JointKind {
+    /// Rigidly attached: no degree of freedom.
+    Fixed,
+    /// Rotation about an axis of the joint frame (1 DoF, radians).
+    Revolute {
+        /// Rotation axis in the joint frame.
+        axis: Vector3<f64>,
+    },
+    /// Translation along an axis of the joint frame (1 DoF, metres).
+    Prismatic {
+        /// Translation axis in the joint frame.
+        axis: Vector3<f64>,
+    },
+    /// Rotation about `first`, then about `second` carried by the first (2 DoF): the paper's
+    /// "ball joint with two degrees of freedom".
+    Universal {
+        /// First axis, in the joint frame.
+        first: Vector3<f64>,
+        /// Second axis, in the frame rotated by the first.
+        second: Vector3<f64>,
+    },
+    /// Free rotation (3 DoF): rotations about x, y, z after a reference rotation that the
+    /// stepper re-centres after every step, so the coordinates stay near zero and never reach
+    /// the parameterisation's singularity.
+    Spherical,
+    /// Free body (6 DoF): translation along x, y, z of the joint frame, then a spherical joint.
+    Free,
+}
+
+/// One elementary degree of freedom of a joint, in the frame it acts in.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Elementary {
+    Rotation(Vector3<f64>),
+    Translation(Vector3<f64>),
+}
+
+impl JointKind {
+    /// Number of degrees of freedom.
+    pub fn dof(&self) -> usize {
+        match self {
+            JointKind::Fixed => 0,
+            JointKind::Revolute { .. } | JointKind::Prismatic { .. } => 1,
+            JointKind::Universal { .. } => 2,
+            JointKind::Spherical => 3,
+            JointKind::Free => 6,
+        }
+    }
+
+    /// Whether the joint carries a re-centred reference rotation.
+    pub fn has_reference(&self) -> bool {
+        matches!(self, JointKind::Spherical | JointKind::Free)
+    }
+
+    /// The elementary motions, in product order; the reference rotation of spherical and free
+    /// joints sits right before the first rotation.
+    pub(crate) fn elementary(&self) -> Vec<Elementary> {
+        let (x, y, z) = (Vector3::x(), Vector3::y(), Vector3::z());
+        match self {
+            JointKind::Fixed => vec![],
+            JointKind::Revolute { axis } => vec![Elementary::Rotation(*axis)],
+            JointKind::Prismatic { axis } => vec![Elementary::Translation(*axis)],
+            JointKind::Universal { first, second } => {
+                vec![Elementary::Rotation(*first), Elementary::Rotation(*second)]
+            }
+            JointKind::Spherical => vec![
+                Elementary::Rotation(x),
+                Elementary::Rotation(y),
+                Elementary::Rotation(z),
+            ],
+            JointKind::Free => vec![
+                Elementary::Translation(x),
+                Elementary::Translation(y),
+                Elementary::Translation(z),
+                Elementary::Rotation(x),
+                Elementary::Rotation(y),
+                Elementary::Rotation(z),
+            ],
+        }
+    }
+
+    fn validated(self, link: &str) -> Result<Self> {
+        let unit = |a: Vector3<f64>| -> Result<Vector3<f64>> {
+            let n = a.norm();
+            if n.is_finite() && n > 0.0 {
+                Ok(a / n)
+            } else {
+                Err(DynamicsError::BadAxis {
+                    link: link.to_string(),
+                    axis: [a.x, a.y, a.z],
+                })
+            }
+        };
+        Ok(match self {
+            JointKind::Revolute { axis } => JointKind::Revolute { axis: unit(axis)? },
+            JointKind::Prismatic { axis } => JointKind::Prismatic { axis: unit(axis)? },
+            JointKind::Universal { first, second } => JointKind::Universal {
+                first: unit(first)?,
+                second: unit(second)?,
+            },
+            other => other,
+        })
+    }
+}
+
+/// Where a link's mass comes from. Every model reduces to the link's 4x4 second moment
+/// `Σ m x̄ x̄ᵀ` (`x̄ = (x, 1)` in the link frame), so inertia and gravity cost O(1) per link.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MassModel {
+    /// The mass spread evenly over the vertices of the link's hulls (SDRS eq. 4):
+    /// differentiable in the vertices.
+    Lumped {
+        /// Total mass of the link (kg).
+        mass: f64,
+    },
+    /// Solid hulls of uniform density (kg/m³): the exact rigid-body inertia.
+    Solid {
+        /// Density (kg/m³).
+        density: f64,
+    },
+    /// A given second moment `Σ m x̄ x̄ᵀ` (for links without hulls, or from a URDF inertial).
+    SecondMoment(Matrix4<f64>),
+}
+
+/// One link: its joint to the parent, its collision hulls and its mass.
+#[derive(Debug, Clone)]
+pub struct Link {
+    /// Name, for messages.
+    pub name: String,
+    /// Index of the parent link (an earlier link), or `None` for a root attached to the world.
+    pub parent: Option<usize>,
+    /// The joint frame in the parent's frame (world for a root): the design-dependent
+    /// attachment `(R^d, t^d)` of eq. 1.
+    pub attachment: Isometry3<f64>,
+    /// The joint.
+    pub joint: JointKind,
+    /// Collision hulls in the link frame.
+    pub hulls: Vec<ConvexHull>,
+    /// Mass model.
+    pub mass: MassModel,
+}
+
+impl Link {
+    /// A link with the given joint, attachment and hulls, and lumped vertex mass `mass`.
+    pub fn new(
+        name: impl Into<String>,
+        parent: Option<usize>,
+        attachment: Isometry3<f64>,
+        joint: JointKind,
+        hulls: Vec<ConvexHull>,
+        mass: MassModel,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            parent,
+            attachment,
+            joint,
+            hulls,
+            mass,
+        }
+    }
+}
+
+/// A kinematic tree of links (listed parents first) with its degrees of freedom numbered in
+/// that order, so every DoF comes after the DoFs of its ancestors.
+#[derive(Debug, Clone)]
+pub struct Model {
+    links: Vec<Link>,
+    second_moments: Vec<Matrix4<f64>>,
+    dof_offsets: Vec<usize>,
+    dof: usize,
+    /// Per link, the DoFs on its path from the root, ascending.
+    paths: Vec<Vec<usize>>,
+}
+
+impl Model {
+    /// Validates the links and precomputes their second moments and DoF numbering.
+    pub fn new(links: Vec<Link>) -> Result<Self> {
+        if links.is_empty() {
+            return Err(DynamicsError::EmptyModel);
+        }
+        let mut checked = Vec::with_capacity(links.len());
+        let mut second_moments = Vec::with_capacity(links.len());
+        let mut dof_offsets = Vec::with_capacity(links.len());
+        let mut paths: Vec<Vec<usize>> = Vec::with_capacity(links.len());
+        let mut dof = 0;
+        for (i, mut link) in links.into_iter().enumerate() {
+            if let Some(p) = link.parent
+                && p >= i
+            {
+                return Err(DynamicsError::BadParent {
+                    link: i,
+                    name: link.name,
+                    parent: p,
+                });
+            }
+            link.joint = link.joint.validated(&link.name)?;
+            second_moments.push(second_moment(&link)?);
+            let own = link.joint.dof();
+            let mut path = link.parent.map(|p| paths[p].clone()).unwrap_or_default();
+            path.extend(dof..dof + own);
+            paths.push(path);
+            dof_offsets.push(dof);
+            dof += own;
+            checked.push(link);
+        }
+        Ok(Self {
+            links: checked,
+            second_moments,
+            dof_offsets,
+            dof,
+            paths,
+        })
+    }
+
+    /// The links.
+    pub fn links(&self) -> &[Link] {
+        &self.links
+    }
+
+    /// Number of generalized coordinates.
+    pub fn dof(&self) -> usize {
+        self.dof
+    }
+
+    /// First DoF index of link `i`'s joint.
+    pub fn dof_offset(&self, i: usize) -> usize {
+        self.dof_offsets[i]
+    }
+
+    /// The second moment `Σ m x̄ x̄ᵀ` of link `i` in its frame.
+    pub fn second_moment(&self, i: usize) -> &Matrix4<f64> {
+        &self.second_moments[i]
+    }
+
+    /// The DoFs that move link `i`, ascending (root first).
+    pub fn path(&self, i: usize) -> &[usize] {
+        &self.paths[i]
+    }
+
+    /// Total mass of link `i`.
+    pub fn mass(&self, i: usize) -> f64 {
+        self.second_moments[i][(3, 3)]
+    }
+}
+
+fn second_moment(link: &Link) -> Result<Matrix4<f64>> {
+    let positive = |what: &'static str, value: f64| {
+        if value.is_finite() && value > 0.0 {
+            Ok(value)
+        } else {
+            Err(DynamicsError::BadMass {
+                link: link.name.clone(),
+                what,
+                value,
+            })
+        }
+    };
+    let need_hulls = |model: &'static str| {
+        if link.hulls.is_empty() {
+            Err(DynamicsError::MassWithoutHulls {
+                link: link.name.clone(),
+                model,
+            })
+        } else {
+            Ok(())
+        }
+    };
+    match &link.mass {
+        MassModel::Lumped { mass } => {
+            let mass = positive("mass", *mass)?;
+            need_hulls("lumped")?;
+            let count: usize = link.hulls.iter().map(|h| h.vertices().len()).sum();
+            let per_vertex = mass / count as f64;
+            Ok(link
+                .hulls
+                .iter()
+                .map(|h| lumped_second_moment(h.vertices(), per_vertex))
+                .sum())
+        }
+        MassModel::Solid { density } => {
+            let density = positive("density", *density)?;
+            need_hulls("solid")?;
+            let mut total = Matrix4::zeros();
+            for h in &link.hulls {
+                let props =
+                    h.solid_mass_properties(density)
+                        .map_err(|_| DynamicsError::BadMass {
+                            link: link.name.clone(),
+                            what: "hull volume",
+                            value: h.volume(),
+                        })?;
+                total += props.second_moment;
+            }
+            Ok(total)
+        }
+        MassModel::SecondMoment(m) => {
+            positive("mass (second moment [3,3])", m[(3, 3)])?;
+            if m.iter().any(|v| !v.is_finite()) {
+                return Err(DynamicsError::BadMass {
+                    link: link.name.clone(),
+                    what: "second moment entry",
+                    value: f64::NAN,
+                });
+            }
+            Ok(*m)
+        }
+    }
+}

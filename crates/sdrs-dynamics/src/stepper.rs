@@ -1,0 +1,536 @@
+//! The position-level time step (SDRS eq. 14): `θ^{t+1} = argmin O`, by Newton's method.
+//!
+//! `O = Σ_links (inertia + gravity) + U_PD + κ Σ U_c + Σ U_f`: the contact barrier between
+//! every pair of hulls on different links that the broad phase finds within the barrier's
+//! support distance, scaled by the contact stiffness `κ`, and plane friction lagged from the
+//! step-t planes (its normal forces already carry `κ`, see `sdrs_contact::friction`).
+//!
+//! Each iteration clamps the eigenvalues of the dense `|θ|x|θ|` Hessian to at least
+//! `eigenvalue_floor` and backtracks along the resulting descent direction until the
+//! energy is finite (no penetration) and decreases enough (Armijo); so every accepted state,
+//! and the returned one, is collision-free. The step stops when `|∇O|∞ < tolerance` and fails
+//! with [`DynamicsError::NotConverged`] otherwise.
+
+use crate::energy::{link_energy, rows};
+use crate::error::{DynamicsError, Result};
+use crate::kinematics::{Kinematics, State};
+use crate::model::Model;
+use nalgebra::{DMatrix, DVector, Isometry3, SMatrix};
+use sdrs_contact::friction::{FrictionCache, FrictionFrame, PlaneFriction};
+use sdrs_contact::{ContactModel, Order, PairOutcome, PlaneBarrier, PlaneCache};
+use sdrs_geometry::broad_phase::{BroadPhase, Proxy};
+use std::collections::HashMap;
+
+/// Contact settings of a scene.
+#[derive(Debug, Clone)]
+pub struct ContactSettings {
+    /// The normal-contact barrier.
+    pub barrier: PlaneBarrier,
+    /// Contact stiffness `κ`, the multiplier of the barrier sum in eq. 14.
+    pub stiffness: f64,
+    /// Plane friction, if any.
+    pub friction: Option<PlaneFriction>,
+    /// Skip pairs of hulls on a parent and its child link (which usually overlap at the joint).
+    pub skip_adjacent: bool,
+}
+
+/// Time-step settings.
+#[derive(Debug, Clone)]
+pub struct StepSettings {
+    /// Time step Δt (s).
+    pub dt: f64,
+    /// Gravity along −z (m/s²).
+    pub gravity: f64,
+    /// Lower bound of the Hessian's eigenvalues in the Newton direction.
+    pub eigenvalue_floor: f64,
+    /// Convergence tolerance on `|∇O|∞` (N, or N·m for rotations).
+    pub tolerance: f64,
+    /// Newton iteration cap.
+    pub max_iterations: usize,
+    /// Contact, if any.
+    pub contact: Option<ContactSettings>,
+}
+
+impl StepSettings {
+    /// `dt`, gravity 9.81, eigenvalue floor 1e-3, tolerance 1e-4, 100 iterations, no contact
+    /// (the paper's settings, sec. V).
+    pub fn new(dt: f64) -> Result<Self> {
+        if !(dt.is_finite() && dt > 0.0) {
+            return Err(DynamicsError::InvalidSetting {
+                name: "dt",
+                value: dt,
+                allowed: "positive and finite",
+            });
+        }
+        Ok(Self {
+            dt,
+            gravity: 9.81,
+            eigenvalue_floor: 1e-3,
+            tolerance: 1e-4,
+            max_iterations: 100,
+            contact: None,
+        })
+    }
+}
+
+/// Stable-PD control of one step (eq. 5): per DoF gains and targets.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Control {
+    /// Position gains `k_p` (zero for unactuated DoFs).
+    pub kp: DVector<f64>,
+    /// Velocity gains `k_d`.
+    pub kd: DVector<f64>,
+    /// Target positions `θ*`.
+    pub position: DVector<f64>,
+    /// Target velocities `θ̇*`.
+    pub velocity: DVector<f64>,
+}
+
+impl Control {
+    /// No actuation.
+    pub fn passive(model: &Model) -> Self {
+        let zero = DVector::zeros(model.dof());
+        Self {
+            kp: zero.clone(),
+            kd: zero.clone(),
+            position: zero.clone(),
+            velocity: zero,
+        }
+    }
+
+    fn check(&self, dof: usize) -> Result<()> {
+        for (what, v) in [
+            ("kp", &self.kp),
+            ("kd", &self.kd),
+            ("target position", &self.position),
+            ("target velocity", &self.velocity),
+        ] {
+            if v.len() != dof {
+                return Err(DynamicsError::LengthMismatch {
+                    what,
+                    actual: v.len(),
+                    expected: dof,
+                });
+            }
+            if let Some(index) = v.iter().position(|x| !x.is_finite()) {
+                return Err(DynamicsError::NonFinite { what, index });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What a step returns besides the new state.
+#[derive(Debug, Clone)]
+pub struct StepReport {
+    /// Newton iterations taken.
+    pub iterations: usize,
+    /// Final `|∇O|∞`.
+    pub residual: f64,
+    /// Final objective value.
+    pub energy: f64,
+    /// The Hessian of `O` at the solution (unclamped): the backward pass factorises it.
+    pub hessian: DMatrix<f64>,
+    /// Hull pairs with a non-zero barrier at the solution.
+    pub active_pairs: usize,
+}
+
+/// A hull of the scene: its link and index in that link.
+#[derive(Debug, Clone, Copy)]
+struct HullRef {
+    link: usize,
+    hull: usize,
+}
+
+/// Every hull of the scene, the broad phase over them and the per-pair warm starts.
+#[derive(Debug)]
+struct ContactState {
+    settings: ContactSettings,
+    hulls: Vec<HullRef>,
+    broad_phase: BroadPhase,
+    planes: HashMap<(usize, usize), PlaneCache>,
+    frictions: HashMap<(usize, usize), FrictionCache>,
+}
+
+/// Steps a model forward in time, keeping the per-pair warm-start caches between steps.
+#[derive(Debug)]
+pub struct Simulator {
+    model: Model,
+    settings: StepSettings,
+    contact: Option<ContactState>,
+}
+
+/// The objective at one configuration.
+struct Evaluation {
+    value: f64,
+    gradient: DVector<f64>,
+    hessian: DMatrix<f64>,
+    active_pairs: usize,
+}
+
+/// The data of one step that does not change during its Newton solve.
+struct StepData<'a> {
+    predicted: Vec<SMatrix<f64, 3, 4>>,
+    q_t: &'a DVector<f64>,
+    control: &'a Control,
+    frames: Vec<((usize, usize), FrictionFrame)>,
+}
+
+impl Simulator {
+    /// A simulator for `model` with `settings`.
+    pub fn new(model: Model, settings: StepSettings) -> Result<Self> {
+        let contact = match &settings.contact {
+            Some(c) => {
+                if !(c.stiffness.is_finite() && c.stiffness > 0.0) {
+                    return Err(DynamicsError::InvalidSetting {
+                        name: "stiffness",
+                        value: c.stiffness,
+                        allowed: "positive and finite",
+                    });
+                }
+                Some(ContactState {
+                    settings: c.clone(),
+                    hulls: model
+                        .links()
+                        .iter()
+                        .enumerate()
+                        .flat_map(|(link, l)| {
+                            (0..l.hulls.len()).map(move |hull| HullRef { link, hull })
+                        })
+                        .collect(),
+                    broad_phase: BroadPhase::new(c.barrier.support_distance())
+                        .expect("a barrier's support distance is a valid margin"),
+                    planes: HashMap::new(),
+                    frictions: HashMap::new(),
+                })
+            }
+            None => None,
+        };
+        Ok(Self {
+            model,
+            settings,
+            contact,
+        })
+    }
+
+    /// The model.
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &StepSettings {
+        &self.settings
+    }
+
+    /// One time step from `current` (θ^t) with link poses `previous` at t−1 (as returned by
+    /// the last step, or [`Kinematics::poses`] of a state at rest), under `control`. Returns
+    /// θ^{t+1} (re-centred, see [`State::recentred`]) and the step's report.
+    pub fn step(
+        &mut self,
+        current: &State,
+        previous: &[Isometry3<f64>],
+        control: &Control,
+    ) -> Result<(State, StepReport)> {
+        let model = &self.model;
+        if previous.len() != model.links().len() {
+            return Err(DynamicsError::LengthMismatch {
+                what: "previous link poses",
+                actual: previous.len(),
+                expected: model.links().len(),
+            });
+        }
+        if current.q.len() != model.dof() {
+            return Err(DynamicsError::LengthMismatch {
+                what: "generalized coordinates",
+                actual: current.q.len(),
+                expected: model.dof(),
+            });
+        }
+        control.check(model.dof())?;
+        let now = Kinematics::new(model, current);
+        let predicted = now
+            .poses()
+            .iter()
+            .zip(previous)
+            .map(|(t, p)| rows(t) * 2.0 - rows(p))
+            .collect();
+        let frames = self.friction_frames(&now)?;
+        let data = StepData {
+            predicted,
+            q_t: &current.q,
+            control,
+            frames,
+        };
+        let mut state = current.clone();
+        let mut eval = self
+            .evaluate(&state, &data, true)?
+            .ok_or_else(|| self.penetrating_pair(&now))?;
+        let mut step = 1.0;
+        for iteration in 0..self.settings.max_iterations {
+            let residual = eval.gradient.amax();
+            if residual < self.settings.tolerance {
+                return Ok((
+                    state.recentred(&self.model),
+                    StepReport {
+                        iterations: iteration,
+                        residual,
+                        energy: eval.value,
+                        hessian: eval.hessian,
+                        active_pairs: eval.active_pairs,
+                    },
+                ));
+            }
+            let direction = self.descent_direction(&eval);
+            let slope = eval.gradient.dot(&direction);
+            step = 1.0;
+            let mut accepted = None;
+            for _ in 0..60 {
+                let mut trial = state.clone();
+                trial.q += &direction * step;
+                if let Some(e) = self.evaluate(&trial, &data, false)?
+                    && e.value <= eval.value + 1e-4 * step * slope
+                {
+                    accepted = Some(trial);
+                    break;
+                }
+                step *= 0.5;
+            }
+            let Some(next) = accepted else { break };
+            state = next;
+            eval = self
+                .evaluate(&state, &data, true)?
+                .expect("an accepted state has finite energy");
+        }
+        Err(DynamicsError::NotConverged {
+            iterations: self.settings.max_iterations,
+            residual: eval.gradient.amax(),
+            tolerance: self.settings.tolerance,
+            energy: eval.value,
+            step,
+        })
+    }
+
+    /// `−H⁻¹g` with `H`'s eigenvalues clamped to at least the floor.
+    fn descent_direction(&self, eval: &Evaluation) -> DVector<f64> {
+        let eig = eval.hessian.clone().symmetric_eigen();
+        let floor = self.settings.eigenvalue_floor;
+        let coefficients = eig.eigenvectors.transpose() * &eval.gradient;
+        let scaled = DVector::from_iterator(
+            coefficients.len(),
+            coefficients
+                .iter()
+                .zip(eig.eigenvalues.iter())
+                .map(|(c, l)| -c / l.max(floor)),
+        );
+        eig.eigenvectors * scaled
+    }
+
+    /// The objective at `state`; `None` if two hulls penetrate.
+    fn evaluate(
+        &mut self,
+        state: &State,
+        data: &StepData,
+        derivatives: bool,
+    ) -> Result<Option<Evaluation>> {
+        let model = &self.model;
+        let n = model.dof();
+        let dt = self.settings.dt;
+        let kin = Kinematics::new(model, state);
+        let mut value = 0.0;
+        let mut gradient = DVector::zeros(n);
+        let mut hessian = DMatrix::zeros(n, n);
+        for (i, pose) in kin.poses().iter().enumerate() {
+            let (e, g, h) = link_energy(
+                model.second_moment(i),
+                pose,
+                &data.predicted[i],
+                dt,
+                self.settings.gravity,
+            );
+            value += e;
+            if derivatives {
+                kin.add_term(model, [i], &g, Some(&h), &mut gradient, Some(&mut hessian));
+            }
+        }
+        // Stable PD (eq. 5).
+        let c = data.control;
+        for j in 0..n {
+            let p = c.position[j] - state.q[j];
+            let v = c.velocity[j] - (state.q[j] - data.q_t[j]) / dt;
+            value += c.kp[j] * p * p + c.kd[j] * v * v;
+            if derivatives {
+                gradient[j] += -2.0 * c.kp[j] * p - 2.0 * c.kd[j] * v / dt;
+                hessian[(j, j)] += 2.0 * c.kp[j] + 2.0 * c.kd[j] / (dt * dt);
+            }
+        }
+        let mut active_pairs = 0;
+        if let Some(contact) = self.contact.as_mut() {
+            let order = if derivatives {
+                Order::Hessian
+            } else {
+                Order::Value
+            };
+            let settings = contact.settings.clone();
+            let mut add = |links: [usize; 2], pair: &sdrs_contact::PairContact, scale: f64| {
+                if derivatives {
+                    kin.add_term(
+                        model,
+                        links,
+                        &(pair.gradient * scale),
+                        Some(&(pair.hessian * scale)),
+                        &mut gradient,
+                        Some(&mut hessian),
+                    );
+                }
+            };
+            for (a, b) in contact.candidate_pairs(model, &kin) {
+                let (ha, hb) = (contact.hulls[a], contact.hulls[b]);
+                let cache = contact.planes.entry((a, b)).or_default();
+                let outcome = settings
+                    .barrier
+                    .evaluate(
+                        &model.links()[ha.link].hulls[ha.hull],
+                        &kin.poses()[ha.link],
+                        &model.links()[hb.link].hulls[hb.hull],
+                        &kin.poses()[hb.link],
+                        cache,
+                        order,
+                    )
+                    .map_err(|source| DynamicsError::Contact {
+                        link_a: ha.link,
+                        link_b: hb.link,
+                        source,
+                    })?;
+                let PairOutcome::Separated(pair) = outcome else {
+                    return Ok(None);
+                };
+                if pair.value == 0.0 {
+                    continue;
+                }
+                active_pairs += 1;
+                value += settings.stiffness * pair.value;
+                add([ha.link, hb.link], &pair, settings.stiffness);
+            }
+            if let Some(friction) = &settings.friction {
+                for ((a, b), frame) in &data.frames {
+                    let (ha, hb) = (contact.hulls[*a], contact.hulls[*b]);
+                    let cache = contact.frictions.entry((*a, *b)).or_default();
+                    let pair = friction
+                        .evaluate(
+                            frame,
+                            &kin.poses()[ha.link],
+                            &kin.poses()[hb.link],
+                            cache,
+                            order,
+                        )
+                        .map_err(|source| DynamicsError::Contact {
+                            link_a: ha.link,
+                            link_b: hb.link,
+                            source,
+                        })?;
+                    value += pair.value;
+                    add([ha.link, hb.link], &pair, 1.0);
+                }
+            }
+        }
+        Ok(Some(Evaluation {
+            value,
+            gradient,
+            hessian,
+            active_pairs,
+        }))
+    }
+
+    /// Friction frames of every pair in contact at the step-t configuration.
+    fn friction_frames(
+        &mut self,
+        now: &Kinematics,
+    ) -> Result<Vec<((usize, usize), FrictionFrame)>> {
+        let model = &self.model;
+        let Some(contact) = self.contact.as_mut() else {
+            return Ok(Vec::new());
+        };
+        if contact.settings.friction.is_none() {
+            return Ok(Vec::new());
+        }
+        let mut frames = Vec::new();
+        for (a, b) in contact.candidate_pairs(model, now) {
+            let (ha, hb) = (contact.hulls[a], contact.hulls[b]);
+            let cache = contact.planes.entry((a, b)).or_default();
+            let frame = FrictionFrame::new(
+                &contact.settings.barrier,
+                contact.settings.stiffness,
+                &model.links()[ha.link].hulls[ha.hull],
+                &now.poses()[ha.link],
+                &model.links()[hb.link].hulls[hb.hull],
+                &now.poses()[hb.link],
+                cache,
+            )
+            .map_err(|source| match source {
+                sdrs_contact::ContactError::PenetratingFrame => DynamicsError::InitialPenetration {
+                    link_a: ha.link,
+                    link_b: hb.link,
+                },
+                source => DynamicsError::Contact {
+                    link_a: ha.link,
+                    link_b: hb.link,
+                    source,
+                },
+            })?;
+            if let Some(frame) = frame {
+                frames.push(((a, b), frame));
+            }
+        }
+        Ok(frames)
+    }
+
+    /// The error for a step whose starting state already penetrates.
+    fn penetrating_pair(&mut self, now: &Kinematics) -> DynamicsError {
+        let model = &self.model;
+        let contact = self
+            .contact
+            .as_mut()
+            .expect("only contact makes the energy infinite");
+        for (a, b) in contact.candidate_pairs(model, now) {
+            let (ha, hb) = (contact.hulls[a], contact.hulls[b]);
+            let outcome = contact.settings.barrier.evaluate(
+                &model.links()[ha.link].hulls[ha.hull],
+                &now.poses()[ha.link],
+                &model.links()[hb.link].hulls[hb.hull],
+                &now.poses()[hb.link],
+                &mut PlaneCache::default(),
+                Order::Value,
+            );
+            if matches!(outcome, Ok(PairOutcome::Penetrating)) {
+                return DynamicsError::InitialPenetration {
+                    link_a: ha.link,
+                    link_b: hb.link,
+                };
+            }
+        }
+        unreachable!("an infinite energy comes from a penetrating pair")
+    }
+}
+
+impl ContactState {
+    /// Candidate hull pairs (indices into `hulls`, sorted) within the barrier's support.
+    fn candidate_pairs(&mut self, model: &Model, kin: &Kinematics) -> Vec<(usize, usize)> {
+        let proxies: Vec<Proxy> = self
+            .hulls
+            .iter()
+            .map(|h| Proxy {
+                body: h.link,
+                aabb: model.links()[h.link].hulls[h.hull].aabb(&kin.poses()[h.link]),
+            })
+            .collect();
+        let skip = self.settings.skip_adjacent;
+        let adjacent = |a: usize, b: usize| {
+            skip && (model.links()[a].parent == Some(b) || model.links()[b].parent == Some(a))
+        };
+        let mut pairs = Vec::new();
+        self.broad_phase
+            .candidate_pairs(&proxies, adjacent, &mut pairs);
+        pairs
+    }
+}

@@ -1,0 +1,162 @@
+use nalgebra::{DMatrix, DVector, Isometry3, SMatrix};
+use proptest::prelude::*;
+use sdrs_dynamics::energy::{link_energy, rows};
+use sdrs_dynamics::{JointKind, Kinematics, Link, MassModel, Model, State};
+use sdrs_geometry::testing::{
+    central_differences, hull, pose, relative_error, rotation, unit_vector,
+};
+
+/// Every joint kind once: 6 + 1 + 2 + 1 + 3 + 0 + 1 = 14 DoF, in a tree (two branches).
+const DOF: usize = 14;
+
+#[derive(Debug, Clone)]
+struct Chain {
+    model: Model,
+    state: State,
+    predicted: Vec<SMatrix<f64, 3, 4>>,
+}
+
+fn chain() -> impl Strategy<Value = Chain> {
+    (
+        proptest::collection::vec((hull(4, 10), pose(0.5), unit_vector(), unit_vector()), 7),
+        proptest::collection::vec(-1.0..1.0f64, DOF),
+        proptest::collection::vec(rotation(), 7),
+        proptest::collection::vec(pose(0.5), 7),
+        proptest::collection::vec(pose(0.5), 7),
+    )
+        .prop_map(|(parts, q, references, now, before)| {
+            let kinds = |k: usize, a, b| match k {
+                0 => JointKind::Free,
+                1 => JointKind::Revolute { axis: a },
+                2 => JointKind::Universal {
+                    first: a,
+                    second: b,
+                },
+                3 => JointKind::Prismatic { axis: a },
+                4 => JointKind::Spherical,
+                5 => JointKind::Fixed,
+                _ => JointKind::Revolute { axis: b },
+            };
+            let parents = [None, Some(0), Some(1), Some(0), Some(3), Some(4), Some(2)];
+            let links = parts
+                .into_iter()
+                .enumerate()
+                .map(|(k, (h, at, a, b))| {
+                    Link::new(
+                        format!("l{k}"),
+                        parents[k],
+                        at,
+                        kinds(k, a, b),
+                        vec![h],
+                        MassModel::Lumped {
+                            mass: 0.5 + k as f64,
+                        },
+                    )
+                })
+                .collect();
+            let model = Model::new(links).unwrap();
+            let mut state = State::new(&model, DVector::from_vec(q)).unwrap();
+            state.references = references;
+            let predicted = now
+                .iter()
+                .zip(&before)
+                .map(|(t, p)| rows(t) * 2.0 - rows(p))
+                .collect();
+            Chain {
+                model,
+                state,
+                predicted,
+            }
+        })
+}
+
+/// Inertia + gravity of the whole chain at `q`, with generalized gradient and Hessian.
+fn energy(c: &Chain, q: &[f64]) -> (f64, DVector<f64>, DMatrix<f64>) {
+    let mut state = c.state.clone();
+    state.q = DVector::from_column_slice(q);
+    let kin = Kinematics::new(&c.model, &state);
+    let (mut value, mut g, mut h) = (0.0, DVector::zeros(DOF), DMatrix::zeros(DOF, DOF));
+    for (i, p) in kin.poses().iter().enumerate() {
+        let (e, lg, lh) = link_energy(c.model.second_moment(i), p, &c.predicted[i], 0.05, 9.81);
+        value += e;
+        kin.add_term(&c.model, [i], &lg, Some(&lh), &mut g, Some(&mut h));
+    }
+    (value, g, h)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100))]
+
+    /// Generalized gradient and Hessian of inertia + gravity (link Jacobians, the
+    /// second-order kinematic term and the moment formulas) against central differences.
+    #[test]
+    fn energy_derivatives_match_finite_differences(c in chain()) {
+        let q0: [f64; DOF] = c.state.q.as_slice().try_into().unwrap();
+        let (_, g, h) = energy(&c, &q0);
+        let fd = central_differences(|q| energy(&c, q).0, &q0, 1e-4);
+        let err = relative_error(g.as_slice(), &fd, 1e-9);
+        prop_assert!(err < 1e-6, "gradient error {:e}", err);
+        let fd: Vec<f64> = central_differences(|q| energy(&c, q).1, &q0, 1e-4).iter().flat_map(|c| c.iter().copied()).collect();
+        let err = relative_error(h.as_slice(), &fd, 1e-9);
+        prop_assert!(err < 1e-6, "hessian error {:e}", err);
+    }
+
+    /// Re-centring a state changes its coordinates, not its configuration.
+    #[test]
+    fn recentring_keeps_every_pose(c in chain()) {
+        let before = Kinematics::new(&c.model, &c.state);
+        let after = Kinematics::new(&c.model, &c.state.recentred(&c.model));
+        for (a, b) in before.poses().iter().zip(after.poses()) {
+            prop_assert!((a.to_homogeneous() - b.to_homogeneous()).norm() < 1e-12);
+        }
+    }
+}
+
+#[test]
+fn bad_models_are_rejected_with_clear_errors() {
+    use sdrs_dynamics::DynamicsError;
+    assert_eq!(Model::new(vec![]).unwrap_err(), DynamicsError::EmptyModel);
+    let cube = sdrs_geometry::ConvexHull::cuboid(nalgebra::Vector3::repeat(0.1)).unwrap();
+    let link = |parent, joint, mass| {
+        Link::new(
+            "l",
+            parent,
+            Isometry3::identity(),
+            joint,
+            vec![cube.clone()],
+            mass,
+        )
+    };
+    let lumped = MassModel::Lumped { mass: 1.0 };
+    assert!(matches!(
+        Model::new(vec![link(Some(0), JointKind::Fixed, lumped.clone())]),
+        Err(DynamicsError::BadParent { .. })
+    ));
+    assert!(matches!(
+        Model::new(vec![link(
+            None,
+            JointKind::Revolute {
+                axis: nalgebra::Vector3::zeros()
+            },
+            lumped.clone()
+        )]),
+        Err(DynamicsError::BadAxis { .. })
+    ));
+    assert!(matches!(
+        Model::new(vec![link(
+            None,
+            JointKind::Fixed,
+            MassModel::Lumped { mass: -1.0 }
+        )]),
+        Err(DynamicsError::BadMass { .. })
+    ));
+    let model = Model::new(vec![link(None, JointKind::Free, lumped)]).unwrap();
+    assert!(matches!(
+        State::new(&model, DVector::zeros(3)),
+        Err(DynamicsError::LengthMismatch { .. })
+    ));
+    assert!(matches!(
+        State::new(&model, DVector::from_element(6, f64::NAN)),
+        Err(DynamicsError::NonFinite { .. })
+    ));
+}

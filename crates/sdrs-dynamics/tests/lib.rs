@@ -1,0 +1,4 @@
+//! Integration tests of sdrs-dynamics (one binary).
+
+mod kinematics;
+mod physics;

@@ -100,6 +100,9 @@ pub enum DynamicsError {
         /// Line-search step length of the last iteration.
         step: f64,
     },
+    /// A contact setting was rejected.
+    #[error("contact settings: {0}")]
+    ContactSettings(#[from] sdrs_contact::ContactError),
     /// A contact evaluation failed.
     #[error("contact between links {link_a} and {link_b}: {source}")]
     Contact {

@@ -10,6 +10,8 @@
 //!   `sdrs_contact::twist`, and the assembly of link-level gradients and Hessians into
 //!   generalized coordinates including the second-order kinematic term.
 //! - [`energy`]: inertia and gravity from the second moments (eq. 2-4, O(1) per link).
+//! - [`scenes`]: ready-made scenes (box on an incline, chains, a 7-DoF arm, the paper's
+//!   rotating chains) shared by tests, examples and benchmarks.
 //! - [`stepper`]: the time step of eq. 14 by Newton's method with clamped eigenvalues and a
 //!   line search that never accepts an infinite (penetrating) energy, with the SDRS plane
 //!   barrier and plane friction as contact.
@@ -44,9 +46,11 @@ pub mod energy;
 pub mod error;
 pub mod kinematics;
 pub mod model;
+pub mod scenes;
 pub mod stepper;
 
 pub use error::{DynamicsError, Result};
 pub use kinematics::{Kinematics, State};
 pub use model::{JointKind, Link, MassModel, Model};
-pub use stepper::{ContactSettings, Control, Simulator, StepReport, StepSettings};
+pub use scenes::Scene;
+pub use stepper::{ContactSettings, Control, Simulator, StepReport, StepSettings, StepTimings};

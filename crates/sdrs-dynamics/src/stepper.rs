@@ -20,6 +20,7 @@ use sdrs_contact::friction::{FrictionCache, FrictionFrame, PlaneFriction};
 use sdrs_contact::{ContactModel, Order, PairOutcome, PlaneBarrier, PlaneCache};
 use sdrs_geometry::broad_phase::{BroadPhase, Proxy};
 use std::collections::HashMap;
+use std::time::{Duration, Instant};
 
 /// Contact settings of a scene.
 #[derive(Debug, Clone)]
@@ -74,6 +75,10 @@ impl StepSettings {
 }
 
 /// Stable-PD control of one step (eq. 5): per DoF gains and targets.
+///
+/// The energy is `k_p (θ* − θ)² + k_d (θ̇* − (θ − θ^t)/Δt)²` as the paper writes it, so the
+/// spring force is `2 k_p (θ* − θ)` and the damping force `2 k_d (θ̇* − v)/Δt`: a damping
+/// coefficient `c` (N·s/m or N·m·s/rad) is `k_d = c Δt / 2`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Control {
     /// Position gains `k_p` (zero for unactuated DoFs).
@@ -133,6 +138,21 @@ pub struct StepReport {
     pub hessian: DMatrix<f64>,
     /// Hull pairs with a non-zero barrier at the solution.
     pub active_pairs: usize,
+    /// Where the time went.
+    pub timings: StepTimings,
+}
+
+/// Wall time of one step by part (SDRS Table II's breakdown).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct StepTimings {
+    /// Broad phase and plane-barrier evaluations (`U_c`), including friction frames.
+    pub normal: Duration,
+    /// Plane-friction evaluations (`U_f`).
+    pub friction: Duration,
+    /// Eigen-decompositions and Newton directions.
+    pub newton: Duration,
+    /// The whole step (the rest is kinematics, inertia, PD and assembly).
+    pub total: Duration,
 }
 
 /// A hull of the scene: its link and index in that link.
@@ -150,6 +170,7 @@ struct ContactState {
     broad_phase: BroadPhase,
     planes: HashMap<(usize, usize), PlaneCache>,
     frictions: HashMap<(usize, usize), FrictionCache>,
+    timings: StepTimings,
 }
 
 /// Steps a model forward in time, keeping the per-pair warm-start caches between steps.
@@ -202,6 +223,7 @@ impl Simulator {
                         .expect("a barrier's support distance is a valid margin"),
                     planes: HashMap::new(),
                     frictions: HashMap::new(),
+                    timings: StepTimings::default(),
                 })
             }
             None => None,
@@ -248,6 +270,11 @@ impl Simulator {
             });
         }
         control.check(model.dof())?;
+        let started = Instant::now();
+        let mut newton = Duration::ZERO;
+        if let Some(c) = self.contact.as_mut() {
+            c.timings = StepTimings::default();
+        }
         let now = Kinematics::new(model, current);
         let predicted = now
             .poses()
@@ -270,6 +297,9 @@ impl Simulator {
         for iteration in 0..self.settings.max_iterations {
             let residual = eval.gradient.amax();
             if residual < self.settings.tolerance {
+                let mut timings = self.contact.as_ref().map(|c| c.timings).unwrap_or_default();
+                timings.newton = newton;
+                timings.total = started.elapsed();
                 return Ok((
                     state.recentred(&self.model),
                     StepReport {
@@ -278,10 +308,13 @@ impl Simulator {
                         energy: eval.value,
                         hessian: eval.hessian,
                         active_pairs: eval.active_pairs,
+                        timings,
                     },
                 ));
             }
+            let clock = Instant::now();
             let direction = self.descent_direction(&eval);
+            newton += clock.elapsed();
             let slope = eval.gradient.dot(&direction);
             step = 1.0;
             let mut accepted = None;
@@ -296,11 +329,32 @@ impl Simulator {
                 }
                 step *= 0.5;
             }
-            let Some(next) = accepted else { break };
-            state = next;
-            eval = self
-                .evaluate(&state, &data, true)?
-                .expect("an accepted state has finite energy");
+            if let Some(next) = accepted {
+                state = next;
+                eval = self
+                    .evaluate(&state, &data, true)?
+                    .expect("an accepted state has finite energy");
+                continue;
+            }
+            // Near the solution the decrease a step promises can fall below the round-off of
+            // the energy (a sum of terms far larger than the decrease, some from inner solves):
+            // the energy can no longer judge steps, but the gradient still can. Accept the
+            // longest of a few steps that is collision-free and shrinks |∇O|∞.
+            let mut shrunk = None;
+            step = 1.0;
+            for _ in 0..8 {
+                let mut trial = state.clone();
+                trial.q += &direction * step;
+                if let Some(e) = self.evaluate(&trial, &data, true)?
+                    && e.gradient.amax() < eval.gradient.amax()
+                {
+                    shrunk = Some((trial, e));
+                    break;
+                }
+                step *= 0.5;
+            }
+            let Some((next, e)) = shrunk else { break };
+            (state, eval) = (next, e);
         }
         Err(DynamicsError::NotConverged {
             iterations: self.settings.max_iterations,
@@ -384,6 +438,7 @@ impl Simulator {
                     );
                 }
             };
+            let clock = Instant::now();
             for (a, b) in contact.candidate_pairs(model, &kin) {
                 let (ha, hb) = (contact.hulls[a], contact.hulls[b]);
                 let cache = contact.planes.entry((a, b)).or_default();
@@ -403,6 +458,7 @@ impl Simulator {
                         source,
                     })?;
                 let PairOutcome::Separated(pair) = outcome else {
+                    contact.timings.normal += clock.elapsed();
                     return Ok(None);
                 };
                 if pair.value == 0.0 {
@@ -412,6 +468,8 @@ impl Simulator {
                 value += settings.stiffness * pair.value;
                 add([ha.link, hb.link], &pair, settings.stiffness);
             }
+            contact.timings.normal += clock.elapsed();
+            let clock = Instant::now();
             if let Some(friction) = &settings.friction {
                 for ((a, b), frame) in &data.frames {
                     let (ha, hb) = (contact.hulls[*a], contact.hulls[*b]);
@@ -433,6 +491,7 @@ impl Simulator {
                     add([ha.link, hb.link], &pair, 1.0);
                 }
             }
+            contact.timings.friction += clock.elapsed();
         }
         Ok(Some(Evaluation {
             value,
@@ -454,6 +513,7 @@ impl Simulator {
         if contact.settings.friction.is_none() {
             return Ok(Vec::new());
         }
+        let clock = Instant::now();
         let mut frames = Vec::new();
         for (a, b) in contact.candidate_pairs(model, now) {
             let (ha, hb) = (contact.hulls[a], contact.hulls[b]);
@@ -482,6 +542,7 @@ impl Simulator {
                 frames.push(((a, b), frame));
             }
         }
+        contact.timings.normal += clock.elapsed();
         Ok(frames)
     }
 

@@ -1,11 +1,10 @@
 //! Physical behaviour against analytic solutions.
 
-use nalgebra::{DVector, Isometry3, Matrix4, Translation3, UnitQuaternion, Vector3, Vector4};
-use sdrs_contact::friction::PlaneFriction;
+use nalgebra::{DVector, Isometry3, Matrix4, Vector3, Vector4};
 use sdrs_contact::{ContactModel, Order, PlaneBarrier, PlaneCache};
+use sdrs_dynamics::scenes::{box_on_incline, sdrs_contact};
 use sdrs_dynamics::{
-    ContactSettings, Control, JointKind, Kinematics, Link, MassModel, Model, Simulator, State,
-    StepSettings,
+    Control, JointKind, Kinematics, Link, MassModel, Model, Simulator, State, StepSettings,
 };
 use sdrs_geometry::ConvexHull;
 
@@ -99,36 +98,15 @@ fn small_pendulum_swings_with_the_analytic_period() {
     );
 }
 
-/// A fixed ground slab (top face at z = 0, tilted by `tilt` about y) and a free box above it.
-fn box_on_ground(tilt: f64, mu: Option<f64>, dt: f64) -> (Simulator, State) {
-    let turn = UnitQuaternion::from_scaled_axis(Vector3::y() * tilt);
-    let ground = Link::new(
-        "ground",
-        None,
-        Isometry3::from_parts(Translation3::identity(), turn)
-            * Isometry3::translation(0.0, 0.0, -0.5),
-        JointKind::Fixed,
-        vec![ConvexHull::cuboid(Vector3::new(20.0, 20.0, 0.5)).unwrap()],
-        MassModel::Lumped { mass: 1.0 },
-    );
-    // The box's bottom face 5 mm above the slab, in the slab's frame.
-    let above = Isometry3::from_parts(Translation3::identity(), turn)
-        * Isometry3::translation(0.0, 0.0, 0.105);
-    let model = Model::new(vec![ground, free_box(1.0, 0.1, above)]).unwrap();
-    let mut settings = StepSettings::new(dt).unwrap();
-    settings.contact = Some(ContactSettings {
-        barrier: PlaneBarrier::new(0.01).unwrap(),
-        stiffness: 1.0,
-        friction: mu.map(|m| PlaneFriction::new(m, dt).unwrap()),
-        skip_adjacent: false,
-    });
-    let sim = Simulator::new(model.clone(), settings).unwrap();
-    (sim, State::zero(&model))
+fn box_on_ground(tilt: f64, mu: f64, dt: f64) -> (Simulator, State) {
+    let scene = box_on_incline(tilt, mu, dt).unwrap();
+    let start = State::zero(&scene.model);
+    (Simulator::new(scene.model, scene.settings).unwrap(), start)
 }
 
 #[test]
 fn a_resting_box_stays_put_and_its_contact_force_balances_gravity() {
-    let (mut sim, start) = box_on_ground(0.0, Some(0.5), 0.01);
+    let (mut sim, start) = box_on_ground(0.0, 0.5, 0.01);
     let model = sim.model().clone();
     let states = run(&mut sim, start, 300, &Control::passive(&model));
     let last = states.last().unwrap();
@@ -170,12 +148,12 @@ fn a_box_slides_down_an_incline_with_coulomb_friction() {
     let tilt = 30f64.to_radians();
     let mu = 0.3;
     let dt = 0.01;
-    let (mut sim, start) = box_on_ground(tilt, Some(mu), dt);
+    let (mut sim, start) = box_on_ground(tilt, mu, dt);
     let model = sim.model().clone();
     let states = run(&mut sim, start, 100, &Control::passive(&model));
     // The box's free joint is attached in the slab's frame, so q[0] is the distance travelled
-    // down the slope and q[2] the height above the slab. The box starts 5 mm above the slab,
-    // is pushed out to the barrier's equilibrium gap and settles within about 35 steps.
+    // down the slope and q[2] the height above the slab; skip the first steps, in which the
+    // contact settles.
     let settled = &states[40..];
     let height = settled.iter().map(|s| s.q[2]).fold(f64::NAN, f64::max)
         - settled.iter().map(|s| s.q[2]).fold(f64::NAN, f64::min);
@@ -205,4 +183,110 @@ fn quadratic_fit_acceleration(samples: &[(f64, f64)]) -> f64 {
         atb += row * s;
     }
     ata.lu().solve(&atb).unwrap()[2]
+}
+
+#[test]
+fn a_pd_controlled_arm_reaches_its_target() {
+    // Three revolute links (about z, y, y), 0.3 m apart, 1 kg each.
+    let cube = ConvexHull::cuboid(Vector3::new(0.05, 0.05, 0.12)).unwrap();
+    let axes = [Vector3::z(), Vector3::y(), Vector3::y()];
+    let links = (0..3usize)
+        .map(|k| {
+            Link::new(
+                format!("link{k}"),
+                k.checked_sub(1),
+                Isometry3::translation(0.0, 0.0, if k == 0 { 0.0 } else { 0.3 }),
+                JointKind::Revolute { axis: axes[k] },
+                vec![cube.clone()],
+                MassModel::Lumped { mass: 1.0 },
+            )
+        })
+        .collect();
+    let model = Model::new(links).unwrap();
+    let mut settings = StepSettings::new(0.01).unwrap();
+    settings.gravity = 0.0;
+    let mut sim = Simulator::new(model.clone(), settings).unwrap();
+    let target = DVector::from_vec(vec![0.8, -0.5, 1.1]);
+    // Eq. 5's damping term k_d (θ̇* − (θ − θ^t)/Δt)² gives the force 2 k_d v / Δt: k_d = 0.05
+    // is a damping of 10 N·m·s, about critical for these gains and inertias.
+    let control = Control {
+        kp: DVector::from_element(3, 50.0),
+        kd: DVector::from_element(3, 0.05),
+        position: target.clone(),
+        velocity: DVector::zeros(3),
+    };
+    let states = run(&mut sim, State::zero(&model), 300, &control);
+    let error = (&states.last().unwrap().q - &target).amax();
+    assert!(error < 1e-3, "final joint error {error}");
+}
+
+#[test]
+fn a_contact_rich_scene_stays_finite_and_collision_free_for_10000_steps() {
+    // Four boxes dropped in a stack onto the ground, with friction.
+    let ground = Link::new(
+        "ground",
+        None,
+        Isometry3::translation(0.0, 0.0, -0.5),
+        JointKind::Fixed,
+        vec![ConvexHull::cuboid(Vector3::new(5.0, 5.0, 0.5)).unwrap()],
+        MassModel::Lumped { mass: 1.0 },
+    );
+    let mut links = vec![ground];
+    for k in 0..4 {
+        let at = Isometry3::new(
+            Vector3::new(0.03 * k as f64, -0.02 * k as f64, 0.15 + 0.25 * k as f64),
+            Vector3::new(0.1 * k as f64, 0.2, -0.1),
+        );
+        links.push(free_box(0.5 + 0.2 * k as f64, 0.1, at));
+    }
+    let model = Model::new(links).unwrap();
+    let dt = 0.01;
+    let mut settings = StepSettings::new(dt).unwrap();
+    let mut contact = sdrs_contact(dt, Some(0.5)).unwrap();
+    contact.skip_adjacent = false;
+    settings.contact = Some(contact);
+    let mut sim = Simulator::new(model.clone(), settings).unwrap();
+    let mut state = State::zero(&model);
+    let mut previous = Kinematics::new(&model, &state).poses().to_vec();
+    let barrier = PlaneBarrier::new(0.01).unwrap();
+    for step in 0..10_000 {
+        let poses = Kinematics::new(&model, &state).poses().to_vec();
+        let (next, report) = sim
+            .step(&state, &previous, &Control::passive(&model))
+            .unwrap_or_else(|e| panic!("step {step}: {e}"));
+        assert!(
+            next.q.iter().all(|v| v.is_finite()),
+            "step {step}: {:?}",
+            next.q
+        );
+        assert!(report.residual < 1e-4);
+        previous = poses;
+        state = next;
+        if step % 500 == 0 {
+            let kin = Kinematics::new(&model, &state);
+            for a in 0..5 {
+                for b in a + 1..5 {
+                    let out = barrier.evaluate(
+                        &model.links()[a].hulls[0],
+                        &kin.poses()[a],
+                        &model.links()[b].hulls[0],
+                        &kin.poses()[b],
+                        &mut PlaneCache::default(),
+                        Order::Value,
+                    );
+                    assert!(
+                        out.unwrap().value().is_finite(),
+                        "links {a} and {b} penetrate at step {step}"
+                    );
+                }
+            }
+        }
+    }
+    // Everything came to rest above the ground.
+    let kin = Kinematics::new(&model, &state);
+    assert!(
+        kin.poses()[1..]
+            .iter()
+            .all(|p| p.translation.vector.z > 0.05)
+    );
 }

@@ -87,6 +87,8 @@ pub struct Kinematics {
     poses: Vec<Isometry3<f64>>,
     /// Per DoF, `(ω_k, v_k)`.
     screws: Vec<(Vector3<f64>, Vector3<f64>)>,
+    /// Per link, its Jacobian columns `(k, ∂ξ/∂q_k)` along its path.
+    jacobians: Vec<Vec<(usize, Twist)>>,
 }
 
 impl Kinematics {
@@ -122,7 +124,27 @@ impl Kinematics {
             }
             poses.push(frame);
         }
-        Self { poses, screws }
+        let jacobians = poses
+            .iter()
+            .enumerate()
+            .map(|(i, pose)| {
+                let o = pose.translation.vector;
+                model
+                    .path(i)
+                    .iter()
+                    .map(|&k| {
+                        let (w, v) = screws[k];
+                        let lin = w.cross(&o) + v;
+                        (k, Twist::new(lin.x, lin.y, lin.z, w.x, w.y, w.z))
+                    })
+                    .collect()
+            })
+            .collect();
+        Self {
+            poses,
+            screws,
+            jacobians,
+        }
     }
 
     /// World pose of every link.
@@ -136,17 +158,8 @@ impl Kinematics {
     }
 
     /// Link `i`'s Jacobian columns `(k, ∂ξ/∂q_k)` for the DoFs on its path.
-    pub fn jacobian(&self, model: &Model, i: usize) -> Vec<(usize, Twist)> {
-        let o = self.poses[i].translation.vector;
-        model
-            .path(i)
-            .iter()
-            .map(|&k| {
-                let (w, v) = self.screws[k];
-                let lin = w.cross(&o) + v;
-                (k, Twist::new(lin.x, lin.y, lin.z, w.x, w.y, w.z))
-            })
-            .collect()
+    pub fn jacobian(&self, i: usize) -> &[(usize, Twist)] {
+        &self.jacobians[i]
     }
 
     /// Adds the generalized gradient and Hessian of a term that depends on the poses of
@@ -161,11 +174,10 @@ impl Kinematics {
         gradient: &mut DVector<f64>,
         hessian: Option<&mut DMatrix<f64>>,
     ) {
-        let jacobians: Vec<Vec<(usize, Twist)>> =
-            links.iter().map(|&i| self.jacobian(model, i)).collect();
+        let jacobians: [&[(usize, Twist)]; N] = links.map(|i| self.jacobian(i));
         for (b, jac) in jacobians.iter().enumerate() {
             let gb = g.fixed_rows::<6>(6 * b);
-            for (k, col) in jac {
+            for (k, col) in jac.iter() {
                 gradient[*k] += col.dot(&gb);
             }
         }
@@ -175,9 +187,9 @@ impl Kinematics {
         for (b, jb) in jacobians.iter().enumerate() {
             for (c, jc) in jacobians.iter().enumerate() {
                 let block = h.fixed_view::<6, 6>(6 * b, 6 * c);
-                for (k, col_k) in jb {
+                for (k, col_k) in jb.iter() {
                     let row = col_k.transpose() * block;
-                    for (l, col_l) in jc {
+                    for (l, col_l) in jc.iter() {
                         hessian[(*k, *l)] += (row * col_l)[0];
                     }
                 }

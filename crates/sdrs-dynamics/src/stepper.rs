@@ -317,23 +317,27 @@ impl Simulator {
             newton += clock.elapsed();
             let slope = eval.gradient.dot(&direction);
             step = 1.0;
+            // The full step is usually accepted: evaluate it with derivatives straight away.
             let mut accepted = None;
-            for _ in 0..60 {
+            for attempt in 0..60 {
                 let mut trial = state.clone();
                 trial.q += &direction * step;
-                if let Some(e) = self.evaluate(&trial, &data, false)?
+                if let Some(e) = self.evaluate(&trial, &data, attempt == 0)?
                     && e.value <= eval.value + 1e-4 * step * slope
                 {
-                    accepted = Some(trial);
+                    accepted = Some((trial, (attempt == 0).then_some(e)));
                     break;
                 }
                 step *= 0.5;
             }
-            if let Some(next) = accepted {
+            if let Some((next, evaluated)) = accepted {
+                eval = match evaluated {
+                    Some(e) => e,
+                    None => self
+                        .evaluate(&next, &data, true)?
+                        .expect("an accepted state has finite energy"),
+                };
                 state = next;
-                eval = self
-                    .evaluate(&state, &data, true)?
-                    .expect("an accepted state has finite energy");
                 continue;
             }
             // Near the solution the decrease a step promises can fall below the round-off of
@@ -365,10 +369,19 @@ impl Simulator {
         })
     }
 
-    /// `−H⁻¹g` with `H`'s eigenvalues clamped to at least the floor.
+    /// `−H⁻¹g` with `H`'s eigenvalues clamped to at least the floor. When `H − floor·I` has a
+    /// Cholesky factor every eigenvalue is above the floor, clamping changes nothing and a
+    /// Cholesky solve (a ninth of the cost of the eigen-decomposition) gives the direction.
     fn descent_direction(&self, eval: &Evaluation) -> DVector<f64> {
-        let eig = eval.hessian.clone().symmetric_eigen();
         let floor = self.settings.eigenvalue_floor;
+        let n = eval.hessian.nrows();
+        let shifted = &eval.hessian - DMatrix::identity(n, n) * floor;
+        if shifted.cholesky().is_some()
+            && let Some(chol) = eval.hessian.clone().cholesky()
+        {
+            return -chol.solve(&eval.gradient);
+        }
+        let eig = eval.hessian.clone().symmetric_eigen();
         let coefficients = eig.eigenvectors.transpose() * &eval.gradient;
         let scaled = DVector::from_iterator(
             coefficients.len(),

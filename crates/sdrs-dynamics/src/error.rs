@@ -28,6 +28,30 @@ pub enum DynamicsError {
         /// The axis given.
         axis: [f64; 3],
     },
+    /// Joint limits need a 1-DoF joint and finite `lower < upper`.
+    #[error(
+        "link '{link}': limits ({lower}, {upper}) need a revolute or prismatic joint and finite lower < upper"
+    )]
+    BadLimits {
+        /// The link.
+        link: String,
+        /// Lower limit given.
+        lower: f64,
+        /// Upper limit given.
+        upper: f64,
+    },
+    /// A state violates a joint limit (the limit barrier is infinite there).
+    #[error("DoF {dof} = {value} is outside its limits ({lower}, {upper})")]
+    OutsideLimits {
+        /// The DoF.
+        dof: usize,
+        /// Its value.
+        value: f64,
+        /// Lower limit.
+        lower: f64,
+        /// Upper limit.
+        upper: f64,
+    },
     /// A mass setting must be positive and finite.
     #[error("link '{link}': {what} = {value} must be positive and finite")]
     BadMass {

@@ -145,6 +145,9 @@ pub struct Link {
     pub hulls: Vec<ConvexHull>,
     /// Mass model.
     pub mass: MassModel,
+    /// Position limits `(lower, upper)` of a 1-DoF joint, enforced by a barrier energy (see
+    /// [`crate::stepper::StepSettings::limit_support`]).
+    pub limits: Option<(f64, f64)>,
 }
 
 impl Link {
@@ -164,7 +167,14 @@ impl Link {
             joint,
             hulls,
             mass,
+            limits: None,
         }
+    }
+
+    /// The same link with position limits on its (1-DoF) joint.
+    pub fn with_limits(mut self, lower: f64, upper: f64) -> Self {
+        self.limits = Some((lower, upper));
+        self
     }
 }
 
@@ -202,6 +212,18 @@ impl Model {
                 });
             }
             link.joint = link.joint.validated(&link.name)?;
+            if let Some((lower, upper)) = link.limits
+                && !(lower.is_finite()
+                    && upper.is_finite()
+                    && lower < upper
+                    && link.joint.dof() == 1)
+            {
+                return Err(DynamicsError::BadLimits {
+                    link: link.name,
+                    lower,
+                    upper,
+                });
+            }
             second_moments.push(second_moment(&link)?);
             let own = link.joint.dof();
             let mut path = link.parent.map(|p| paths[p].clone()).unwrap_or_default();

@@ -16,6 +16,7 @@ use crate::error::{DynamicsError, Result};
 use crate::kinematics::{Kinematics, State};
 use crate::model::Model;
 use nalgebra::{DMatrix, DVector, Isometry3, SMatrix};
+use sdrs_contact::barrier::barrier;
 use sdrs_contact::friction::{FrictionCache, FrictionFrame, PlaneFriction};
 use sdrs_contact::{ContactModel, Order, PairOutcome, PlaneBarrier, PlaneCache};
 use sdrs_geometry::broad_phase::{BroadPhase, Proxy};
@@ -48,6 +49,12 @@ pub struct StepSettings {
     pub tolerance: f64,
     /// Newton iteration cap.
     pub max_iterations: usize,
+    /// Support of the joint-limit barrier: a limited DoF within this distance (rad or m) of a
+    /// limit feels `limit_stiffness · P_s(distance)`, the SDRS barrier of eq. 6, which is
+    /// infinite at the limit and exactly zero (C²) beyond the support.
+    pub limit_support: f64,
+    /// Multiplier of the joint-limit barrier.
+    pub limit_stiffness: f64,
     /// Contact, if any.
     pub contact: Option<ContactSettings>,
 }
@@ -69,6 +76,8 @@ impl StepSettings {
             eigenvalue_floor: 1e-3,
             tolerance: 1e-4,
             max_iterations: 100,
+            limit_support: 0.01,
+            limit_stiffness: 1.0,
             contact: None,
         })
     }
@@ -270,6 +279,20 @@ impl Simulator {
             });
         }
         control.check(model.dof())?;
+        for (i, link) in model.links().iter().enumerate() {
+            if let Some((lower, upper)) = link.limits {
+                let dof = model.dof_offset(i);
+                let value = current.q[dof];
+                if !(value > lower && value < upper) {
+                    return Err(DynamicsError::OutsideLimits {
+                        dof,
+                        value,
+                        lower,
+                        upper,
+                    });
+                }
+            }
+        }
         let started = Instant::now();
         let mut newton = Duration::ZERO;
         if let Some(c) = self.contact.as_mut() {
@@ -290,9 +313,10 @@ impl Simulator {
             frames,
         };
         let mut state = current.clone();
-        let mut eval = self
-            .evaluate(&state, &data, true)?
-            .ok_or_else(|| self.penetrating_pair(&now))?;
+        let mut eval = match self.evaluate(&state, &data, true)? {
+            Some(e) => e,
+            None => return Err(self.penetrating_pair(&now)),
+        };
         let mut step = 1.0;
         for iteration in 0..self.settings.max_iterations {
             let residual = eval.gradient.amax();
@@ -431,6 +455,24 @@ impl Simulator {
                 hessian[(j, j)] += 2.0 * c.kp[j] + 2.0 * c.kd[j] / (dt * dt);
             }
         }
+        // Joint limits: barriers on the distance to each limit.
+        for (i, link) in model.links().iter().enumerate() {
+            let Some((lower, upper)) = link.limits else {
+                continue;
+            };
+            let j = model.dof_offset(i);
+            let (k, support) = (self.settings.limit_stiffness, self.settings.limit_support);
+            for (distance, sign) in [(state.q[j] - lower, 1.0), (upper - state.q[j], -1.0)] {
+                let Some((v, d1, d2)) = barrier(distance, support) else {
+                    return Ok(None);
+                };
+                value += k * v;
+                if derivatives {
+                    gradient[j] += k * d1 * sign;
+                    hessian[(j, j)] += k * d2;
+                }
+            }
+        }
         let mut active_pairs = 0;
         if let Some(contact) = self.contact.as_mut() {
             let order = if derivatives {
@@ -559,13 +601,13 @@ impl Simulator {
         Ok(frames)
     }
 
-    /// The error for a step whose starting state already penetrates.
+    /// The error for a step whose starting state already penetrates (limits were checked).
     fn penetrating_pair(&mut self, now: &Kinematics) -> DynamicsError {
         let model = &self.model;
         let contact = self
             .contact
             .as_mut()
-            .expect("only contact makes the energy infinite");
+            .expect("within the limits, only contact makes the energy infinite");
         for (a, b) in contact.candidate_pairs(model, now) {
             let (ha, hb) = (contact.hulls[a], contact.hulls[b]);
             let outcome = contact.settings.barrier.evaluate(

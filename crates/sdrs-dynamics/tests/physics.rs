@@ -290,3 +290,54 @@ fn a_contact_rich_scene_stays_finite_and_collision_free_for_10000_steps() {
             .all(|p| p.translation.vector.z > 0.05)
     );
 }
+
+#[test]
+fn joint_limits_stop_a_falling_arm_inside_its_range() {
+    // A 1 kg point mass 1 m out along x on a revolute joint about y: gravity turns it to +θ.
+    let x = Vector4::new(1.0, 0.0, 0.0, 1.0);
+    let link = Link::new(
+        "arm",
+        None,
+        Isometry3::identity(),
+        JointKind::Revolute { axis: Vector3::y() },
+        vec![],
+        MassModel::SecondMoment(x * x.transpose()),
+    )
+    .with_limits(-0.2, 0.2);
+    let model = Model::new(vec![link]).unwrap();
+    let mut sim = Simulator::new(model.clone(), StepSettings::new(0.01).unwrap()).unwrap();
+    let states = run(
+        &mut sim,
+        State::zero(&model),
+        300,
+        &Control::passive(&model),
+    );
+    assert!(states.iter().all(|s| s.q[0] > -0.2 && s.q[0] < 0.2));
+    let last = states.last().unwrap().q[0];
+    assert!(last > 0.19, "rests against the upper limit: {last}");
+    let still = (last - states[states.len() - 2].q[0]).abs();
+    assert!(still < 1e-6, "still moving by {still} per step");
+    // A state outside the limits is refused, and so are limits on a 2-DoF joint.
+    let outside = State::new(&model, DVector::from_element(1, 0.3)).unwrap();
+    let previous = Kinematics::new(&model, &outside).poses().to_vec();
+    assert!(matches!(
+        sim.step(&outside, &previous, &Control::passive(&model)),
+        Err(sdrs_dynamics::DynamicsError::OutsideLimits { dof: 0, .. })
+    ));
+    let universal = Link::new(
+        "u",
+        None,
+        Isometry3::identity(),
+        JointKind::Universal {
+            first: Vector3::x(),
+            second: Vector3::y(),
+        },
+        vec![],
+        MassModel::SecondMoment(x * x.transpose()),
+    )
+    .with_limits(-1.0, 1.0);
+    assert!(matches!(
+        Model::new(vec![universal]),
+        Err(sdrs_dynamics::DynamicsError::BadLimits { .. })
+    ));
+}

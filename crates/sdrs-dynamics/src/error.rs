@@ -52,6 +52,22 @@ pub enum DynamicsError {
         /// Upper limit.
         upper: f64,
     },
+    /// A URDF file could not be read or parsed.
+    #[error("URDF {path}: {message}")]
+    Urdf {
+        /// The file (or "<string>").
+        path: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// A URDF element is not supported or is inconsistent.
+    #[error("URDF element {element}: {message}")]
+    UrdfElement {
+        /// The element, e.g. `joint 'elbow'` or `link 'base' collision 2`.
+        element: String,
+        /// What is wrong and what is allowed.
+        message: String,
+    },
     /// A mass setting must be positive and finite.
     #[error("link '{link}': {what} = {value} must be positive and finite")]
     BadMass {

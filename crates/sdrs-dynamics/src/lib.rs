@@ -12,6 +12,8 @@
 //! - [`energy`]: inertia and gravity from the second moments (eq. 2-4, O(1) per link).
 //! - [`scenes`]: ready-made scenes (box on an incline, chains, a 7-DoF arm, the paper's
 //!   rotating chains) shared by tests, examples and benchmarks.
+//! - [`urdf`]: URDF import (links, inertials, joints, limits, collision geometry with convex
+//!   decomposition of meshes).
 //! - [`stepper`]: the time step of eq. 14 by Newton's method with clamped eigenvalues and a
 //!   line search that never accepts an infinite (penetrating) energy, with the SDRS plane
 //!   barrier and plane friction as contact.
@@ -40,7 +42,7 @@
 //! ## Limitations (for now)
 //! - Contact is the SDRS plane barrier with plane friction; the stepper is not yet generic over
 //!   `sdrs_contact::ContactModel` (mesh models come with issue 6).
-//! - No joint limits, URDF import, design-vector mapping or step-Jacobian blocks yet.
+//! - No design-vector mapping or step-Jacobian blocks yet (the backward pass, issue 5).
 
 pub mod energy;
 pub mod error;
@@ -48,9 +50,11 @@ pub mod kinematics;
 pub mod model;
 pub mod scenes;
 pub mod stepper;
+pub mod urdf;
 
 pub use error::{DynamicsError, Result};
 pub use kinematics::{Kinematics, State};
 pub use model::{JointKind, Link, MassModel, Model};
 pub use scenes::Scene;
 pub use stepper::{ContactSettings, Control, Simulator, StepReport, StepSettings, StepTimings};
+pub use urdf::{UrdfOptions, load_urdf, urdf_from_str};

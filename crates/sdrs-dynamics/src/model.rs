@@ -125,7 +125,8 @@ pub enum MassModel {
         /// Density (kg/m³).
         density: f64,
     },
-    /// A given second moment `Σ m x̄ x̄ᵀ` (for links without hulls, or from a URDF inertial).
+    /// A given second moment `Σ m x̄ x̄ᵀ` (for links without hulls, or from a URDF inertial);
+    /// its mass may be zero (a massless frame).
     SecondMoment(Matrix4<f64>),
 }
 
@@ -324,8 +325,8 @@ fn second_moment(link: &Link) -> Result<Matrix4<f64>> {
             Ok(total)
         }
         MassModel::SecondMoment(m) => {
-            positive("mass (second moment [3,3])", m[(3, 3)])?;
-            if m.iter().any(|v| !v.is_finite()) {
+            // Massless links (pure frames) are allowed here.
+            if !(m[(3, 3)] >= 0.0) || m.iter().any(|v| !v.is_finite()) {
                 return Err(DynamicsError::BadMass {
                     link: link.name.clone(),
                     what: "second moment entry",

@@ -2,3 +2,4 @@
 
 mod kinematics;
 mod physics;
+mod urdf;

@@ -68,6 +68,16 @@ pub enum DynamicsError {
         /// What is wrong and what is allowed.
         message: String,
     },
+    /// A design vector makes a hull degenerate.
+    #[error("design: hull {hull} of link '{link}' is invalid: {message}")]
+    BadDesign {
+        /// The link.
+        link: String,
+        /// The hull's index in the link.
+        hull: usize,
+        /// What the hull constructor reported.
+        message: String,
+    },
     /// A mass setting must be positive and finite.
     #[error("link '{link}': {what} = {value} must be positive and finite")]
     BadMass {

@@ -56,5 +56,7 @@ pub use error::{DynamicsError, Result};
 pub use kinematics::{Kinematics, State};
 pub use model::{JointKind, Link, MassModel, Model};
 pub use scenes::Scene;
-pub use stepper::{ContactSettings, Control, Simulator, StepReport, StepSettings, StepTimings};
+pub use stepper::{
+    ContactSettings, Control, ExternalEnergy, Simulator, StepReport, StepSettings, StepTimings,
+};
 pub use urdf::{UrdfOptions, load_urdf, urdf_from_str};

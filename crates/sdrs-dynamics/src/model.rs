@@ -1,7 +1,7 @@
 //! The articulated model: links in a kinematic tree, their joints, hulls and mass.
 
 use crate::error::{DynamicsError, Result};
-use nalgebra::{Isometry3, Matrix4, Vector3};
+use nalgebra::{DVector, Isometry3, Matrix4, Point3, Vector3};
 use sdrs_geometry::{ConvexHull, lumped_second_moment};
 
 /// How a link moves relative to its parent (or the world, for a root link).
@@ -271,6 +271,99 @@ impl Model {
     /// Total mass of link `i`.
     pub fn mass(&self, i: usize) -> f64 {
         self.second_moments[i][(3, 3)]
+    }
+
+    /// The design vector `d` (SDRS eq. 1): every link's attachment translation `t^d` in its
+    /// parent's frame (3 per link, links in order), then every hull vertex in its link's frame
+    /// (3 per vertex; links, hulls and vertices in order). [`Model::design_index`] locates
+    /// entries; [`Model::with_design`] is the inverse mapping.
+    ///
+    /// ```
+    /// use sdrs_dynamics::{JointKind, Link, MassModel, Model};
+    /// use sdrs_geometry::ConvexHull;
+    /// use nalgebra::{Isometry3, Vector3};
+    /// let cube = ConvexHull::cuboid(Vector3::repeat(0.1)).unwrap();
+    /// let link = Link::new("l", None, Isometry3::translation(0.0, 0.0, 1.0), JointKind::Fixed, vec![cube], MassModel::Lumped { mass: 1.0 });
+    /// let model = Model::new(vec![link]).unwrap();
+    /// let mut d = model.design();
+    /// assert_eq!(d.len(), 3 + 8 * 3);
+    /// d[2] = 2.0; // raise the attachment
+    /// assert_eq!(model.with_design(&d).unwrap().links()[0].attachment.translation.vector.z, 2.0);
+    /// ```
+    pub fn design(&self) -> DVector<f64> {
+        let mut d = Vec::with_capacity(self.design_len());
+        for link in &self.links {
+            d.extend(link.attachment.translation.vector.iter());
+        }
+        for link in &self.links {
+            for hull in &link.hulls {
+                for v in hull.vertices() {
+                    d.extend(v.coords.iter());
+                }
+            }
+        }
+        DVector::from_vec(d)
+    }
+
+    /// Length of the design vector.
+    pub fn design_len(&self) -> usize {
+        3 * self.links.len()
+            + 3 * self
+                .links
+                .iter()
+                .flat_map(|l| &l.hulls)
+                .map(|h| h.vertices().len())
+                .sum::<usize>()
+    }
+
+    /// Index in the design vector of a link's attachment translation (`None` for the
+    /// vertex), or of vertex `vertex` of hull `hull` of link `link`.
+    pub fn design_index(&self, link: usize, vertex: Option<(usize, usize)>) -> usize {
+        let Some((hull, vertex)) = vertex else {
+            return 3 * link;
+        };
+        let before: usize = self.links[..link]
+            .iter()
+            .flat_map(|l| &l.hulls)
+            .chain(&self.links[link].hulls[..hull])
+            .map(|h| h.vertices().len())
+            .sum();
+        3 * self.links.len() + 3 * (before + vertex)
+    }
+
+    /// The same model with design `d` (see [`Model::design`]): attachments moved, hulls
+    /// rebuilt from the new vertices (keeping their order) and vertex-based masses recomputed.
+    pub fn with_design(&self, d: &DVector<f64>) -> Result<Model> {
+        if d.len() != self.design_len() {
+            return Err(DynamicsError::LengthMismatch {
+                what: "design vector",
+                actual: d.len(),
+                expected: self.design_len(),
+            });
+        }
+        if let Some(index) = d.iter().position(|v| !v.is_finite()) {
+            return Err(DynamicsError::NonFinite {
+                what: "design vector",
+                index,
+            });
+        }
+        let mut links = self.links.clone();
+        let mut at = 3 * links.len();
+        for (i, link) in links.iter_mut().enumerate() {
+            link.attachment.translation.vector = Vector3::new(d[3 * i], d[3 * i + 1], d[3 * i + 2]);
+            for (h, hull) in link.hulls.iter_mut().enumerate() {
+                let vertices = (0..hull.vertices().len())
+                    .map(|k| Point3::new(d[at + 3 * k], d[at + 3 * k + 1], d[at + 3 * k + 2]))
+                    .collect();
+                at += 3 * hull.vertices().len();
+                *hull = ConvexHull::new(vertices).map_err(|e| DynamicsError::BadDesign {
+                    link: link.name.clone(),
+                    hull: h,
+                    message: e.to_string(),
+                })?;
+            }
+        }
+        Model::new(links)
     }
 }
 

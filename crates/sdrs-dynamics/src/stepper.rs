@@ -23,6 +23,23 @@ use sdrs_geometry::broad_phase::{BroadPhase, Proxy};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+/// A user energy added to the time-stepping objective, e.g. a spring, a field or a soft
+/// constraint. It sees the step-(t+1) configuration and adds its gradient and (when asked)
+/// Hessian in generalized coordinates; [`Kinematics::add_term`] maps link-level derivatives
+/// there. It must be smooth, may return `+∞` to forbid a state, and must not return NaN.
+pub trait ExternalEnergy: std::fmt::Debug + Send + Sync {
+    /// Adds this energy's gradient (and Hessian, if `hessian` is given) at `state` and returns
+    /// its value.
+    fn add(
+        &self,
+        model: &Model,
+        kinematics: &Kinematics,
+        state: &State,
+        gradient: &mut DVector<f64>,
+        hessian: Option<&mut DMatrix<f64>>,
+    ) -> f64;
+}
+
 /// Contact settings of a scene.
 #[derive(Debug, Clone)]
 pub struct ContactSettings {
@@ -57,6 +74,8 @@ pub struct StepSettings {
     pub limit_stiffness: f64,
     /// Contact, if any.
     pub contact: Option<ContactSettings>,
+    /// User energies added to the objective.
+    pub external: Vec<std::sync::Arc<dyn ExternalEnergy>>,
 }
 
 impl StepSettings {
@@ -79,6 +98,7 @@ impl StepSettings {
             limit_support: 0.01,
             limit_stiffness: 1.0,
             contact: None,
+            external: Vec::new(),
         })
     }
 }
@@ -454,6 +474,19 @@ impl Simulator {
                 gradient[j] += -2.0 * c.kp[j] * p - 2.0 * c.kd[j] * v / dt;
                 hessian[(j, j)] += 2.0 * c.kp[j] + 2.0 * c.kd[j] / (dt * dt);
             }
+        }
+        for energy in &self.settings.external {
+            let e = energy.add(
+                model,
+                &kin,
+                state,
+                &mut gradient,
+                derivatives.then_some(&mut hessian),
+            );
+            if e == f64::INFINITY {
+                return Ok(None);
+            }
+            value += e;
         }
         // Joint limits: barriers on the distance to each limit.
         for (i, link) in model.links().iter().enumerate() {

@@ -160,3 +160,69 @@ fn bad_models_are_rejected_with_clear_errors() {
         Err(DynamicsError::NonFinite { .. })
     ));
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(50))]
+
+    /// The design vector round-trips, and moving an attachment translates the whole subtree
+    /// by that move expressed in the parent's frame.
+    #[test]
+    fn design_vector_round_trips_and_moves_the_subtree(c in chain(), shift in unit_vector()) {
+        let d = c.model.design();
+        prop_assert_eq!(d.len(), c.model.design_len());
+        prop_assert_eq!(c.model.with_design(&d).unwrap().design(), d.clone());
+        // Link 3 (prismatic, child of the free root): its subtree is links 3, 4, 5.
+        let mut moved = d.clone();
+        let at = c.model.design_index(3, None);
+        for k in 0..3 {
+            moved[at + k] += 0.1 * shift[k];
+        }
+        let other = c.model.with_design(&moved).unwrap();
+        let before = Kinematics::new(&c.model, &c.state);
+        let after = Kinematics::new(&other, &c.state);
+        let world_shift = before.poses()[0].rotation * (shift * 0.1);
+        for i in 0..7 {
+            let expected = if (3..6).contains(&i) { world_shift } else { nalgebra::Vector3::zeros() };
+            let delta = after.poses()[i].translation.vector - before.poses()[i].translation.vector;
+            prop_assert!((delta - expected).norm() < 1e-12, "link {}: {:?} vs {:?}", i, delta, expected);
+        }
+        // A vertex entry is the vertex.
+        let v = c.model.design_index(2, Some((0, 1)));
+        let vertex = c.model.links()[2].hulls[0].vertices()[1];
+        prop_assert_eq!(nalgebra::Vector3::new(d[v], d[v + 1], d[v + 2]), vertex.coords);
+    }
+}
+
+#[test]
+fn a_bad_design_vector_is_refused() {
+    use sdrs_dynamics::DynamicsError;
+    let cube = sdrs_geometry::ConvexHull::cuboid(nalgebra::Vector3::repeat(0.1)).unwrap();
+    let link = Link::new(
+        "l",
+        None,
+        Isometry3::identity(),
+        JointKind::Fixed,
+        vec![cube],
+        MassModel::Lumped { mass: 1.0 },
+    );
+    let model = Model::new(vec![link]).unwrap();
+    assert!(matches!(
+        model.with_design(&DVector::zeros(3)),
+        Err(DynamicsError::LengthMismatch { .. })
+    ));
+    let mut d = model.design();
+    d[5] = f64::NAN;
+    assert!(matches!(
+        model.with_design(&d),
+        Err(DynamicsError::NonFinite { index: 5, .. })
+    ));
+    // All vertices on one plane: no hull.
+    let mut flat = model.design();
+    for k in 0..8 {
+        flat[3 + 3 * k + 2] = 0.0;
+    }
+    assert!(matches!(
+        model.with_design(&flat),
+        Err(DynamicsError::BadDesign { hull: 0, .. })
+    ));
+}

@@ -341,3 +341,54 @@ fn joint_limits_stop_a_falling_arm_inside_its_range() {
         Err(sdrs_dynamics::DynamicsError::BadLimits { .. })
     ));
 }
+
+/// A zero-length spring of stiffness `k` from a world point to the origin of link `link`.
+#[derive(Debug)]
+struct Spring {
+    link: usize,
+    anchor: Vector3<f64>,
+    k: f64,
+}
+
+impl sdrs_dynamics::ExternalEnergy for Spring {
+    fn add(
+        &self,
+        model: &Model,
+        kinematics: &Kinematics,
+        _state: &State,
+        gradient: &mut DVector<f64>,
+        hessian: Option<&mut nalgebra::DMatrix<f64>>,
+    ) -> f64 {
+        let d = kinematics.poses()[self.link].translation.vector - self.anchor;
+        let mut g = nalgebra::SVector::<f64, 6>::zeros();
+        g.fixed_rows_mut::<3>(0).copy_from(&(d * self.k));
+        let mut h = nalgebra::SMatrix::<f64, 6, 6>::zeros();
+        h.fixed_view_mut::<3, 3>(0, 0).fill_with_identity();
+        h *= self.k;
+        kinematics.add_term(model, [self.link], &g, Some(&h), gradient, hessian);
+        0.5 * self.k * d.norm_squared()
+    }
+}
+
+#[test]
+fn a_user_spring_holds_a_box_where_its_force_balances_gravity() {
+    let model = Model::new(vec![free_box(2.0, 0.1, Isometry3::identity())]).unwrap();
+    let mut settings = StepSettings::new(0.01).unwrap();
+    let k = 400.0;
+    settings.external.push(std::sync::Arc::new(Spring {
+        link: 0,
+        anchor: Vector3::new(0.1, 0.0, 0.5),
+        k,
+    }));
+    let mut control = Control::passive(&model);
+    control.kd = DVector::from_element(6, 0.2); // damping, so the box settles
+    let mut sim = Simulator::new(model.clone(), settings).unwrap();
+    let states = run(&mut sim, State::zero(&model), 600, &control);
+    let q = &states.last().unwrap().q;
+    // k (anchor − x) = m g along z.
+    let expected = Vector3::new(0.1, 0.0, 0.5 - 2.0 * 9.81 / k);
+    assert!(
+        (Vector3::new(q[0], q[1], q[2]) - expected).norm() < 1e-6,
+        "{q:?} vs {expected:?}"
+    );
+}

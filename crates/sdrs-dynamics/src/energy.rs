@@ -78,3 +78,38 @@ pub fn link_energy(
     h.fixed_view_mut::<3, 3>(3, 3).copy_from(&ww);
     (value, g, h)
 }
+
+/// How the inertial twist gradient of a link at step t+1 changes with the twists of its poses
+/// at steps t and t−1 (the blocks the backward pass needs): `(∂g/∂ξ^t, ∂g/∂ξ^{t−1})`.
+///
+/// The displacement `d = (T − 2T^t + T^{t−1}) x̄` depends on a pose `P` with coefficient `c`
+/// (−2 for `T^t`, +1 for `T^{t−1}`); with `r = R x`, `r_P = R_P x` and `S₃ = Σ m x xᵀ`:
+/// `∂(Σ m d)/∂(v_P, ω_P) = c (m I, −[R_P s]×)` and
+/// `∂(Σ m r × d)/∂(v_P, ω_P) = c ([R s]×, −(R_P S₃ Rᵀ − tr(R_P S₃ Rᵀ) I))`, all over `Δt²`.
+pub fn link_energy_cross(
+    second_moment: &Matrix4<f64>,
+    pose: &Isometry3<f64>,
+    current: &Isometry3<f64>,
+    previous: &Isometry3<f64>,
+    dt: f64,
+) -> (SMatrix<f64, 6, 6>, SMatrix<f64, 6, 6>) {
+    let s3 = second_moment.fixed_view::<3, 3>(0, 0).into_owned();
+    let s = second_moment.fixed_view::<3, 1>(0, 3).into_owned();
+    let mass = second_moment[(3, 3)];
+    let r: Matrix3<f64> = pose.rotation.into();
+    let block = |other: &Isometry3<f64>, c: f64| {
+        let rp: Matrix3<f64> = other.rotation.into();
+        let cross = rp * s3 * r.transpose();
+        let mut m = SMatrix::<f64, 6, 6>::zeros();
+        m.fixed_view_mut::<3, 3>(0, 0)
+            .copy_from(&(Matrix3::identity() * mass));
+        m.fixed_view_mut::<3, 3>(0, 3)
+            .copy_from(&(-(rp * s).cross_matrix()));
+        m.fixed_view_mut::<3, 3>(3, 0)
+            .copy_from(&(r * s).cross_matrix());
+        m.fixed_view_mut::<3, 3>(3, 3)
+            .copy_from(&(-(cross - Matrix3::identity() * cross.trace())));
+        m * (c / (dt * dt))
+    };
+    (block(current, -2.0), block(previous, 1.0))
+}

@@ -162,6 +162,29 @@ impl Kinematics {
         &self.jacobians[i]
     }
 
+    /// Adds `Σ J_bᵀ(self) block_bc J_c(other)` to `out`: a mixed second derivative between the
+    /// generalized coordinates of this configuration (rows) and those of `other` (columns),
+    /// given the block between the `N` links' twists at the two configurations.
+    pub fn add_cross<const N: usize, const M: usize>(
+        &self,
+        other: &Kinematics,
+        links: [usize; N],
+        block: &SMatrix<f64, M, M>,
+        out: &mut DMatrix<f64>,
+    ) {
+        for (b, &lb) in links.iter().enumerate() {
+            for (c, &lc) in links.iter().enumerate() {
+                let sub = block.fixed_view::<6, 6>(6 * b, 6 * c);
+                for (k, col_k) in self.jacobian(lb) {
+                    let row = col_k.transpose() * sub;
+                    for (l, col_l) in other.jacobian(lc) {
+                        out[(*k, *l)] += (row * col_l)[0];
+                    }
+                }
+            }
+        }
+    }
+
     /// Adds the generalized gradient and Hessian of a term that depends on the poses of
     /// `N` links, given its gradient `g` (6N) and Hessian `h` (6N x 6N) with respect to those
     /// links' twists: `Σ Jᵀg` and `Σ Jᵀ h J` plus the second-order kinematic term.
@@ -184,16 +207,8 @@ impl Kinematics {
         let (Some(hessian), Some(h)) = (hessian, h) else {
             return;
         };
-        for (b, jb) in jacobians.iter().enumerate() {
-            for (c, jc) in jacobians.iter().enumerate() {
-                let block = h.fixed_view::<6, 6>(6 * b, 6 * c);
-                for (k, col_k) in jb.iter() {
-                    let row = col_k.transpose() * block;
-                    for (l, col_l) in jc.iter() {
-                        hessian[(*k, *l)] += (row * col_l)[0];
-                    }
-                }
-            }
+        self.add_cross(self, links, h, hessian);
+        for b in 0..N {
             // Second-order kinematic term of link b.
             let gv = g.fixed_rows::<3>(6 * b).into_owned();
             let gw = g.fixed_rows::<3>(6 * b + 3).into_owned();

@@ -42,7 +42,8 @@
 //! ## Limitations (for now)
 //! - Contact is the SDRS plane barrier with plane friction; the stepper is not yet generic over
 //!   `sdrs_contact::ContactModel` (mesh models come with issue 6).
-//! - No design-vector mapping or step-Jacobian blocks yet (the backward pass, issue 5).
+//! - The step's mixed blocks cover `θ^t`, the previous poses and the PD targets; the design
+//!   blocks (attachments, vertices) are not assembled yet.
 
 pub mod energy;
 pub mod error;
@@ -57,6 +58,7 @@ pub use kinematics::{Kinematics, State};
 pub use model::{JointKind, Link, MassModel, Model};
 pub use scenes::Scene;
 pub use stepper::{
-    ContactSettings, Control, ExternalEnergy, Simulator, StepReport, StepSettings, StepTimings,
+    ContactSettings, Control, ExternalEnergy, Simulator, StepDerivatives, StepReport, StepSettings,
+    StepTimings,
 };
 pub use urdf::{UrdfOptions, load_urdf, urdf_from_str};

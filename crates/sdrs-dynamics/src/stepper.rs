@@ -11,7 +11,7 @@
 //! and the returned one, is collision-free. The step stops when `|∇O|∞ < tolerance` and fails
 //! with [`DynamicsError::NotConverged`] otherwise.
 
-use crate::energy::{link_energy, rows};
+use crate::energy::{link_energy, link_energy_cross, rows};
 use crate::error::{DynamicsError, Result};
 use crate::kinematics::{Kinematics, State};
 use crate::model::Model;
@@ -76,6 +76,9 @@ pub struct StepSettings {
     pub contact: Option<ContactSettings>,
     /// User energies added to the objective.
     pub external: Vec<std::sync::Arc<dyn ExternalEnergy>>,
+    /// Also return the mixed derivative blocks of the step ([`StepDerivatives`]) that the
+    /// backward pass needs.
+    pub backward: bool,
 }
 
 impl StepSettings {
@@ -99,6 +102,7 @@ impl StepSettings {
             limit_stiffness: 1.0,
             contact: None,
             external: Vec::new(),
+            backward: false,
         })
     }
 }
@@ -169,6 +173,25 @@ pub struct StepReport {
     pub active_pairs: usize,
     /// Where the time went.
     pub timings: StepTimings,
+    /// The mixed blocks for the backward pass, when [`StepSettings::backward`] is set.
+    pub derivatives: Option<StepDerivatives>,
+}
+
+/// Mixed second derivatives of the objective `O` at the solution `θ^{t+1}` of a step: with the
+/// Hessian `H = ∂²O/∂θ^{t+1}²`, the implicit function theorem gives
+/// `∂θ^{t+1}/∂y = −H⁻¹ ∂²O/∂θ^{t+1}∂y` for each input `y` of the step.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepDerivatives {
+    /// `∂²O/∂θ^{t+1}∂θ^t` (n x n): inertia (through `T^t`), PD damping and friction's lagged
+    /// frame.
+    pub current: DMatrix<f64>,
+    /// `∂²O/∂θ^{t+1}∂ξ^{t−1}` (n x 6·links): with respect to the twists of the previous link
+    /// poses (compose with their Jacobians for `θ^{t−1}`).
+    pub previous: DMatrix<f64>,
+    /// `∂²O/∂θ^{t+1}_j ∂θ*_j = −2 k_p` (the block is diagonal).
+    pub target_position: DVector<f64>,
+    /// `∂²O/∂θ^{t+1}_j ∂θ̇*_j = −2 k_d / Δt` (diagonal).
+    pub target_velocity: DVector<f64>,
 }
 
 /// Wall time of one step by part (SDRS Table II's breakdown).
@@ -283,55 +306,12 @@ impl Simulator {
         previous: &[Isometry3<f64>],
         control: &Control,
     ) -> Result<(State, StepReport)> {
-        let model = &self.model;
-        if previous.len() != model.links().len() {
-            return Err(DynamicsError::LengthMismatch {
-                what: "previous link poses",
-                actual: previous.len(),
-                expected: model.links().len(),
-            });
-        }
-        if current.q.len() != model.dof() {
-            return Err(DynamicsError::LengthMismatch {
-                what: "generalized coordinates",
-                actual: current.q.len(),
-                expected: model.dof(),
-            });
-        }
-        control.check(model.dof())?;
-        for (i, link) in model.links().iter().enumerate() {
-            if let Some((lower, upper)) = link.limits {
-                let dof = model.dof_offset(i);
-                let value = current.q[dof];
-                if !(value > lower && value < upper) {
-                    return Err(DynamicsError::OutsideLimits {
-                        dof,
-                        value,
-                        lower,
-                        upper,
-                    });
-                }
-            }
-        }
         let started = Instant::now();
         let mut newton = Duration::ZERO;
         if let Some(c) = self.contact.as_mut() {
             c.timings = StepTimings::default();
         }
-        let now = Kinematics::new(model, current);
-        let predicted = now
-            .poses()
-            .iter()
-            .zip(previous)
-            .map(|(t, p)| rows(t) * 2.0 - rows(p))
-            .collect();
-        let frames = self.friction_frames(&now)?;
-        let data = StepData {
-            predicted,
-            q_t: &current.q,
-            control,
-            frames,
-        };
+        let (now, data) = self.prepare(current, previous, control)?;
         let mut state = current.clone();
         let mut eval = match self.evaluate(&state, &data, true)? {
             Some(e) => e,
@@ -341,11 +321,24 @@ impl Simulator {
         for iteration in 0..self.settings.max_iterations {
             let residual = eval.gradient.amax();
             if residual < self.settings.tolerance {
+                // Re-centring changes the chart of spherical and free joints, not the poses:
+                // the Hessian (and blocks) the backward pass gets are those of the new chart.
+                let next = state.recentred(&self.model);
+                if next != state {
+                    eval = self
+                        .evaluate(&next, &data, true)?
+                        .expect("the same poses have the same finite energy");
+                }
+                let derivatives = if self.settings.backward {
+                    Some(self.step_derivatives(&next, &now, previous, &data)?)
+                } else {
+                    None
+                };
                 let mut timings = self.contact.as_ref().map(|c| c.timings).unwrap_or_default();
                 timings.newton = newton;
                 timings.total = started.elapsed();
                 return Ok((
-                    state.recentred(&self.model),
+                    next,
                     StepReport {
                         iterations: iteration,
                         residual,
@@ -353,6 +346,7 @@ impl Simulator {
                         hessian: eval.hessian,
                         active_pairs: eval.active_pairs,
                         timings,
+                        derivatives,
                     },
                 ));
             }
@@ -410,6 +404,136 @@ impl Simulator {
             tolerance: self.settings.tolerance,
             energy: eval.value,
             step,
+        })
+    }
+
+    /// Checks a step's inputs and gathers what stays fixed during its solve: the kinematics at
+    /// step t, the inertial predictions `2T^t − T^{t−1}` and the friction frames.
+    fn prepare<'a>(
+        &mut self,
+        current: &'a State,
+        previous: &[Isometry3<f64>],
+        control: &'a Control,
+    ) -> Result<(Kinematics, StepData<'a>)> {
+        let model = &self.model;
+        if previous.len() != model.links().len() {
+            return Err(DynamicsError::LengthMismatch {
+                what: "previous link poses",
+                actual: previous.len(),
+                expected: model.links().len(),
+            });
+        }
+        if current.q.len() != model.dof() {
+            return Err(DynamicsError::LengthMismatch {
+                what: "generalized coordinates",
+                actual: current.q.len(),
+                expected: model.dof(),
+            });
+        }
+        control.check(model.dof())?;
+        for (i, link) in model.links().iter().enumerate() {
+            if let Some((lower, upper)) = link.limits {
+                let dof = model.dof_offset(i);
+                let value = current.q[dof];
+                if !(value > lower && value < upper) {
+                    return Err(DynamicsError::OutsideLimits {
+                        dof,
+                        value,
+                        lower,
+                        upper,
+                    });
+                }
+            }
+        }
+        let now = Kinematics::new(model, current);
+        let predicted = now
+            .poses()
+            .iter()
+            .zip(previous)
+            .map(|(t, p)| rows(t) * 2.0 - rows(p))
+            .collect();
+        let frames = self.friction_frames(&now)?;
+        let data = StepData {
+            predicted,
+            q_t: &current.q,
+            control,
+            frames,
+        };
+        Ok((now, data))
+    }
+
+    /// The objective `O(θ^{t+1}; θ^t, T^{t−1}, u)` of the step from `current` at `next`, with
+    /// its gradient and Hessian in `θ^{t+1}`; `None` where it is infinite (penetration or a
+    /// limit). What [`Simulator::step`] minimises, exposed for checks and custom solvers.
+    pub fn objective(
+        &mut self,
+        next: &State,
+        current: &State,
+        previous: &[Isometry3<f64>],
+        control: &Control,
+    ) -> Result<Option<(f64, DVector<f64>, DMatrix<f64>)>> {
+        let (_, data) = self.prepare(current, previous, control)?;
+        Ok(self
+            .evaluate(next, &data, true)?
+            .map(|e| (e.value, e.gradient, e.hessian)))
+    }
+
+    /// The mixed blocks of [`StepDerivatives`] at the solution `next`.
+    fn step_derivatives(
+        &mut self,
+        next: &State,
+        now: &Kinematics,
+        previous: &[Isometry3<f64>],
+        data: &StepData,
+    ) -> Result<StepDerivatives> {
+        let model = &self.model;
+        let n = model.dof();
+        let links = model.links().len();
+        let dt = self.settings.dt;
+        let kin = Kinematics::new(model, next);
+        let mut current = DMatrix::zeros(n, n);
+        let mut before = DMatrix::zeros(n, 6 * links);
+        for i in 0..links {
+            let (at_t, at_prev) = link_energy_cross(
+                model.second_moment(i),
+                &kin.poses()[i],
+                &now.poses()[i],
+                &previous[i],
+                dt,
+            );
+            kin.add_cross(now, [i], &at_t, &mut current);
+            for (k, col) in kin.jacobian(i) {
+                let row = col.transpose() * at_prev;
+                for c in 0..6 {
+                    before[(*k, 6 * i + c)] += row[c];
+                }
+            }
+        }
+        let c = data.control;
+        for j in 0..n {
+            current[(j, j)] -= 2.0 * c.kd[j] / (dt * dt);
+        }
+        if let Some(contact) = self.contact.as_mut()
+            && let Some(friction) = &contact.settings.friction
+        {
+            for ((a, b), frame) in &data.frames {
+                let (ha, hb) = (contact.hulls[*a], contact.hulls[*b]);
+                let cache = contact.frictions.entry((*a, *b)).or_default();
+                let lagged = friction
+                    .evaluate_lagged(frame, &kin.poses()[ha.link], &kin.poses()[hb.link], cache)
+                    .map_err(|source| DynamicsError::Contact {
+                        link_a: ha.link,
+                        link_b: hb.link,
+                        source,
+                    })?;
+                kin.add_cross(now, [ha.link, hb.link], &lagged.step_mixed, &mut current);
+            }
+        }
+        Ok(StepDerivatives {
+            current,
+            previous: before,
+            target_position: -c.kp.clone() * 2.0,
+            target_velocity: -c.kd.clone() * (2.0 / dt),
         })
     }
 

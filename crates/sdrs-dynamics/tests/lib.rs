@@ -1,5 +1,6 @@
 //! Integration tests of sdrs-dynamics (one binary).
 
+mod backward;
 mod kinematics;
 mod physics;
 mod urdf;

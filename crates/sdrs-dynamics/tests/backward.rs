@@ -1,0 +1,112 @@
+//! The step's mixed derivative blocks against central differences of the objective's
+//! gradient, with contact and friction active.
+
+use nalgebra::{DMatrix, DVector, Isometry3};
+use sdrs_contact::twist::{Twist, perturb};
+use sdrs_dynamics::scenes::{Scene, box_on_incline, rotating_chains};
+use sdrs_dynamics::{Control, Kinematics, Simulator, State};
+use sdrs_geometry::testing::relative_error;
+
+/// Runs a scene for `steps` steps and returns the simulator (with backward blocks on), the
+/// state, the previous poses and the control.
+fn running(scene: Scene, steps: usize) -> (Simulator, State, Vec<Isometry3<f64>>, Control) {
+    let mut settings = scene.settings.clone();
+    settings.backward = true;
+    let model = scene.model.clone();
+    let mut sim = Simulator::new(model.clone(), settings).unwrap();
+    let mut state = State::zero(&model);
+    let mut previous = Kinematics::new(&model, &state).poses().to_vec();
+    for _ in 0..steps {
+        let poses = Kinematics::new(&model, &state).poses().to_vec();
+        state = sim.step(&state, &previous, &scene.control).unwrap().0;
+        previous = poses;
+    }
+    (sim, state, previous, scene.control)
+}
+
+/// Central differences of `∇O(θ^{t+1})` along `count` directions of an input.
+fn differences(
+    count: usize,
+    h: f64,
+    mut gradient: impl FnMut(usize, f64) -> DVector<f64>,
+) -> DMatrix<f64> {
+    let columns: Vec<DVector<f64>> = (0..count)
+        .map(|k| (gradient(k, h) - gradient(k, -h)) / (2.0 * h))
+        .collect();
+    DMatrix::from_columns(&columns)
+}
+
+fn check(scene: Scene, steps: usize) {
+    let (mut sim, current, previous, control) = running(scene, steps);
+    let (next, report) = sim.step(&current, &previous, &control).unwrap();
+    let blocks = report.derivatives.expect("backward blocks requested");
+    assert!(report.active_pairs > 0, "the check needs active contact");
+    let n = current.q.len();
+    let h = 1e-6;
+    let mut at = |cur: &State, prev: &[Isometry3<f64>], ctl: &Control| {
+        sim.objective(&next, cur, prev, ctl)
+            .unwrap()
+            .expect("finite")
+            .1
+    };
+    let fd = differences(n, h, |k, s| {
+        let mut c = current.clone();
+        c.q[k] += s;
+        at(&c, &previous, &control)
+    });
+    let err = relative_error(blocks.current.as_slice(), fd.as_slice(), 1e-9);
+    assert!(err < 1e-5, "∂²O/∂θ^(t+1)∂θ^t error {err:e}");
+    let fd = differences(6 * previous.len(), h, |k, s| {
+        let mut p = previous.clone();
+        let mut xi = Twist::zeros();
+        xi[k % 6] = s;
+        p[k / 6] = perturb(&p[k / 6], &xi);
+        at(&current, &p, &control)
+    });
+    let err = relative_error(blocks.previous.as_slice(), fd.as_slice(), 1e-9);
+    assert!(err < 1e-5, "∂²O/∂θ^(t+1)∂ξ^(t-1) error {err:e}");
+    // The gradient is linear in the targets: a large step has no truncation error and keeps
+    // the inner solves' round-off (about 1e-11 in the gradient) far below the tolerance.
+    let linear = 1e-3;
+    let fd = differences(n, linear, |k, s| {
+        let mut c = control.clone();
+        c.position[k] += s;
+        at(&current, &previous, &c)
+    });
+    let err = relative_error(
+        DMatrix::from_diagonal(&blocks.target_position).as_slice(),
+        fd.as_slice(),
+        1e-9,
+    );
+    assert!(err < 1e-5, "target position block error {err:e}");
+    let fd = differences(n, linear, |k, s| {
+        let mut c = control.clone();
+        c.velocity[k] += s;
+        at(&current, &previous, &c)
+    });
+    let err = relative_error(
+        DMatrix::from_diagonal(&blocks.target_velocity).as_slice(),
+        fd.as_slice(),
+        1e-9,
+    );
+    assert!(err < 1e-5, "target velocity block error {err:e}");
+}
+
+#[test]
+fn step_blocks_match_differences_for_a_box_sliding_with_friction() {
+    let mut scene = box_on_incline(0.4, 0.3, 0.01).unwrap();
+    // Some PD on the box, so the PD blocks are exercised too.
+    scene.control.kp = DVector::from_element(6, 3.0);
+    scene.control.kd = DVector::from_element(6, 0.01);
+    scene.control.velocity = DVector::from_element(6, 0.2);
+    check(scene, 30);
+}
+
+#[test]
+fn step_blocks_match_differences_for_colliding_rotating_chains() {
+    let mut scene = rotating_chains(3, 0.01).unwrap();
+    let n = scene.model.dof();
+    scene.control.kp = DVector::from_element(n, 0.5);
+    scene.control.position = DVector::from_fn(n, |k, _| 0.1 * (k as f64).sin());
+    check(scene, 60);
+}

@@ -58,7 +58,7 @@ pub use kinematics::{Kinematics, State};
 pub use model::{JointKind, Link, MassModel, Model};
 pub use scenes::Scene;
 pub use stepper::{
-    ContactSettings, Control, ExternalEnergy, Simulator, StepDerivatives, StepReport, StepSettings,
-    StepTimings,
+    ContactSettings, Control, ExternalEnergy, Objective, Simulator, StepDerivatives, StepReport,
+    StepSettings, StepTimings,
 };
 pub use urdf::{UrdfOptions, load_urdf, urdf_from_str};

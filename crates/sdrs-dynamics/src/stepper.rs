@@ -233,6 +233,17 @@ pub struct Simulator {
     contact: Option<ContactState>,
 }
 
+/// The objective of a step at one configuration ([`Simulator::objective`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Objective {
+    /// `O`.
+    pub value: f64,
+    /// `∂O/∂θ^{t+1}`.
+    pub gradient: DVector<f64>,
+    /// `∂²O/∂θ^{t+1}²` (unclamped).
+    pub hessian: DMatrix<f64>,
+}
+
 /// The objective at one configuration.
 struct Evaluation {
     value: f64,
@@ -471,11 +482,13 @@ impl Simulator {
         current: &State,
         previous: &[Isometry3<f64>],
         control: &Control,
-    ) -> Result<Option<(f64, DVector<f64>, DMatrix<f64>)>> {
+    ) -> Result<Option<Objective>> {
         let (_, data) = self.prepare(current, previous, control)?;
-        Ok(self
-            .evaluate(next, &data, true)?
-            .map(|e| (e.value, e.gradient, e.hessian)))
+        Ok(self.evaluate(next, &data, true)?.map(|e| Objective {
+            value: e.value,
+            gradient: e.gradient,
+            hessian: e.hessian,
+        }))
     }
 
     /// The mixed blocks of [`StepDerivatives`] at the solution `next`.

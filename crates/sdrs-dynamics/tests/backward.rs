@@ -47,7 +47,7 @@ fn check(scene: Scene, steps: usize) {
         sim.objective(&next, cur, prev, ctl)
             .unwrap()
             .expect("finite")
-            .1
+            .gradient
     };
     let fd = differences(n, h, |k, s| {
         let mut c = current.clone();

@@ -113,3 +113,31 @@ pub fn link_energy_cross(
     };
     (block(current, -2.0), block(previous, 1.0))
 }
+
+/// How the inertia + gravity twist gradient of a link with vertex-lumped mass (`m_v` per
+/// vertex) changes with one local vertex `x` (6x3): with `A = T − Q`, `r = R x` and
+/// `d = A x̄`, `∂(m_v d)/∂x = m_v A₃` and `∂(m_v r × d)/∂x = m_v ([r]× A₃ − [d]× R)`, over
+/// `Δt²`, plus gravity's torque `m_v (−[g e_z]× R)`.
+pub fn link_energy_vertex(
+    vertex_mass: f64,
+    vertex: &Vector3<f64>,
+    pose: &Isometry3<f64>,
+    predicted: &SMatrix<f64, 3, 4>,
+    dt: f64,
+    gravity: f64,
+) -> SMatrix<f64, 6, 3> {
+    let t = rows(pose);
+    let a = t - predicted;
+    let a3 = a.fixed_view::<3, 3>(0, 0).into_owned();
+    let r_mat = t.fixed_view::<3, 3>(0, 0).into_owned();
+    let r = r_mat * vertex;
+    let d = a3 * vertex + a.column(3);
+    let inv = 1.0 / (dt * dt);
+    let up = Vector3::z() * gravity;
+    let mut m = SMatrix::<f64, 6, 3>::zeros();
+    m.fixed_view_mut::<3, 3>(0, 0).copy_from(&(a3 * inv));
+    m.fixed_view_mut::<3, 3>(3, 0).copy_from(
+        &((r.cross_matrix() * a3 - d.cross_matrix() * r_mat) * inv - up.cross_matrix() * r_mat),
+    );
+    m * vertex_mass
+}

@@ -192,6 +192,12 @@ pub struct StepDerivatives {
     pub target_position: DVector<f64>,
     /// `∂²O/∂θ^{t+1}_j ∂θ̇*_j = −2 k_d / Δt` (diagonal).
     pub target_velocity: DVector<f64>,
+    /// `∂²O/∂θ^{t+1}∂x` for the hull-vertex part of the design vector (n x 3·vertices; column
+    /// `model.design_index(link, Some((hull, vertex))) − 3·links` is the vertex's first
+    /// coordinate): vertex-lumped inertia and gravity, the barrier's and friction's shape
+    /// derivatives. `None` when a link with hulls has a solid mass model, whose derivative in
+    /// the vertices is not provided. The attachment part of the design is not provided yet.
+    pub vertices: Option<DMatrix<f64>>,
 }
 
 /// Wall time of one step by part (SDRS Table II's breakdown).
@@ -542,12 +548,121 @@ impl Simulator {
                 kin.add_cross(now, [ha.link, hb.link], &lagged.step_mixed, &mut current);
             }
         }
+        let vertices = self.vertex_block(&kin, data)?;
         Ok(StepDerivatives {
             current,
             previous: before,
             target_position: -c.kp.clone() * 2.0,
             target_velocity: -c.kd.clone() * (2.0 / dt),
+            vertices,
         })
+    }
+
+    /// `∂²O/∂θ^{t+1}∂x` over all hull vertices, at the solution's kinematics `kin`.
+    fn vertex_block(&mut self, kin: &Kinematics, data: &StepData) -> Result<Option<DMatrix<f64>>> {
+        let model = &self.model;
+        if model
+            .links()
+            .iter()
+            .any(|l| !l.hulls.is_empty() && matches!(l.mass, crate::model::MassModel::Solid { .. }))
+        {
+            return Ok(None);
+        }
+        let n = model.dof();
+        let offset = 3 * model.links().len();
+        let mut block = DMatrix::zeros(n, model.design_len() - offset);
+        let column = |link: usize, hull: usize, vertex: usize| {
+            model.design_index(link, Some((hull, vertex))) - offset
+        };
+        // Adds J_linkᵀ m (6x3) into the vertex's three columns.
+        let add = |block: &mut DMatrix<f64>, link: usize, col: usize, m: &SMatrix<f64, 6, 3>| {
+            for (k, jac) in kin.jacobian(link) {
+                let row = jac.transpose() * m;
+                for c in 0..3 {
+                    block[(*k, col + c)] += row[c];
+                }
+            }
+        };
+        for (i, link) in model.links().iter().enumerate() {
+            let crate::model::MassModel::Lumped { mass } = link.mass else {
+                continue;
+            };
+            let count: usize = link.hulls.iter().map(|h| h.vertices().len()).sum();
+            for (h, hull) in link.hulls.iter().enumerate() {
+                for (v, x) in hull.vertices().iter().enumerate() {
+                    let m = crate::energy::link_energy_vertex(
+                        mass / count as f64,
+                        &x.coords,
+                        &kin.poses()[i],
+                        &data.predicted[i],
+                        self.settings.dt,
+                        self.settings.gravity,
+                    );
+                    add(&mut block, i, column(i, h, v), &m);
+                }
+            }
+        }
+        let Some(contact) = self.contact.as_mut() else {
+            return Ok(Some(block));
+        };
+        let settings = contact.settings.clone();
+        let pairs = contact.candidate_pairs(model, kin);
+        let shape = |block: &mut DMatrix<f64>,
+                     refs: [HullRef; 2],
+                     vertices: &[sdrs_contact::VertexDerivatives],
+                     scale: f64| {
+            for v in vertices {
+                let r = refs[v.body];
+                let col = column(r.link, r.hull, v.vertex);
+                for (b, other) in refs.iter().enumerate() {
+                    let m: SMatrix<f64, 6, 3> = v.mixed.fixed_view::<6, 3>(6 * b, 0) * scale;
+                    add(block, other.link, col, &m);
+                }
+            }
+        };
+        for (a, b) in pairs {
+            let refs = [contact.hulls[a], contact.hulls[b]];
+            let cache = contact.planes.entry((a, b)).or_default();
+            let outcome = settings
+                .barrier
+                .evaluate(
+                    &model.links()[refs[0].link].hulls[refs[0].hull],
+                    &kin.poses()[refs[0].link],
+                    &model.links()[refs[1].link].hulls[refs[1].hull],
+                    &kin.poses()[refs[1].link],
+                    cache,
+                    Order::Design,
+                )
+                .map_err(|source| DynamicsError::Contact {
+                    link_a: refs[0].link,
+                    link_b: refs[1].link,
+                    source,
+                })?;
+            if let PairOutcome::Separated(pair) = outcome {
+                shape(&mut block, refs, &pair.vertices, settings.stiffness);
+            }
+        }
+        if let Some(friction) = &settings.friction {
+            for ((a, b), frame) in &data.frames {
+                let refs = [contact.hulls[*a], contact.hulls[*b]];
+                let cache = contact.frictions.entry((*a, *b)).or_default();
+                let pair = friction
+                    .evaluate(
+                        frame,
+                        &kin.poses()[refs[0].link],
+                        &kin.poses()[refs[1].link],
+                        cache,
+                        Order::Design,
+                    )
+                    .map_err(|source| DynamicsError::Contact {
+                        link_a: refs[0].link,
+                        link_b: refs[1].link,
+                        source,
+                    })?;
+                shape(&mut block, refs, &pair.vertices, 1.0);
+            }
+        }
+        Ok(Some(block))
     }
 
     /// `−H⁻¹g` with `H`'s eigenvalues clamped to at least the floor. When `H − floor·I` has a

@@ -165,13 +165,17 @@ impl Kinematics {
     /// Adds `Σ J_bᵀ(self) block_bc J_c(other)` to `out`: a mixed second derivative between the
     /// generalized coordinates of this configuration (rows) and those of `other` (columns),
     /// given the block between the `N` links' twists at the two configurations.
-    pub fn add_cross<const N: usize, const M: usize>(
+    pub fn add_cross<R, C, S>(
         &self,
         other: &Kinematics,
-        links: [usize; N],
-        block: &SMatrix<f64, M, M>,
+        links: &[usize],
+        block: &nalgebra::Matrix<f64, R, C, S>,
         out: &mut DMatrix<f64>,
-    ) {
+    ) where
+        R: nalgebra::Dim,
+        C: nalgebra::Dim,
+        S: nalgebra::storage::Storage<f64, R, C>,
+    {
         for (b, &lb) in links.iter().enumerate() {
             for (c, &lc) in links.iter().enumerate() {
                 let sub = block.fixed_view::<6, 6>(6 * b, 6 * c);
@@ -207,7 +211,7 @@ impl Kinematics {
         let (Some(hessian), Some(h)) = (hessian, h) else {
             return;
         };
-        self.add_cross(self, links, h, hessian);
+        self.add_cross(self, &links, h, hessian);
         for b in 0..N {
             // Second-order kinematic term of link b.
             let gv = g.fixed_rows::<3>(6 * b).into_owned();

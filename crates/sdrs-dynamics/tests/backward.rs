@@ -108,6 +108,20 @@ fn check(scene: Scene, steps: usize) {
     });
     let err = relative_error(vertices.as_slice(), fd.as_slice(), 1e-9);
     assert!(err < 1e-5, "∂²O/∂θ^(t+1)∂x error {err:e}");
+    // Attachments, with θ^t and the previous poses held: T^t moves with the design.
+    let attachments = blocks.attachments.expect("no user energies");
+    let fd = differences(offset, h, |k, s| {
+        let mut d = design.clone();
+        d[k] += s;
+        let mut other = Simulator::new(model.with_design(&d).unwrap(), settings.clone()).unwrap();
+        other
+            .objective(&next, &current, &previous, &control)
+            .unwrap()
+            .expect("finite")
+            .gradient
+    });
+    let err = relative_error(attachments.as_slice(), fd.as_slice(), 1e-9);
+    assert!(err < 1e-5, "∂²O/∂θ^(t+1)∂t^d error {err:e}");
 }
 
 #[test]

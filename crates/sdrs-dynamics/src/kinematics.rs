@@ -17,7 +17,7 @@
 use crate::error::{DynamicsError, Result};
 use crate::model::{Elementary, Model};
 use nalgebra::{
-    DMatrix, DVector, Isometry3, SMatrix, SVector, Translation3, UnitQuaternion, Vector3,
+    DMatrix, DVector, Isometry3, RealField, SMatrix, SVector, Translation3, UnitQuaternion, Vector3,
 };
 
 /// A link-level gradient: `(force-like, torque-like)` in the twist convention.
@@ -81,6 +81,44 @@ impl State {
     }
 }
 
+/// Forward kinematics (eq. 1) for any real scalar (`f64`, or dual numbers to check
+/// derivatives): every link's world pose, and for every DoF the world frame its elementary
+/// motion acts in (after the joint's reference rotation, before the motion itself).
+pub fn forward_kinematics<T: RealField + Copy>(
+    model: &Model,
+    q: &[T],
+    references: &[UnitQuaternion<f64>],
+) -> (Vec<Isometry3<T>>, Vec<Isometry3<T>>) {
+    let mut poses: Vec<Isometry3<T>> = Vec::with_capacity(model.links().len());
+    let mut frames = Vec::with_capacity(model.dof());
+    for (i, link) in model.links().iter().enumerate() {
+        let parent = link
+            .parent
+            .map(|p| poses[p])
+            .unwrap_or_else(Isometry3::identity);
+        let mut frame = parent * link.attachment.cast::<T>();
+        let mut referenced = !link.joint.has_reference();
+        for (dof, e) in (model.dof_offset(i)..).zip(link.joint.elementary()) {
+            match e {
+                Elementary::Rotation(axis) => {
+                    if !referenced {
+                        frame.rotation *= references[i].cast::<T>();
+                        referenced = true;
+                    }
+                    frames.push(frame);
+                    frame.rotation *= UnitQuaternion::from_scaled_axis(axis.cast::<T>() * q[dof]);
+                }
+                Elementary::Translation(axis) => {
+                    frames.push(frame);
+                    frame *= Translation3::from(axis.cast::<T>() * q[dof]);
+                }
+            }
+        }
+        poses.push(frame);
+    }
+    (poses, frames)
+}
+
 /// Link poses and DoF screws at one configuration.
 #[derive(Debug, Clone)]
 pub struct Kinematics {
@@ -94,36 +132,18 @@ pub struct Kinematics {
 impl Kinematics {
     /// Forward kinematics of `model` at `state`.
     pub fn new(model: &Model, state: &State) -> Self {
-        let mut poses: Vec<Isometry3<f64>> = Vec::with_capacity(model.links().len());
-        let mut screws = vec![(Vector3::zeros(), Vector3::zeros()); model.dof()];
-        for (i, link) in model.links().iter().enumerate() {
-            let parent = link
-                .parent
-                .map(|p| poses[p])
-                .unwrap_or_else(Isometry3::identity);
-            let mut frame = parent * link.attachment;
-            let mut referenced = !link.joint.has_reference();
-            for (dof, e) in (model.dof_offset(i)..).zip(link.joint.elementary()) {
-                let value = state.q[dof];
-                match e {
-                    Elementary::Rotation(axis) => {
-                        if !referenced {
-                            frame.rotation *= state.references[i];
-                            referenced = true;
-                        }
-                        let w = frame.rotation * axis;
-                        let p = frame.translation.vector;
-                        screws[dof] = (w, p.cross(&w));
-                        frame.rotation *= UnitQuaternion::from_scaled_axis(axis * value);
-                    }
-                    Elementary::Translation(axis) => {
-                        screws[dof] = (Vector3::zeros(), frame.rotation * axis);
-                        frame *= Translation3::from(axis * value);
-                    }
+        let (poses, frames) = forward_kinematics(model, state.q.as_slice(), &state.references);
+        let screws = frames
+            .iter()
+            .zip(model.elementary_motions())
+            .map(|(frame, e)| match e {
+                Elementary::Rotation(axis) => {
+                    let w = frame.rotation * axis;
+                    (w, frame.translation.vector.cross(&w))
                 }
-            }
-            poses.push(frame);
-        }
+                Elementary::Translation(axis) => (Vector3::zeros(), frame.rotation * axis),
+            })
+            .collect::<Vec<_>>();
         let jacobians = poses
             .iter()
             .enumerate()

@@ -6,7 +6,8 @@
 //! - [`model`]: a kinematic tree of [`Link`]s (listed parents first) with fixed, revolute,
 //!   prismatic, universal (2-DoF), spherical and free joints, collision hulls and a mass model
 //!   reduced to each link's 4x4 second moment.
-//! - [`kinematics`]: forward kinematics (eq. 1), link Jacobians in the twist convention of
+//! - [`kinematics`]: forward kinematics (eq. 1, generic over the scalar so tests push
+//!   hyper-dual numbers through it), link Jacobians in the twist convention of
 //!   `sdrs_contact::twist`, and the assembly of link-level gradients and Hessians into
 //!   generalized coordinates including the second-order kinematic term.
 //! - [`energy`]: inertia and gravity from the second moments (eq. 2-4, O(1) per link).
@@ -16,7 +17,8 @@
 //!   decomposition of meshes).
 //! - [`stepper`]: the time step of eq. 14 by Newton's method with clamped eigenvalues and a
 //!   line search that never accepts an infinite (penetrating) energy, with the SDRS plane
-//!   barrier and plane friction as contact.
+//!   barrier and plane friction as contact, and on request the mixed blocks
+//!   `∂²O/∂θ^{t+1}∂(θ^t, ξ^{t−1}, u, d)` the backward pass needs ([`StepDerivatives`]).
 //!
 //! ```
 //! use sdrs_dynamics::{Control, JointKind, Kinematics, Link, MassModel, Model, Simulator, State, StepSettings};
@@ -42,8 +44,9 @@
 //! ## Limitations (for now)
 //! - Contact is the SDRS plane barrier with plane friction; the stepper is not yet generic over
 //!   `sdrs_contact::ContactModel` (mesh models come with issue 6).
-//! - The step's mixed blocks cover `θ^t`, the previous poses and the PD targets; the design
-//!   blocks (attachments, vertices) are not assembled yet.
+//! - The step's design blocks need vertex-lumped (or explicit) masses: the vertex derivative
+//!   of solid-hull inertia is not provided; user energies are not differentiated with respect
+//!   to the design.
 
 pub mod energy;
 pub mod error;
@@ -54,7 +57,7 @@ pub mod stepper;
 pub mod urdf;
 
 pub use error::{DynamicsError, Result};
-pub use kinematics::{Kinematics, State};
+pub use kinematics::{Kinematics, State, forward_kinematics};
 pub use model::{JointKind, Link, MassModel, Model};
 pub use scenes::Scene;
 pub use stepper::{

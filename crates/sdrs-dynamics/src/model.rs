@@ -243,6 +243,11 @@ impl Model {
         })
     }
 
+    /// Every DoF's elementary motion, in DoF order.
+    pub(crate) fn elementary_motions(&self) -> impl Iterator<Item = Elementary> + '_ {
+        self.links.iter().flat_map(|l| l.joint.elementary())
+    }
+
     /// The links.
     pub fn links(&self) -> &[Link] {
         &self.links

@@ -226,3 +226,53 @@ fn a_bad_design_vector_is_refused() {
         Err(DynamicsError::BadDesign { hull: 0, .. })
     ));
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100))]
+
+    /// Forward-mode check of the kinematic derivatives with hyper-dual numbers: along a random
+    /// direction δ, the origin's first and second derivatives are `J_v δ` and
+    /// `Σ_k δ_k² K_kk + 2 Σ_{k<l} δ_k δ_l K_kl` with `K_kl = ω_k × (ω_l × o + v_l)`, and the
+    /// rotation's are `[a]× R` and `([b]× + [a]×²) R` with `a = J_ω δ`,
+    /// `b = Σ_{k<l} δ_k δ_l ω_k × ω_l` (the terms `Kinematics::add_term` adds).
+    #[test]
+    fn kinematic_derivatives_match_hyper_dual_numbers(c in chain(), dir in proptest::collection::vec(-1.0..1.0f64, DOF)) {
+        use num_dual::HyperDual64;
+        use sdrs_dynamics::forward_kinematics;
+        let q: Vec<HyperDual64> = c.state.q.iter().zip(&dir).map(|(&x, &d)| HyperDual64::new(x, d, d, 0.0)).collect();
+        let (poses, _) = forward_kinematics(&c.model, &q, &c.state.references);
+        let kin = Kinematics::new(&c.model, &c.state);
+        for (l, pose) in poses.iter().enumerate() {
+            let path = c.model.path(l);
+            let o = kin.poses()[l].translation.vector;
+            let (mut first, mut a) = (nalgebra::Vector3::zeros(), nalgebra::Vector3::zeros());
+            for (k, col) in kin.jacobian(l) {
+                first += col.fixed_rows::<3>(0) * dir[*k];
+                a += col.fixed_rows::<3>(3) * dir[*k];
+            }
+            let (mut second, mut b) = (nalgebra::Vector3::zeros(), nalgebra::Vector3::zeros());
+            for (i, &k) in path.iter().enumerate() {
+                let wk = kin.screw(k).0;
+                for &m in &path[i..] {
+                    let (wm, vm) = kin.screw(m);
+                    let weight = if k == m { 1.0 } else { 2.0 } * dir[k] * dir[m];
+                    second += wk.cross(&(wm.cross(&o) + vm)) * weight;
+                    if k != m {
+                        b += wk.cross(&wm) * (dir[k] * dir[m]);
+                    }
+                }
+            }
+            let t = pose.translation.vector;
+            let part = |f: fn(&HyperDual64) -> f64| nalgebra::Vector3::new(f(&t.x), f(&t.y), f(&t.z));
+            prop_assert!((part(|x| x.eps1) - first).norm() < 1e-10 * (1.0 + first.norm()), "link {} origin first derivative", l);
+            prop_assert!((part(|x| x.eps1eps2) - second).norm() < 1e-10 * (1.0 + second.norm()), "link {} origin second derivative", l);
+            let rot = pose.rotation.to_rotation_matrix().into_inner();
+            let r = rot.map(|x| x.re);
+            let r1 = rot.map(|x| x.eps1);
+            let r2 = rot.map(|x| x.eps1eps2);
+            prop_assert!((r1 - a.cross_matrix() * r).norm() < 1e-10 * (1.0 + a.norm()), "link {} rotation first derivative", l);
+            let expected = (b.cross_matrix() + a.cross_matrix() * a.cross_matrix()) * r;
+            prop_assert!((r2 - expected).norm() < 1e-10 * (1.0 + expected.norm()), "link {} rotation second derivative", l);
+        }
+    }
+}

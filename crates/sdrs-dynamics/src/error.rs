@@ -55,7 +55,7 @@ pub enum DynamicsError {
     /// A URDF file could not be read or parsed.
     #[error("URDF {path}: {message}")]
     Urdf {
-        /// The file (or "<string>").
+        /// The file (or `"<string>"` for text).
         path: String,
         /// What went wrong.
         message: String,

@@ -11,8 +11,9 @@
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use nalgebra::Isometry3;
+use sdrs_benches::report_section;
 use sdrs_dynamics::scenes::{Scene, arm7, chain, rotating_chains};
-use sdrs_dynamics::{Kinematics, Simulator, State};
+use sdrs_dynamics::{Kinematics, Simulator, State, StepTimings};
 
 /// A scene run for `warmup` steps: the simulator, the state and the previous poses.
 fn warmed_up(scene: Scene, warmup: usize) -> (Simulator, Scene, State, Vec<Isometry3<f64>>) {
@@ -67,7 +68,52 @@ fn arm(c: &mut Criterion) {
     bench_scene(c, "arm7_step", &[7], |_| arm7(0.01).expect("valid arm"), 5);
 }
 
+/// SDRS Table II's breakdown for the rotating chains: 100 steps from rest, then 100 more
+/// timed by part (`StepReport::timings`).
+fn rotating_breakdown() {
+    let mut md = String::from(
+        "## rotating_chains breakdown (steps 100-200 from rest)\n\n\
+         | N | mean step | Newton iterations per step | normal contact | friction | Newton directions | other |\n\
+         |---|---|---|---|---|---|---|\n",
+    );
+    for n in [2, 4, 8, 16] {
+        let (mut sim, scene, mut state, mut previous) =
+            warmed_up(rotating_chains(n, 0.01).expect("valid scene"), 100);
+        let model = scene.model.clone();
+        let mut total = StepTimings::default();
+        let mut iterations = 0;
+        let steps = 100;
+        for _ in 0..steps {
+            let poses = Kinematics::new(&model, &state).poses().to_vec();
+            let (next, report) = sim
+                .step(&state, &previous, &scene.control)
+                .expect("scene steps converge");
+            (state, previous) = (next, poses);
+            iterations += report.iterations;
+            let t = report.timings;
+            total.normal += t.normal;
+            total.friction += t.friction;
+            total.newton += t.newton;
+            total.total += t.total;
+        }
+        let share = |d: std::time::Duration| 100.0 * d.as_secs_f64() / total.total.as_secs_f64();
+        let other = 100.0 - share(total.normal) - share(total.friction) - share(total.newton);
+        md.push_str(&format!(
+            "| {n} | {:.2} ms | {:.1} | {:.1}% | {:.1}% | {:.1}% | {:.1}% |\n",
+            total.total.as_secs_f64() * 1e3 / steps as f64,
+            iterations as f64 / steps as f64,
+            share(total.normal),
+            share(total.friction),
+            share(total.newton),
+            other
+        ));
+    }
+    md.push('\n');
+    report_section(&md);
+}
+
 fn rotating(c: &mut Criterion) {
+    rotating_breakdown();
     bench_scene(
         c,
         "rotating_chains_step",

@@ -113,3 +113,26 @@ pub fn bench_cold_and_warm<S, C: Default + Clone>(
         });
     }
 }
+
+/// Appends a markdown section to the suite's report (`cargo xtask bench` sets `CRITERION_HOME`
+/// to the suite's directory and appends its `extra.md` to `target/sdrs-report/SUITE.md`).
+/// Outside xtask (plain `cargo bench`) the section is printed instead.
+pub fn report_section(markdown: &str) {
+    use std::io::Write;
+    match std::env::var_os("CRITERION_HOME") {
+        Some(dir) => {
+            let path = std::path::Path::new(&dir).join("extra.md");
+            let written = std::fs::create_dir_all(&dir).and_then(|_| {
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(&path)?
+                    .write_all(markdown.as_bytes())
+            });
+            if let Err(e) = written {
+                eprintln!("could not write {}: {e}", path.display());
+            }
+        }
+        None => println!("{markdown}"),
+    }
+}

@@ -23,6 +23,10 @@ struct Estimates {
     median: PointEstimate,
 }
 
+/// File in a suite's criterion directory whose markdown is appended to the report
+/// (`sdrs_benches::report_section` writes it).
+const EXTRA: &str = "extra.md";
+
 /// One group's medians: input → function → nanoseconds.
 type Group = BTreeMap<String, BTreeMap<String, f64>>;
 
@@ -133,6 +137,11 @@ pub fn render(suite: &str, data: &Path, quick: bool) -> Result<String> {
             writeln!(md, "| log-log slope | {} |", slopes.join(" | "))?;
         }
         writeln!(md)?;
+    }
+    // Sections a suite wrote itself (measurements criterion does not make, e.g. breakdowns).
+    let extra = data.join(EXTRA);
+    if extra.exists() {
+        md.push_str(&std::fs::read_to_string(&extra)?);
     }
     Ok(md)
 }

@@ -1,0 +1,333 @@
+//! The mixed blocks of a step's objective that the backward pass needs (implicit function
+//! theorem): with respect to the step-t coordinates, the previous poses, the PD targets and
+//! the design (hull vertices and attachment points).
+
+use super::contact::HullRef;
+use super::{Simulator, StepData};
+use crate::energy::{link_energy, link_energy_cross};
+use crate::error::{DynamicsError, Result};
+use crate::kinematics::{Kinematics, State};
+use crate::model::Model;
+use nalgebra::{DMatrix, DVector, Isometry3, Matrix3, SMatrix, Vector3};
+use sdrs_contact::{ContactModel, Order, PairOutcome};
+
+/// Mixed second derivatives of the objective `O` at the solution `θ^{t+1}` of a step: with the
+/// Hessian `H = ∂²O/∂θ^{t+1}²`, the implicit function theorem gives
+/// `∂θ^{t+1}/∂y = −H⁻¹ ∂²O/∂θ^{t+1}∂y` for each input `y` of the step.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepDerivatives {
+    /// `∂²O/∂θ^{t+1}∂θ^t` (n x n): inertia (through `T^t`), PD damping and friction's lagged
+    /// frame.
+    pub current: DMatrix<f64>,
+    /// `∂²O/∂θ^{t+1}∂ξ^{t−1}` (n x 6·links): with respect to the twists of the previous link
+    /// poses (compose with their Jacobians for `θ^{t−1}`).
+    pub previous: DMatrix<f64>,
+    /// `∂²O/∂θ^{t+1}_j ∂θ*_j = −2 k_p` (the block is diagonal).
+    pub target_position: DVector<f64>,
+    /// `∂²O/∂θ^{t+1}_j ∂θ̇*_j = −2 k_d / Δt` (diagonal).
+    pub target_velocity: DVector<f64>,
+    /// `∂²O/∂θ^{t+1}∂x` for the hull-vertex part of the design vector (n x 3·vertices; column
+    /// `model.design_index(link, Some((hull, vertex))) − 3·links` is the vertex's first
+    /// coordinate): vertex-lumped inertia and gravity, the barrier's and friction's shape
+    /// derivatives. `None` when a link with hulls has a solid mass model, whose derivative in
+    /// the vertices is not provided.
+    pub vertices: Option<DMatrix<f64>>,
+    /// `∂²O/∂θ^{t+1}∂t^d` for the attachment part of the design vector (n x 3·links, column
+    /// `model.design_index(link, None)`), with `θ^t` and the previous poses held fixed (so
+    /// `T^t = T(d, θ^t)` moves with the design, `T^{t−1}` does not). `None` when user energies
+    /// are present: they are not differentiated with respect to the design.
+    pub attachments: Option<DMatrix<f64>>,
+}
+
+/// One pose-dependent term of the objective at a step's solution (a link's inertia and
+/// gravity, or a hull pair's barrier or friction), with its derivatives with respect to the
+/// twists of its links (6 per link).
+struct Term {
+    links: Vec<usize>,
+    /// The hulls of a pair term (empty for a link term).
+    hulls: Vec<HullRef>,
+    gradient: DVector<f64>,
+    hessian: DMatrix<f64>,
+    /// `∂g/∂ξ^t` with respect to the same links' step-t twists.
+    step_t: DMatrix<f64>,
+    /// `∂g/∂ξ^{t−1}` of a link term.
+    step_prev: Option<SMatrix<f64, 6, 6>>,
+    /// `(hull, vertex, body, ∂g/∂x)` for the local vertices it depends on; `hull` indexes the
+    /// link's hulls for a link term and is the pair's hull `body` for a pair term.
+    vertices: Vec<(usize, usize, usize, DMatrix<f64>)>,
+}
+
+/// `∂²O/∂θ^{t+1}∂x` over all hull vertices (columns as in [`StepDerivatives::vertices`]).
+fn vertex_block(model: &Model, kin: &Kinematics, terms: &[Term]) -> DMatrix<f64> {
+    let offset = 3 * model.links().len();
+    let mut block = DMatrix::zeros(model.dof(), model.design_len() - offset);
+    for term in terms {
+        for (hull, vertex, body, m) in &term.vertices {
+            let link = term.hulls.get(*body).map_or(term.links[0], |r| r.link);
+            let col = model.design_index(link, Some((*hull, *vertex))) - offset;
+            for (b, &l) in term.links.iter().enumerate() {
+                let rows = m.fixed_view::<6, 3>(6 * b, 0);
+                for (k, jac) in kin.jacobian(l) {
+                    let row = jac.transpose() * rows;
+                    for c in 0..3 {
+                        block[(*k, col + c)] += row[c];
+                    }
+                }
+            }
+        }
+    }
+    block
+}
+
+/// `∂²O/∂θ^{t+1}∂t^d` (columns as in [`StepDerivatives::attachments`]).
+///
+/// Moving link `i`'s attachment by `δ` (parent frame) translates its subtree `S` by
+/// `Δ = R_parent δ` at step t+1 and by `R^t_parent δ` at step t. Each term's twist gradient
+/// changes by its Hessian's and step-t block's translation columns for the bodies in `S`,
+/// and the Jacobian column of an outside DoF `k` for a link `l ∈ S` by `(ω_k × Δ, 0)`, which
+/// adds `(g_v,l × ω_k) · Δ`.
+fn attachment_block(
+    model: &Model,
+    kin: &Kinematics,
+    now: &Kinematics,
+    terms: &[Term],
+) -> DMatrix<f64> {
+    let links = model.links().len();
+    let mut block = DMatrix::zeros(model.dof(), 3 * links);
+    for i in 0..links {
+        let inside = |l: usize| {
+            let mut at = Some(l);
+            while let Some(j) = at {
+                if j == i {
+                    return true;
+                }
+                at = model.links()[j].parent;
+            }
+            false
+        };
+        let parent = |k: &Kinematics| -> Matrix3<f64> {
+            model.links()[i]
+                .parent
+                .map(|p| k.poses()[p].rotation.into())
+                .unwrap_or_else(Matrix3::identity)
+        };
+        let (turn, turn_t) = (parent(kin), parent(now));
+        let first_inside = model.dof_offset(i);
+        for term in terms {
+            let n = term.links.len();
+            // ∂g/∂δ of the whole term: translation columns of the moved bodies.
+            let mut dg = DMatrix::<f64>::zeros(6 * n, 3);
+            for (c, &l) in term.links.iter().enumerate() {
+                if inside(l) {
+                    dg += term.hessian.view((0, 6 * c), (6 * n, 3)) * turn
+                        + term.step_t.view((0, 6 * c), (6 * n, 3)) * turn_t;
+                }
+            }
+            for (b, &l) in term.links.iter().enumerate() {
+                let rows = dg.view((6 * b, 0), (6, 3));
+                for (k, jac) in kin.jacobian(l) {
+                    let row = jac.transpose() * rows;
+                    for c in 0..3 {
+                        block[(*k, 3 * i + c)] += row[c];
+                    }
+                }
+                if !inside(l) {
+                    continue;
+                }
+                let gv = Vector3::new(
+                    term.gradient[6 * b],
+                    term.gradient[6 * b + 1],
+                    term.gradient[6 * b + 2],
+                );
+                for &k in model.path(l).iter().filter(|&&k| k < first_inside) {
+                    let row = gv.cross(&kin.screw(k).0).transpose() * turn;
+                    for c in 0..3 {
+                        block[(k, 3 * i + c)] += row[c];
+                    }
+                }
+            }
+        }
+    }
+    block
+}
+
+impl Simulator {
+    /// The mixed blocks of [`StepDerivatives`] at the solution `next`.
+    pub(super) fn step_derivatives(
+        &mut self,
+        next: &State,
+        now: &Kinematics,
+        previous: &[Isometry3<f64>],
+        data: &StepData,
+    ) -> Result<StepDerivatives> {
+        let (n, links, dt) = (self.model.dof(), self.model.links().len(), self.settings.dt);
+        let kin = Kinematics::new(&self.model, next);
+        let terms = self.terms(&kin, now, previous, data)?;
+        let model = &self.model;
+        let mut current = DMatrix::zeros(n, n);
+        let mut before = DMatrix::zeros(n, 6 * links);
+        for term in &terms {
+            kin.add_cross(now, &term.links, &term.step_t, &mut current);
+            if let Some(at_prev) = &term.step_prev {
+                let i = term.links[0];
+                for (k, col) in kin.jacobian(i) {
+                    let row = col.transpose() * at_prev;
+                    for c in 0..6 {
+                        before[(*k, 6 * i + c)] += row[c];
+                    }
+                }
+            }
+        }
+        let c = data.control;
+        for j in 0..n {
+            current[(j, j)] -= 2.0 * c.kd[j] / (dt * dt);
+        }
+        let solid = model.links().iter().any(|l| {
+            !l.hulls.is_empty() && matches!(l.mass, crate::model::MassModel::Solid { .. })
+        });
+        let vertices = (!solid).then(|| vertex_block(model, &kin, &terms));
+        let attachments = self
+            .settings
+            .external
+            .is_empty()
+            .then(|| attachment_block(model, &kin, now, &terms));
+        Ok(StepDerivatives {
+            current,
+            previous: before,
+            target_position: -c.kp.clone() * 2.0,
+            target_velocity: -c.kd.clone() * (2.0 / dt),
+            vertices,
+            attachments,
+        })
+    }
+
+    /// Every pose-dependent term of the objective at the solution, with its twist derivatives
+    /// and the mixed blocks the backward pass needs.
+    fn terms(
+        &mut self,
+        kin: &Kinematics,
+        now: &Kinematics,
+        previous: &[Isometry3<f64>],
+        data: &StepData,
+    ) -> Result<Vec<Term>> {
+        let model = &self.model;
+        let dt = self.settings.dt;
+        let mut terms = Vec::new();
+        for (i, link) in model.links().iter().enumerate() {
+            let pose = &kin.poses()[i];
+            let (_, g, h) = link_energy(
+                model.second_moment(i),
+                pose,
+                &data.predicted[i],
+                dt,
+                self.settings.gravity,
+            );
+            let (at_t, at_prev) = link_energy_cross(
+                model.second_moment(i),
+                pose,
+                &now.poses()[i],
+                &previous[i],
+                dt,
+            );
+            let mut vertices = Vec::new();
+            if let crate::model::MassModel::Lumped { mass } = link.mass {
+                let count: usize = link.hulls.iter().map(|h| h.vertices().len()).sum();
+                for (h, hull) in link.hulls.iter().enumerate() {
+                    for (v, x) in hull.vertices().iter().enumerate() {
+                        let m = crate::energy::link_energy_vertex(
+                            mass / count as f64,
+                            &x.coords,
+                            pose,
+                            &data.predicted[i],
+                            dt,
+                            self.settings.gravity,
+                        );
+                        vertices.push((h, v, 0, DMatrix::from_column_slice(6, 3, m.as_slice())));
+                    }
+                }
+            }
+            terms.push(Term {
+                links: vec![i],
+                hulls: vec![],
+                gradient: DVector::from_column_slice(g.as_slice()),
+                hessian: DMatrix::from_column_slice(6, 6, h.as_slice()),
+                step_t: DMatrix::from_column_slice(6, 6, at_t.as_slice()),
+                step_prev: Some(at_prev),
+                vertices,
+            });
+        }
+        let Some(contact) = self.contact.as_mut() else {
+            return Ok(terms);
+        };
+        let settings = contact.settings.clone();
+        let pair_term = |refs: [HullRef; 2],
+                         pair: &sdrs_contact::PairContact,
+                         step_t: DMatrix<f64>,
+                         scale: f64| Term {
+            links: vec![refs[0].link, refs[1].link],
+            hulls: refs.to_vec(),
+            gradient: DVector::from_column_slice(pair.gradient.as_slice()) * scale,
+            hessian: DMatrix::from_column_slice(12, 12, pair.hessian.as_slice()) * scale,
+            step_t,
+            step_prev: None,
+            vertices: pair
+                .vertices
+                .iter()
+                .map(|v| {
+                    let m = DMatrix::from_column_slice(12, 3, v.mixed.as_slice()) * scale;
+                    (refs[v.body].hull, v.vertex, v.body, m)
+                })
+                .collect(),
+        };
+        for (a, b) in contact.candidate_pairs(model, kin) {
+            let refs = [contact.hulls[a], contact.hulls[b]];
+            let cache = contact.planes.entry((a, b)).or_default();
+            let outcome = settings
+                .barrier
+                .evaluate(
+                    &model.links()[refs[0].link].hulls[refs[0].hull],
+                    &kin.poses()[refs[0].link],
+                    &model.links()[refs[1].link].hulls[refs[1].hull],
+                    &kin.poses()[refs[1].link],
+                    cache,
+                    Order::Design,
+                )
+                .map_err(|source| DynamicsError::Contact {
+                    link_a: refs[0].link,
+                    link_b: refs[1].link,
+                    source,
+                })?;
+            if let PairOutcome::Separated(pair) = outcome
+                && pair.value > 0.0
+            {
+                terms.push(pair_term(
+                    refs,
+                    &pair,
+                    DMatrix::zeros(12, 12),
+                    settings.stiffness,
+                ));
+            }
+        }
+        if let Some(friction) = &settings.friction {
+            for ((a, b), frame) in &data.frames {
+                let refs = [contact.hulls[*a], contact.hulls[*b]];
+                let cache = contact.frictions.entry((*a, *b)).or_default();
+                let lagged = friction
+                    .evaluate_lagged(
+                        frame,
+                        &kin.poses()[refs[0].link],
+                        &kin.poses()[refs[1].link],
+                        cache,
+                    )
+                    .map_err(|source| DynamicsError::Contact {
+                        link_a: refs[0].link,
+                        link_b: refs[1].link,
+                        source,
+                    })?;
+                let step_t = DMatrix::from_column_slice(12, 12, lagged.step_mixed.as_slice());
+                terms.push(pair_term(refs, &lagged.contact, step_t, 1.0));
+            }
+        }
+        Ok(terms)
+    }
+}

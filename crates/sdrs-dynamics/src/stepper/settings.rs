@@ -1,0 +1,144 @@
+//! What a step is asked to do: time step, gravity, solver settings, contact, user energies
+//! and the stable-PD control.
+
+use crate::error::{DynamicsError, Result};
+use crate::kinematics::{Kinematics, State};
+use crate::model::Model;
+use nalgebra::{DMatrix, DVector};
+use sdrs_contact::PlaneBarrier;
+use sdrs_contact::friction::PlaneFriction;
+
+/// A user energy added to the time-stepping objective, e.g. a spring, a field or a soft
+/// constraint. It sees the step-(t+1) configuration and adds its gradient and (when asked)
+/// Hessian in generalized coordinates; [`Kinematics::add_term`] maps link-level derivatives
+/// there. It must be smooth, may return `+∞` to forbid a state, and must not return NaN.
+pub trait ExternalEnergy: std::fmt::Debug + Send + Sync {
+    /// Adds this energy's gradient (and Hessian, if `hessian` is given) at `state` and returns
+    /// its value.
+    fn add(
+        &self,
+        model: &Model,
+        kinematics: &Kinematics,
+        state: &State,
+        gradient: &mut DVector<f64>,
+        hessian: Option<&mut DMatrix<f64>>,
+    ) -> f64;
+}
+
+/// Contact settings of a scene.
+#[derive(Debug, Clone)]
+pub struct ContactSettings {
+    /// The normal-contact barrier.
+    pub barrier: PlaneBarrier,
+    /// Contact stiffness `κ`, the multiplier of the barrier sum in eq. 14.
+    pub stiffness: f64,
+    /// Plane friction, if any.
+    pub friction: Option<PlaneFriction>,
+    /// Skip pairs of hulls on a parent and its child link (which usually overlap at the joint).
+    pub skip_adjacent: bool,
+}
+
+/// Time-step settings.
+#[derive(Debug, Clone)]
+pub struct StepSettings {
+    /// Time step Δt (s).
+    pub dt: f64,
+    /// Gravity along −z (m/s²).
+    pub gravity: f64,
+    /// Lower bound of the Hessian's eigenvalues (in absolute value) in the Newton direction.
+    pub eigenvalue_floor: f64,
+    /// Convergence tolerance on `|∇O|∞` (N, or N·m for rotations).
+    pub tolerance: f64,
+    /// Newton iteration cap.
+    pub max_iterations: usize,
+    /// Support of the joint-limit barrier: a limited DoF within this distance (rad or m) of a
+    /// limit feels `limit_stiffness · P_s(distance)`, the SDRS barrier of eq. 6, which is
+    /// infinite at the limit and exactly zero (C²) beyond the support.
+    pub limit_support: f64,
+    /// Multiplier of the joint-limit barrier.
+    pub limit_stiffness: f64,
+    /// Contact, if any.
+    pub contact: Option<ContactSettings>,
+    /// User energies added to the objective.
+    pub external: Vec<std::sync::Arc<dyn ExternalEnergy>>,
+    /// Also return the mixed derivative blocks of the step ([`super::StepDerivatives`]) that the
+    /// backward pass needs.
+    pub backward: bool,
+}
+
+impl StepSettings {
+    /// `dt`, gravity 9.81, eigenvalue floor 1e-3, tolerance 1e-4, 100 iterations, no contact
+    /// (the paper's settings, sec. V).
+    pub fn new(dt: f64) -> Result<Self> {
+        if !(dt.is_finite() && dt > 0.0) {
+            return Err(DynamicsError::InvalidSetting {
+                name: "dt",
+                value: dt,
+                allowed: "positive and finite",
+            });
+        }
+        Ok(Self {
+            dt,
+            gravity: 9.81,
+            eigenvalue_floor: 1e-3,
+            tolerance: 1e-4,
+            max_iterations: 100,
+            limit_support: 0.01,
+            limit_stiffness: 1.0,
+            contact: None,
+            external: Vec::new(),
+            backward: false,
+        })
+    }
+}
+
+/// Stable-PD control of one step (eq. 5): per DoF gains and targets.
+///
+/// The energy is `k_p (θ* − θ)² + k_d (θ̇* − (θ − θ^t)/Δt)²` as the paper writes it, so the
+/// spring force is `2 k_p (θ* − θ)` and the damping force `2 k_d (θ̇* − v)/Δt`: a damping
+/// coefficient `c` (N·s/m or N·m·s/rad) is `k_d = c Δt / 2`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Control {
+    /// Position gains `k_p` (zero for unactuated DoFs).
+    pub kp: DVector<f64>,
+    /// Velocity gains `k_d`.
+    pub kd: DVector<f64>,
+    /// Target positions `θ*`.
+    pub position: DVector<f64>,
+    /// Target velocities `θ̇*`.
+    pub velocity: DVector<f64>,
+}
+
+impl Control {
+    /// No actuation.
+    pub fn passive(model: &Model) -> Self {
+        let zero = DVector::zeros(model.dof());
+        Self {
+            kp: zero.clone(),
+            kd: zero.clone(),
+            position: zero.clone(),
+            velocity: zero,
+        }
+    }
+
+    pub(super) fn check(&self, dof: usize) -> Result<()> {
+        for (what, v) in [
+            ("kp", &self.kp),
+            ("kd", &self.kd),
+            ("target position", &self.position),
+            ("target velocity", &self.velocity),
+        ] {
+            if v.len() != dof {
+                return Err(DynamicsError::LengthMismatch {
+                    what,
+                    actual: v.len(),
+                    expected: dof,
+                });
+            }
+            if let Some(index) = v.iter().position(|x| !x.is_finite()) {
+                return Err(DynamicsError::NonFinite { what, index });
+            }
+        }
+        Ok(())
+    }
+}

@@ -42,8 +42,9 @@
 //! ```
 //!
 //! ## Limitations (for now)
-//! - Contact is the SDRS plane barrier with plane friction; the stepper is not yet generic over
-//!   `sdrs_contact::ContactModel` (mesh models come with issue 6).
+//! - Contact enters through [`ContactHook`]; [`SdrsContact`] (plane barrier and plane friction
+//!   over the links' hulls) is the one implementation so far; mesh-based models over
+//!   [`Link::mesh`] come with the long-range and IPC potentials.
 //! - The step's design blocks need vertex-lumped (or explicit) masses: the vertex derivative
 //!   of solid-hull inertia is not provided; user energies are not differentiated with respect
 //!   to the design.
@@ -61,7 +62,7 @@ pub use kinematics::{Kinematics, State, forward_kinematics};
 pub use model::{JointKind, Link, MassModel, Model};
 pub use scenes::Scene;
 pub use stepper::{
-    ContactSettings, Control, ExternalEnergy, Objective, Simulator, StepDerivatives, StepReport,
-    StepSettings, StepTimings,
+    ContactEnergy, ContactHook, ContactSettings, Control, ExternalEnergy, Objective, PairTerm,
+    PairVertex, SdrsContact, Simulator, StepDerivatives, StepReport, StepSettings, StepTimings,
 };
 pub use urdf::{UrdfOptions, load_urdf, urdf_from_str};

@@ -2,7 +2,7 @@
 
 use crate::error::{DynamicsError, Result};
 use nalgebra::{DVector, Isometry3, Matrix4, Point3, Vector3};
-use sdrs_geometry::{ConvexHull, lumped_second_moment};
+use sdrs_geometry::{ConvexHull, TriMesh, lumped_second_moment};
 
 /// How a link moves relative to its parent (or the world, for a root link).
 #[derive(Debug, Clone, PartialEq)]
@@ -142,8 +142,11 @@ pub struct Link {
     pub attachment: Isometry3<f64>,
     /// The joint.
     pub joint: JointKind,
-    /// Collision hulls in the link frame.
+    /// Collision hulls in the link frame (the SDRS contact model's shapes).
     pub hulls: Vec<ConvexHull>,
+    /// Collision triangle mesh in the link frame, for mesh-based contact models (long-range,
+    /// IPC) behind a [`crate::stepper::ContactHook`]; the SDRS model ignores it.
+    pub mesh: Option<TriMesh>,
     /// Mass model.
     pub mass: MassModel,
     /// Position limits `(lower, upper)` of a 1-DoF joint, enforced by a barrier energy (see
@@ -169,7 +172,14 @@ impl Link {
             hulls,
             mass,
             limits: None,
+            mesh: None,
         }
+    }
+
+    /// The same link with a collision triangle mesh (link frame) for mesh-based contact.
+    pub fn with_mesh(mut self, mesh: TriMesh) -> Self {
+        self.mesh = Some(mesh);
+        self
     }
 
     /// The same link with position limits on its (1-DoF) joint.

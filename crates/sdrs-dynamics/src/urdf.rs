@@ -8,7 +8,8 @@
 //! refused. Collision boxes, spheres, cylinders and capsules become convex hulls (round
 //! shapes tessellated); meshes (OBJ or STL) are read relative to the URDF file, or through
 //! the package search path for `package://` URIs, scaled, and split into hulls by convex
-//! decomposition. Inertials become the link's second moment (`MassModel::SecondMoment`).
+//! decomposition; all collision geometry of a link is also kept as one triangle mesh
+//! ([`crate::Link::mesh`]) for mesh-based contact models. Inertials become the link's second moment (`MassModel::SecondMoment`).
 //! Every error names the element it comes from.
 
 use crate::error::{DynamicsError, Result};
@@ -131,7 +132,7 @@ pub fn urdf_from_str(text: &str, base: &Path, options: &UrdfOptions) -> Result<M
     let mut links = Vec::with_capacity(order.len());
     for &i in &order {
         let link = &robot.links[i];
-        let hulls = collision_hulls(link, base, options)?;
+        let (hulls, mesh) = collision_shapes(link, base, options)?;
         let mass = MassModel::SecondMoment(inertial_moment(link)?);
         let (parent, attachment, joint, limits) = match parent_joint[i] {
             None => (
@@ -154,6 +155,9 @@ pub fn urdf_from_str(text: &str, base: &Path, options: &UrdfOptions) -> Result<M
         let mut out = Link::new(link.name.clone(), parent, attachment, joint, hulls, mass);
         if let Some((lower, upper)) = limits {
             out = out.with_limits(lower, upper);
+        }
+        if let Some(mesh) = mesh {
+            out = out.with_mesh(mesh);
         }
         links.push(out);
     }
@@ -224,12 +228,14 @@ fn inertial_moment(link: &urdf_rs::Link) -> Result<Matrix4<f64>> {
     Ok(out)
 }
 
-fn collision_hulls(
+/// The link's collision hulls, and all its collision geometry as one triangle mesh.
+fn collision_shapes(
     link: &urdf_rs::Link,
     base: &Path,
     options: &UrdfOptions,
-) -> Result<Vec<ConvexHull>> {
+) -> Result<(Vec<ConvexHull>, Option<TriMesh>)> {
     let mut hulls = Vec::new();
+    let mut meshes = Vec::new();
     for (k, collision) in link.collision.iter().enumerate() {
         let element = || format!("link '{}' collision {k}", link.name);
         let fail = |message: String| DynamicsError::UrdfElement {
@@ -239,32 +245,28 @@ fn collision_hulls(
         let frame = pose(&collision.origin);
         let segments = options.segments;
         let mesh_of = |mesh: sdrs_geometry::Result<TriMesh>| mesh.map_err(|e| fail(e.to_string()));
-        let pieces: Vec<Vec<Point3<f64>>> = match &collision.geometry {
+        // The geometry as a triangle mesh in the collision frame, and the point sets of its
+        // hulls (one for a primitive, the convex decomposition's parts for a mesh).
+        let (mesh, pieces): (TriMesh, Vec<Vec<Point3<f64>>>) = match &collision.geometry {
             urdf_rs::Geometry::Box { size } => {
-                let half = Vector3::from(size.0) * 0.5;
-                vec![
-                    ConvexHull::cuboid(half)
-                        .map_err(|e| fail(e.to_string()))?
-                        .vertices()
-                        .to_vec(),
-                ]
+                let mesh = mesh_of(TriMesh::cuboid(Vector3::from(size.0) * 0.5))?;
+                let points = mesh.vertices().to_vec();
+                (mesh, vec![points])
             }
             urdf_rs::Geometry::Sphere { radius } => {
-                vec![mesh_of(TriMesh::icosphere(*radius, 2))?.vertices().to_vec()]
+                let mesh = mesh_of(TriMesh::icosphere(*radius, 2))?;
+                let points = mesh.vertices().to_vec();
+                (mesh, vec![points])
             }
             urdf_rs::Geometry::Cylinder { radius, length } => {
-                vec![
-                    mesh_of(TriMesh::cylinder(*radius, 0.5 * length, segments))?
-                        .vertices()
-                        .to_vec(),
-                ]
+                let mesh = mesh_of(TriMesh::cylinder(*radius, 0.5 * length, segments))?;
+                let points = mesh.vertices().to_vec();
+                (mesh, vec![points])
             }
             urdf_rs::Geometry::Capsule { radius, length } => {
-                vec![
-                    mesh_of(TriMesh::capsule(*radius, 0.5 * length, segments, 4))?
-                        .vertices()
-                        .to_vec(),
-                ]
+                let mesh = mesh_of(TriMesh::capsule(*radius, 0.5 * length, segments, 4))?;
+                let points = mesh.vertices().to_vec();
+                (mesh, vec![points])
             }
             urdf_rs::Geometry::Mesh { filename, scale } => {
                 let path = resolve(filename, base, &options.package_paths).ok_or_else(|| {
@@ -287,20 +289,32 @@ fn collision_hulls(
                     mesh.triangles().to_vec(),
                 )
                 .map_err(|e| fail(e.to_string()))?;
-                scaled
+                let parts = scaled
                     .convex_decomposition(&options.decomposition)
                     .map_err(|e| fail(e.to_string()))?
                     .iter()
                     .map(|h| h.vertices().to_vec())
-                    .collect()
+                    .collect();
+                (scaled, parts)
             }
         };
+        meshes.push(mesh.transformed(&frame));
         for points in pieces {
             let placed: Vec<Point3<f64>> = points.iter().map(|p| frame * p).collect();
             hulls.push(ConvexHull::new(placed).map_err(|e| fail(e.to_string()))?);
         }
     }
-    Ok(hulls)
+    let mesh = if meshes.is_empty() {
+        None
+    } else {
+        Some(
+            TriMesh::merged(&meshes).map_err(|e| DynamicsError::UrdfElement {
+                element: format!("link '{}' collision", link.name),
+                message: e.to_string(),
+            })?,
+        )
+    };
+    Ok((hulls, mesh))
 }
 
 /// A mesh path: `package://NAME/REST` through the search path, else relative to `base`.

@@ -392,3 +392,113 @@ fn a_user_spring_holds_a_box_where_its_force_balances_gravity() {
         "{q:?} vs {expected:?}"
     );
 }
+
+/// A mesh-based contact model through the hook: the SDRS barrier P_s between every vertex of
+/// each link's triangle mesh and the floor z = 0.
+#[derive(Debug)]
+struct Floor {
+    support: f64,
+}
+
+impl sdrs_dynamics::ContactHook for Floor {
+    fn begin_step(&mut self, _: &Model, _: &Kinematics) -> sdrs_dynamics::Result<()> {
+        Ok(())
+    }
+
+    fn add(
+        &mut self,
+        model: &Model,
+        kin: &Kinematics,
+        mut gradient: Option<&mut DVector<f64>>,
+        mut hessian: Option<&mut nalgebra::DMatrix<f64>>,
+    ) -> sdrs_dynamics::Result<Option<sdrs_dynamics::ContactEnergy>> {
+        let mut energy = sdrs_dynamics::ContactEnergy {
+            value: 0.0,
+            active_pairs: 0,
+        };
+        for (i, link) in model.links().iter().enumerate() {
+            let Some(mesh) = &link.mesh else { continue };
+            let pose = kin.poses()[i];
+            let (mut g, mut h) = (
+                nalgebra::SVector::<f64, 6>::zeros(),
+                nalgebra::SMatrix::<f64, 6, 6>::zeros(),
+            );
+            for x in mesh.vertices() {
+                let y = pose * x;
+                let Some((v, d1, d2)) = sdrs_contact::barrier::barrier(y.z, self.support) else {
+                    return Ok(None);
+                };
+                if y.z >= self.support {
+                    continue;
+                }
+                energy.value += v;
+                // z(ξ) = (Exp(ω) r + t + v)_z: ∂z/∂ξ = (e_z, r × e_z), ∂²z/∂ω² = sym(r e_zᵀ) − r_z I.
+                let r = y.coords - pose.translation.vector;
+                let a = nalgebra::SVector::<f64, 6>::from_iterator(
+                    [0.0, 0.0, 1.0]
+                        .into_iter()
+                        .chain(r.cross(&Vector3::z()).iter().copied()),
+                );
+                g += a * d1;
+                h += a * a.transpose() * d2;
+                let curvature = (r * Vector3::z().transpose() + Vector3::z() * r.transpose()) * 0.5
+                    - nalgebra::Matrix3::identity() * r.z;
+                let mut ww = h.fixed_view_mut::<3, 3>(3, 3);
+                ww += curvature * d1;
+            }
+            if let Some(grad) = gradient.as_deref_mut() {
+                kin.add_term(model, [i], &g, Some(&h), grad, hessian.as_deref_mut());
+            }
+        }
+        Ok(Some(energy))
+    }
+
+    fn pair_terms(
+        &mut self,
+        _: &Model,
+        _: &Kinematics,
+    ) -> sdrs_dynamics::Result<Vec<sdrs_dynamics::PairTerm>> {
+        Ok(Vec::new())
+    }
+
+    fn penetration(&mut self, _: &Model, _: &Kinematics) -> sdrs_dynamics::DynamicsError {
+        sdrs_dynamics::DynamicsError::InitialPenetration {
+            link_a: 0,
+            link_b: 0,
+        }
+    }
+
+    fn timings(&self) -> sdrs_dynamics::StepTimings {
+        sdrs_dynamics::StepTimings::default()
+    }
+}
+
+#[test]
+fn a_custom_contact_hook_over_link_meshes_holds_a_box_above_the_floor() {
+    let mesh = sdrs_geometry::TriMesh::cuboid(Vector3::repeat(0.1)).unwrap();
+    let link = free_box(1.0, 0.1, Isometry3::translation(0.0, 0.0, 0.3)).with_mesh(mesh);
+    let model = Model::new(vec![link]).unwrap();
+    let hook = Box::new(Floor { support: 0.01 });
+    let mut sim = Simulator::with_contact(model.clone(), StepSettings::new(0.01).unwrap(), hook);
+    let states = run(
+        &mut sim,
+        State::zero(&model),
+        300,
+        &Control::passive(&model),
+    );
+    let bottom = |s: &State| 0.3 + s.q[2] - 0.1;
+    assert!(
+        states.iter().all(|s| bottom(s) > 0.0),
+        "the box never reaches the floor"
+    );
+    let last = states.last().unwrap();
+    assert!(
+        bottom(last) < 0.01,
+        "it rests within the barrier's support: {}",
+        bottom(last)
+    );
+    assert!(
+        (last.q[2] - states[states.len() - 2].q[2]).abs() < 1e-7,
+        "and stays put"
+    );
+}

@@ -52,6 +52,13 @@ fn the_test_arm_loads_with_its_joints_limits_hulls_and_inertials() {
         hulls[2]
     );
     assert_eq!(&hulls[3..], &[1, 1, 0]);
+    // The collision geometry is also kept as one triangle mesh per link (for mesh contact).
+    assert!(
+        links[..5]
+            .iter()
+            .all(|l| l.mesh.as_ref().is_some_and(|m| !m.triangles().is_empty()))
+    );
+    assert!(links[5].mesh.is_none());
     // The mesh scale (1, 0.5, 1) halves the bracket's 0.12 m height.
     let top = links[2]
         .hulls

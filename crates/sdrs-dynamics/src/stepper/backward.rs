@@ -2,14 +2,12 @@
 //! theorem): with respect to the step-t coordinates, the previous poses, the PD targets and
 //! the design (hull vertices and attachment points).
 
-use super::contact::HullRef;
 use super::{Simulator, StepData};
 use crate::energy::{link_energy, link_energy_cross};
-use crate::error::{DynamicsError, Result};
+use crate::error::Result;
 use crate::kinematics::{Kinematics, State};
 use crate::model::Model;
 use nalgebra::{DMatrix, DVector, Isometry3, Matrix3, SMatrix, Vector3};
-use sdrs_contact::{ContactModel, Order, PairOutcome};
 
 /// Mixed second derivatives of the objective `O` at the solution `θ^{t+1}` of a step: with the
 /// Hessian `H = ∂²O/∂θ^{t+1}²`, the implicit function theorem gives
@@ -44,16 +42,13 @@ pub struct StepDerivatives {
 /// twists of its links (6 per link).
 struct Term {
     links: Vec<usize>,
-    /// The hulls of a pair term (empty for a link term).
-    hulls: Vec<HullRef>,
     gradient: DVector<f64>,
     hessian: DMatrix<f64>,
     /// `∂g/∂ξ^t` with respect to the same links' step-t twists.
     step_t: DMatrix<f64>,
     /// `∂g/∂ξ^{t−1}` of a link term.
     step_prev: Option<SMatrix<f64, 6, 6>>,
-    /// `(hull, vertex, body, ∂g/∂x)` for the local vertices it depends on; `hull` indexes the
-    /// link's hulls for a link term and is the pair's hull `body` for a pair term.
+    /// `(link, hull, vertex, ∂g/∂x)` for the local hull vertices it depends on.
     vertices: Vec<(usize, usize, usize, DMatrix<f64>)>,
 }
 
@@ -62,9 +57,8 @@ fn vertex_block(model: &Model, kin: &Kinematics, terms: &[Term]) -> DMatrix<f64>
     let offset = 3 * model.links().len();
     let mut block = DMatrix::zeros(model.dof(), model.design_len() - offset);
     for term in terms {
-        for (hull, vertex, body, m) in &term.vertices {
-            let link = term.hulls.get(*body).map_or(term.links[0], |r| r.link);
-            let col = model.design_index(link, Some((*hull, *vertex))) - offset;
+        for (link, hull, vertex, m) in &term.vertices {
+            let col = model.design_index(*link, Some((*hull, *vertex))) - offset;
             for (b, &l) in term.links.iter().enumerate() {
                 let rows = m.fixed_view::<6, 3>(6 * b, 0);
                 for (k, jac) in kin.jacobian(l) {
@@ -242,13 +236,12 @@ impl Simulator {
                             dt,
                             self.settings.gravity,
                         );
-                        vertices.push((h, v, 0, DMatrix::from_column_slice(6, 3, m.as_slice())));
+                        vertices.push((i, h, v, DMatrix::from_column_slice(6, 3, m.as_slice())));
                     }
                 }
             }
             terms.push(Term {
                 links: vec![i],
-                hulls: vec![],
                 gradient: DVector::from_column_slice(g.as_slice()),
                 hessian: DMatrix::from_column_slice(6, 6, h.as_slice()),
                 step_t: DMatrix::from_column_slice(6, 6, at_t.as_slice()),
@@ -256,76 +249,23 @@ impl Simulator {
                 vertices,
             });
         }
-        let Some(contact) = self.contact.as_mut() else {
-            return Ok(terms);
-        };
-        let settings = contact.settings.clone();
-        let pair_term = |refs: [HullRef; 2],
-                         pair: &sdrs_contact::PairContact,
-                         step_t: DMatrix<f64>,
-                         scale: f64| Term {
-            links: vec![refs[0].link, refs[1].link],
-            hulls: refs.to_vec(),
-            gradient: DVector::from_column_slice(pair.gradient.as_slice()) * scale,
-            hessian: DMatrix::from_column_slice(12, 12, pair.hessian.as_slice()) * scale,
-            step_t,
-            step_prev: None,
-            vertices: pair
-                .vertices
-                .iter()
-                .map(|v| {
-                    let m = DMatrix::from_column_slice(12, 3, v.mixed.as_slice()) * scale;
-                    (refs[v.body].hull, v.vertex, v.body, m)
-                })
-                .collect(),
-        };
-        for (a, b) in contact.candidate_pairs(model, kin) {
-            let refs = [contact.hulls[a], contact.hulls[b]];
-            let cache = contact.planes.entry((a, b)).or_default();
-            let outcome = settings
-                .barrier
-                .evaluate(
-                    &model.links()[refs[0].link].hulls[refs[0].hull],
-                    &kin.poses()[refs[0].link],
-                    &model.links()[refs[1].link].hulls[refs[1].hull],
-                    &kin.poses()[refs[1].link],
-                    cache,
-                    Order::Design,
-                )
-                .map_err(|source| DynamicsError::Contact {
-                    link_a: refs[0].link,
-                    link_b: refs[1].link,
-                    source,
-                })?;
-            if let PairOutcome::Separated(pair) = outcome
-                && pair.value > 0.0
-            {
-                terms.push(pair_term(
-                    refs,
-                    &pair,
-                    DMatrix::zeros(12, 12),
-                    settings.stiffness,
-                ));
-            }
-        }
-        if let Some(friction) = &settings.friction {
-            for ((a, b), frame) in &data.frames {
-                let refs = [contact.hulls[*a], contact.hulls[*b]];
-                let cache = contact.frictions.entry((*a, *b)).or_default();
-                let lagged = friction
-                    .evaluate_lagged(
-                        frame,
-                        &kin.poses()[refs[0].link],
-                        &kin.poses()[refs[1].link],
-                        cache,
-                    )
-                    .map_err(|source| DynamicsError::Contact {
-                        link_a: refs[0].link,
-                        link_b: refs[1].link,
-                        source,
-                    })?;
-                let step_t = DMatrix::from_column_slice(12, 12, lagged.step_mixed.as_slice());
-                terms.push(pair_term(refs, &lagged.contact, step_t, 1.0));
+        if let Some(hook) = self.contact.as_mut() {
+            for pair in hook.pair_terms(model, kin)? {
+                terms.push(Term {
+                    links: pair.links.to_vec(),
+                    gradient: DVector::from_column_slice(pair.gradient.as_slice()),
+                    hessian: DMatrix::from_column_slice(12, 12, pair.hessian.as_slice()),
+                    step_t: DMatrix::from_column_slice(12, 12, pair.step_t.as_slice()),
+                    step_prev: None,
+                    vertices: pair
+                        .vertices
+                        .iter()
+                        .map(|v| {
+                            let m = DMatrix::from_column_slice(12, 3, v.mixed.as_slice());
+                            (v.link, v.hull, v.vertex, m)
+                        })
+                        .collect(),
+                });
             }
         }
         Ok(terms)

@@ -1,54 +1,251 @@
-//! The scene's hulls, the broad phase over them, per-pair warm starts and friction frames.
+//! Contact as the stepper sees it: the [`ContactHook`] trait, and [`SdrsContact`], the SDRS
+//! hull model (plane barrier and plane friction between convex hulls on different links).
+//!
+//! A hook owns whatever a contact model needs per scene (shapes, broad phase, warm starts,
+//! lagged friction data); the stepper only asks it for the energy of a configuration, its
+//! derivatives in generalized coordinates, and, for the backward pass, the per-pair twist
+//! derivatives. Mesh-based models (long-range, IPC) implement the same trait over the links'
+//! triangle meshes ([`crate::Link::mesh`]).
 
-use super::{ContactSettings, Simulator, StepTimings};
+use super::{ContactSettings, StepTimings};
 use crate::error::{DynamicsError, Result};
 use crate::kinematics::Kinematics;
 use crate::model::Model;
+use nalgebra::{DMatrix, DVector, SMatrix};
 use sdrs_contact::friction::{FrictionCache, FrictionFrame};
-use sdrs_contact::{ContactModel, Order, PairOutcome, PlaneCache};
+use sdrs_contact::twist::{Matrix12, Vector12};
+use sdrs_contact::{ContactModel, Order, PairContact, PairOutcome, PlaneCache};
 use sdrs_geometry::broad_phase::{BroadPhase, Proxy};
 use std::collections::HashMap;
 use std::time::Instant;
 
+/// The contact energy of a configuration.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ContactEnergy {
+    /// The energy (as it enters the objective, stiffness included).
+    pub value: f64,
+    /// Pairs with a non-zero normal-contact energy.
+    pub active_pairs: usize,
+}
+
+/// One pair's contribution at a step's solution, for the backward pass.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PairTerm {
+    /// The two links.
+    pub links: [usize; 2],
+    /// Gradient with respect to the two links' twists (as in the objective).
+    pub gradient: Vector12,
+    /// Hessian with respect to the two links' twists.
+    pub hessian: Matrix12,
+    /// `∂gradient/∂ξ^t` with respect to the two links' step-t twists (lagged terms).
+    pub step_t: Matrix12,
+    /// Derivatives of the gradient with respect to local hull vertices.
+    pub vertices: Vec<PairVertex>,
+}
+
+/// `∂gradient/∂x` of a pair term for one local hull vertex.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PairVertex {
+    /// The link.
+    pub link: usize,
+    /// The hull within the link.
+    pub hull: usize,
+    /// The vertex within the hull.
+    pub vertex: usize,
+    /// `∂gradient/∂x` (12x3).
+    pub mixed: SMatrix<f64, 12, 3>,
+}
+
+/// A contact model of a whole scene, as the time stepper uses it.
+pub trait ContactHook: std::fmt::Debug + Send {
+    /// Called once at the start of a step with the step-t kinematics, before any evaluation:
+    /// gathers lagged data (friction frames) and resets the timings.
+    fn begin_step(&mut self, model: &Model, now: &Kinematics) -> Result<()>;
+
+    /// The contact energy at `kin`; adds its generalized gradient, and Hessian when given.
+    /// `None` when two shapes touch (infinite energy).
+    fn add(
+        &mut self,
+        model: &Model,
+        kin: &Kinematics,
+        gradient: Option<&mut DVector<f64>>,
+        hessian: Option<&mut DMatrix<f64>>,
+    ) -> Result<Option<ContactEnergy>>;
+
+    /// Every pair's twist derivatives at `kin` (a step's solution) for the backward pass.
+    fn pair_terms(&mut self, model: &Model, kin: &Kinematics) -> Result<Vec<PairTerm>>;
+
+    /// The error naming what penetrates when the step-t state has infinite contact energy.
+    fn penetration(&mut self, model: &Model, now: &Kinematics) -> DynamicsError;
+
+    /// Time spent in normal contact and in friction since [`ContactHook::begin_step`].
+    fn timings(&self) -> StepTimings;
+}
+
 /// A hull of the scene: its link and index in that link.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct HullRef {
-    pub(super) link: usize,
-    pub(super) hull: usize,
+struct HullRef {
+    link: usize,
+    hull: usize,
 }
 
-/// Every hull of the scene, the broad phase over them and the per-pair warm starts.
+/// SDRS contact: the plane barrier between every pair of hulls on different links within its
+/// support distance (scaled by the contact stiffness) and lagged plane friction.
 #[derive(Debug)]
-pub(super) struct ContactState {
-    pub(super) settings: ContactSettings,
-    pub(super) hulls: Vec<HullRef>,
-    pub(super) broad_phase: BroadPhase,
-    pub(super) planes: HashMap<(usize, usize), PlaneCache>,
-    pub(super) frictions: HashMap<(usize, usize), FrictionCache>,
-    pub(super) timings: StepTimings,
+pub struct SdrsContact {
+    settings: ContactSettings,
+    hulls: Vec<HullRef>,
+    broad_phase: BroadPhase,
+    planes: HashMap<(usize, usize), PlaneCache>,
+    frictions: HashMap<(usize, usize), FrictionCache>,
+    frames: Vec<((usize, usize), FrictionFrame)>,
+    timings: StepTimings,
 }
 
-impl Simulator {
-    /// Friction frames of every pair in contact at the step-t configuration.
-    pub(super) fn friction_frames(
+impl SdrsContact {
+    /// SDRS contact between the hulls of `model`.
+    pub fn new(model: &Model, settings: ContactSettings) -> Result<Self> {
+        if !(settings.stiffness.is_finite() && settings.stiffness > 0.0) {
+            return Err(DynamicsError::InvalidSetting {
+                name: "stiffness",
+                value: settings.stiffness,
+                allowed: "positive and finite",
+            });
+        }
+        let broad_phase = BroadPhase::new(settings.barrier.support_distance())
+            .expect("a barrier's support distance is a valid margin");
+        Ok(Self {
+            settings,
+            hulls: model
+                .links()
+                .iter()
+                .enumerate()
+                .flat_map(|(link, l)| (0..l.hulls.len()).map(move |hull| HullRef { link, hull }))
+                .collect(),
+            broad_phase,
+            planes: HashMap::new(),
+            frictions: HashMap::new(),
+            frames: Vec::new(),
+            timings: StepTimings::default(),
+        })
+    }
+
+    /// Candidate hull pairs (indices into `hulls`, sorted) within the barrier's support.
+    fn candidate_pairs(&mut self, model: &Model, kin: &Kinematics) -> Vec<(usize, usize)> {
+        let proxies: Vec<Proxy> = self
+            .hulls
+            .iter()
+            .map(|h| Proxy {
+                body: h.link,
+                aabb: model.links()[h.link].hulls[h.hull].aabb(&kin.poses()[h.link]),
+            })
+            .collect();
+        let skip = self.settings.skip_adjacent;
+        let adjacent = |a: usize, b: usize| {
+            skip && (model.links()[a].parent == Some(b) || model.links()[b].parent == Some(a))
+        };
+        let mut pairs = Vec::new();
+        self.broad_phase
+            .candidate_pairs(&proxies, adjacent, &mut pairs);
+        pairs
+    }
+
+    /// The barrier between hulls `a` and `b` at `kin`.
+    fn barrier(
         &mut self,
-        now: &Kinematics,
-    ) -> Result<Vec<((usize, usize), FrictionFrame)>> {
-        let model = &self.model;
-        let Some(contact) = self.contact.as_mut() else {
+        model: &Model,
+        kin: &Kinematics,
+        (a, b): (usize, usize),
+        order: Order,
+    ) -> Result<PairOutcome> {
+        let (ha, hb) = (self.hulls[a], self.hulls[b]);
+        let cache = self.planes.entry((a, b)).or_default();
+        self.settings
+            .barrier
+            .evaluate(
+                &model.links()[ha.link].hulls[ha.hull],
+                &kin.poses()[ha.link],
+                &model.links()[hb.link].hulls[hb.hull],
+                &kin.poses()[hb.link],
+                cache,
+                order,
+            )
+            .map_err(|source| DynamicsError::Contact {
+                link_a: ha.link,
+                link_b: hb.link,
+                source,
+            })
+    }
+
+    /// Runs `f` on every friction frame (with its pair's hulls and warm start).
+    fn frictions<T>(
+        &mut self,
+        mut f: impl FnMut(
+            &sdrs_contact::friction::PlaneFriction,
+            &FrictionFrame,
+            [HullRef; 2],
+            &mut FrictionCache,
+        ) -> std::result::Result<T, sdrs_contact::ContactError>,
+    ) -> Result<Vec<([usize; 2], T)>> {
+        let Some(friction) = &self.settings.friction else {
             return Ok(Vec::new());
         };
-        if contact.settings.friction.is_none() {
-            return Ok(Vec::new());
+        let mut out = Vec::new();
+        for ((a, b), frame) in &self.frames {
+            let refs = [self.hulls[*a], self.hulls[*b]];
+            let cache = self.frictions.entry((*a, *b)).or_default();
+            let value =
+                f(friction, frame, refs, cache).map_err(|source| DynamicsError::Contact {
+                    link_a: refs[0].link,
+                    link_b: refs[1].link,
+                    source,
+                })?;
+            out.push(([refs[0].link, refs[1].link], value));
+        }
+        Ok(out)
+    }
+}
+
+/// `PairContact` scaled by `scale` as a [`PairTerm`] with the given step-t block.
+fn pair_term(
+    links: [usize; 2],
+    hulls: [HullRef; 2],
+    pair: &PairContact,
+    step_t: Matrix12,
+    scale: f64,
+) -> PairTerm {
+    PairTerm {
+        links,
+        gradient: pair.gradient * scale,
+        hessian: pair.hessian * scale,
+        step_t,
+        vertices: pair
+            .vertices
+            .iter()
+            .map(|v| PairVertex {
+                link: hulls[v.body].link,
+                hull: hulls[v.body].hull,
+                vertex: v.vertex,
+                mixed: v.mixed * scale,
+            })
+            .collect(),
+    }
+}
+
+impl ContactHook for SdrsContact {
+    fn begin_step(&mut self, model: &Model, now: &Kinematics) -> Result<()> {
+        self.timings = StepTimings::default();
+        self.frames.clear();
+        if self.settings.friction.is_none() {
+            return Ok(());
         }
         let clock = Instant::now();
-        let mut frames = Vec::new();
-        for (a, b) in contact.candidate_pairs(model, now) {
-            let (ha, hb) = (contact.hulls[a], contact.hulls[b]);
-            let cache = contact.planes.entry((a, b)).or_default();
+        for (a, b) in self.candidate_pairs(model, now) {
+            let (ha, hb) = (self.hulls[a], self.hulls[b]);
+            let cache = self.planes.entry((a, b)).or_default();
             let frame = FrictionFrame::new(
-                &contact.settings.barrier,
-                contact.settings.stiffness,
+                &self.settings.barrier,
+                self.settings.stiffness,
                 &model.links()[ha.link].hulls[ha.hull],
                 &now.poses()[ha.link],
                 &model.links()[hb.link].hulls[hb.hull],
@@ -67,23 +264,116 @@ impl Simulator {
                 },
             })?;
             if let Some(frame) = frame {
-                frames.push(((a, b), frame));
+                self.frames.push(((a, b), frame));
             }
         }
-        contact.timings.normal += clock.elapsed();
-        Ok(frames)
+        self.timings.normal += clock.elapsed();
+        Ok(())
     }
 
-    /// The error for a step whose starting state already penetrates (limits were checked).
-    pub(super) fn penetrating_pair(&mut self, now: &Kinematics) -> DynamicsError {
-        let model = &self.model;
-        let contact = self
-            .contact
-            .as_mut()
-            .expect("within the limits, only contact makes the energy infinite");
-        for (a, b) in contact.candidate_pairs(model, now) {
-            let (ha, hb) = (contact.hulls[a], contact.hulls[b]);
-            let outcome = contact.settings.barrier.evaluate(
+    fn add(
+        &mut self,
+        model: &Model,
+        kin: &Kinematics,
+        mut gradient: Option<&mut DVector<f64>>,
+        mut hessian: Option<&mut DMatrix<f64>>,
+    ) -> Result<Option<ContactEnergy>> {
+        let order = match (gradient.is_some(), hessian.is_some()) {
+            (_, true) => Order::Hessian,
+            (true, false) => Order::Gradient,
+            _ => Order::Value,
+        };
+        let mut add = |links: [usize; 2], pair: &PairContact, scale: f64| {
+            if let Some(g) = gradient.as_deref_mut() {
+                let h = pair.hessian * scale;
+                kin.add_term(
+                    model,
+                    links,
+                    &(pair.gradient * scale),
+                    Some(&h),
+                    g,
+                    hessian.as_deref_mut(),
+                );
+            }
+        };
+        let stiffness = self.settings.stiffness;
+        let mut energy = ContactEnergy {
+            value: 0.0,
+            active_pairs: 0,
+        };
+        let clock = Instant::now();
+        for pair in self.candidate_pairs(model, kin) {
+            let outcome = self.barrier(model, kin, pair, order)?;
+            let PairOutcome::Separated(c) = outcome else {
+                self.timings.normal += clock.elapsed();
+                return Ok(None);
+            };
+            if c.value == 0.0 {
+                continue;
+            }
+            energy.active_pairs += 1;
+            energy.value += stiffness * c.value;
+            add(
+                [self.hulls[pair.0].link, self.hulls[pair.1].link],
+                &c,
+                stiffness,
+            );
+        }
+        self.timings.normal += clock.elapsed();
+        let clock = Instant::now();
+        let frictions = self.frictions(|friction, frame, refs, cache| {
+            friction.evaluate(
+                frame,
+                &kin.poses()[refs[0].link],
+                &kin.poses()[refs[1].link],
+                cache,
+                order,
+            )
+        })?;
+        for (links, c) in &frictions {
+            energy.value += c.value;
+            add(*links, c, 1.0);
+        }
+        self.timings.friction += clock.elapsed();
+        Ok(Some(energy))
+    }
+
+    fn pair_terms(&mut self, model: &Model, kin: &Kinematics) -> Result<Vec<PairTerm>> {
+        let stiffness = self.settings.stiffness;
+        let mut terms = Vec::new();
+        for pair in self.candidate_pairs(model, kin) {
+            let hulls = [self.hulls[pair.0], self.hulls[pair.1]];
+            if let PairOutcome::Separated(c) = self.barrier(model, kin, pair, Order::Design)?
+                && c.value > 0.0
+            {
+                let links = [hulls[0].link, hulls[1].link];
+                terms.push(pair_term(links, hulls, &c, Matrix12::zeros(), stiffness));
+            }
+        }
+        let hulls = self.hulls.clone();
+        let frames: Vec<[HullRef; 2]> = self
+            .frames
+            .iter()
+            .map(|((a, b), _)| [hulls[*a], hulls[*b]])
+            .collect();
+        let lagged = self.frictions(|friction, frame, refs, cache| {
+            friction.evaluate_lagged(
+                frame,
+                &kin.poses()[refs[0].link],
+                &kin.poses()[refs[1].link],
+                cache,
+            )
+        })?;
+        for ((links, l), refs) in lagged.iter().zip(frames) {
+            terms.push(pair_term(*links, refs, &l.contact, l.step_mixed, 1.0));
+        }
+        Ok(terms)
+    }
+
+    fn penetration(&mut self, model: &Model, now: &Kinematics) -> DynamicsError {
+        for (a, b) in self.candidate_pairs(model, now) {
+            let (ha, hb) = (self.hulls[a], self.hulls[b]);
+            let outcome = self.settings.barrier.evaluate(
                 &model.links()[ha.link].hulls[ha.hull],
                 &now.poses()[ha.link],
                 &model.links()[hb.link].hulls[hb.hull],
@@ -100,49 +390,8 @@ impl Simulator {
         }
         unreachable!("an infinite energy comes from a penetrating pair")
     }
-}
 
-impl ContactState {
-    /// Every hull of `model`, a broad phase inflated by the barrier's support distance, and
-    /// empty warm-start caches.
-    pub(super) fn new(model: &Model, settings: &ContactSettings) -> Self {
-        Self {
-            settings: settings.clone(),
-            hulls: model
-                .links()
-                .iter()
-                .enumerate()
-                .flat_map(|(link, l)| (0..l.hulls.len()).map(move |hull| HullRef { link, hull }))
-                .collect(),
-            broad_phase: BroadPhase::new(settings.barrier.support_distance())
-                .expect("a barrier's support distance is a valid margin"),
-            planes: HashMap::new(),
-            frictions: HashMap::new(),
-            timings: StepTimings::default(),
-        }
-    }
-
-    /// Candidate hull pairs (indices into `hulls`, sorted) within the barrier's support.
-    pub(super) fn candidate_pairs(
-        &mut self,
-        model: &Model,
-        kin: &Kinematics,
-    ) -> Vec<(usize, usize)> {
-        let proxies: Vec<Proxy> = self
-            .hulls
-            .iter()
-            .map(|h| Proxy {
-                body: h.link,
-                aabb: model.links()[h.link].hulls[h.hull].aabb(&kin.poses()[h.link]),
-            })
-            .collect();
-        let skip = self.settings.skip_adjacent;
-        let adjacent = |a: usize, b: usize| {
-            skip && (model.links()[a].parent == Some(b) || model.links()[b].parent == Some(a))
-        };
-        let mut pairs = Vec::new();
-        self.broad_phase
-            .candidate_pairs(&proxies, adjacent, &mut pairs);
-        pairs
+    fn timings(&self) -> StepTimings {
+        self.timings
     }
 }

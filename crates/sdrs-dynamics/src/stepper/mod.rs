@@ -17,21 +17,19 @@
 //! with [`DynamicsError::NotConverged`] otherwise.
 
 mod backward;
-mod contact;
+pub mod contact;
 mod settings;
 
 pub use backward::StepDerivatives;
+pub use contact::{ContactEnergy, ContactHook, PairTerm, PairVertex, SdrsContact};
 pub use settings::{ContactSettings, Control, ExternalEnergy, StepSettings};
 
 use crate::energy::{link_energy, rows};
 use crate::error::{DynamicsError, Result};
 use crate::kinematics::{Kinematics, State};
 use crate::model::Model;
-use contact::ContactState;
 use nalgebra::{DMatrix, DVector, Isometry3, SMatrix};
 use sdrs_contact::barrier::barrier;
-use sdrs_contact::friction::FrictionFrame;
-use sdrs_contact::{ContactModel, Order, PairOutcome};
 use std::time::{Duration, Instant};
 
 /// What a step returns besides the new state.
@@ -71,7 +69,7 @@ pub struct StepTimings {
 pub struct Simulator {
     model: Model,
     settings: StepSettings,
-    contact: Option<ContactState>,
+    contact: Option<Box<dyn ContactHook>>,
 }
 
 /// The objective of a step at one configuration ([`Simulator::objective`]).
@@ -98,23 +96,13 @@ struct StepData<'a> {
     predicted: Vec<SMatrix<f64, 3, 4>>,
     q_t: &'a DVector<f64>,
     control: &'a Control,
-    frames: Vec<((usize, usize), FrictionFrame)>,
 }
 
 impl Simulator {
     /// A simulator for `model` with `settings`.
     pub fn new(model: Model, settings: StepSettings) -> Result<Self> {
         let contact = match &settings.contact {
-            Some(c) => {
-                if !(c.stiffness.is_finite() && c.stiffness > 0.0) {
-                    return Err(DynamicsError::InvalidSetting {
-                        name: "stiffness",
-                        value: c.stiffness,
-                        allowed: "positive and finite",
-                    });
-                }
-                Some(ContactState::new(&model, c))
-            }
+            Some(c) => Some(Box::new(SdrsContact::new(&model, c.clone())?) as Box<dyn ContactHook>),
             None => None,
         };
         Ok(Self {
@@ -122,6 +110,16 @@ impl Simulator {
             settings,
             contact,
         })
+    }
+
+    /// A simulator whose contact is `hook` instead of the one `settings.contact` describes
+    /// (which is ignored): the way in for other contact models.
+    pub fn with_contact(model: Model, settings: StepSettings, hook: Box<dyn ContactHook>) -> Self {
+        Self {
+            model,
+            settings,
+            contact: Some(hook),
+        }
     }
 
     /// The model.
@@ -145,14 +143,17 @@ impl Simulator {
     ) -> Result<(State, StepReport)> {
         let started = Instant::now();
         let mut newton = Duration::ZERO;
-        if let Some(c) = self.contact.as_mut() {
-            c.timings = StepTimings::default();
-        }
         let (now, data) = self.prepare(current, previous, control)?;
         let mut state = current.clone();
         let mut eval = match self.evaluate(&state, &data, true)? {
             Some(e) => e,
-            None => return Err(self.penetrating_pair(&now)),
+            None => {
+                let hook = self
+                    .contact
+                    .as_mut()
+                    .expect("within the limits, only contact makes the energy infinite");
+                return Err(hook.penetration(&self.model, &now));
+            }
         };
         let mut step = 1.0;
         for iteration in 0..self.settings.max_iterations {
@@ -171,7 +172,11 @@ impl Simulator {
                 } else {
                     None
                 };
-                let mut timings = self.contact.as_ref().map(|c| c.timings).unwrap_or_default();
+                let mut timings = self
+                    .contact
+                    .as_ref()
+                    .map(|c| c.timings())
+                    .unwrap_or_default();
                 timings.newton = newton;
                 timings.total = started.elapsed();
                 return Ok((
@@ -289,12 +294,13 @@ impl Simulator {
             .zip(previous)
             .map(|(t, p)| rows(t) * 2.0 - rows(p))
             .collect();
-        let frames = self.friction_frames(&now)?;
+        if let Some(hook) = self.contact.as_mut() {
+            hook.begin_step(&self.model, &now)?;
+        }
         let data = StepData {
             predicted,
             q_t: &current.q,
             control,
-            frames,
         };
         Ok((now, data))
     }
@@ -411,79 +417,17 @@ impl Simulator {
             }
         }
         let mut active_pairs = 0;
-        if let Some(contact) = self.contact.as_mut() {
-            let order = if derivatives {
-                Order::Hessian
+        if let Some(hook) = self.contact.as_mut() {
+            let (g, h) = if derivatives {
+                (Some(&mut gradient), Some(&mut hessian))
             } else {
-                Order::Value
+                (None, None)
             };
-            let settings = contact.settings.clone();
-            let mut add = |links: [usize; 2], pair: &sdrs_contact::PairContact, scale: f64| {
-                if derivatives {
-                    kin.add_term(
-                        model,
-                        links,
-                        &(pair.gradient * scale),
-                        Some(&(pair.hessian * scale)),
-                        &mut gradient,
-                        Some(&mut hessian),
-                    );
-                }
+            let Some(energy) = hook.add(model, &kin, g, h)? else {
+                return Ok(None);
             };
-            let clock = Instant::now();
-            for (a, b) in contact.candidate_pairs(model, &kin) {
-                let (ha, hb) = (contact.hulls[a], contact.hulls[b]);
-                let cache = contact.planes.entry((a, b)).or_default();
-                let outcome = settings
-                    .barrier
-                    .evaluate(
-                        &model.links()[ha.link].hulls[ha.hull],
-                        &kin.poses()[ha.link],
-                        &model.links()[hb.link].hulls[hb.hull],
-                        &kin.poses()[hb.link],
-                        cache,
-                        order,
-                    )
-                    .map_err(|source| DynamicsError::Contact {
-                        link_a: ha.link,
-                        link_b: hb.link,
-                        source,
-                    })?;
-                let PairOutcome::Separated(pair) = outcome else {
-                    contact.timings.normal += clock.elapsed();
-                    return Ok(None);
-                };
-                if pair.value == 0.0 {
-                    continue;
-                }
-                active_pairs += 1;
-                value += settings.stiffness * pair.value;
-                add([ha.link, hb.link], &pair, settings.stiffness);
-            }
-            contact.timings.normal += clock.elapsed();
-            let clock = Instant::now();
-            if let Some(friction) = &settings.friction {
-                for ((a, b), frame) in &data.frames {
-                    let (ha, hb) = (contact.hulls[*a], contact.hulls[*b]);
-                    let cache = contact.frictions.entry((*a, *b)).or_default();
-                    let pair = friction
-                        .evaluate(
-                            frame,
-                            &kin.poses()[ha.link],
-                            &kin.poses()[hb.link],
-                            cache,
-                            order,
-                        )
-                        .map_err(|source| DynamicsError::Contact {
-                            link_a: ha.link,
-                            link_b: hb.link,
-                            source,
-                        })?;
-                    value += pair.value;
-                    add([ha.link, hb.link], &pair, 1.0);
-                }
-            }
-            contact.timings.friction += clock.elapsed();
+            value += energy.value;
+            active_pairs = energy.active_pairs;
         }
         Ok(Some(Evaluation {
             value,

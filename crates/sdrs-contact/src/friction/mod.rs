@@ -172,7 +172,9 @@ fn rotation_scaling(lagged: &[Lagged]) -> Matrix3<f64> {
 
 impl PlaneFriction {
     /// Friction with coefficient `mu` and time step `dt`, smoothing `ε_v = 1e-6` (m²/s²) and
-    /// `ε_f = 1e-6` (N²), relative gradient tolerance `1e-8`, at most 100 inner iterations.
+    /// `ε_f = 1e-6` (N²), relative gradient tolerance `1e-8`, at most 1000 inner iterations
+    /// (fast relative slips near the smoothing scale on nearly collinear contacts can need a few
+    /// hundred trust-region steps; a rotating-chains trajectory hit that).
     pub fn new(mu: f64, dt: f64) -> Result<Self> {
         Ok(Self {
             mu: positive("mu", mu)?,
@@ -180,7 +182,7 @@ impl PlaneFriction {
             velocity_epsilon: 1e-6,
             force_epsilon: 1e-6,
             tolerance: 1e-8,
-            max_iterations: 100,
+            max_iterations: 1000,
         })
     }
 

@@ -1,0 +1,3 @@
+//! Integration tests of sdrs-diff (one binary).
+
+mod adjoint;

@@ -34,6 +34,16 @@ pub enum DiffError {
         /// The step index.
         step: usize,
     },
+    /// A setting or input is out of range.
+    #[error("{name} = {value} is invalid: must be {allowed}")]
+    InvalidSetting {
+        /// What was given.
+        name: &'static str,
+        /// Its value.
+        value: f64,
+        /// What is allowed.
+        allowed: &'static str,
+    },
     /// A vector has the wrong length.
     #[error("{what} has length {actual}, expected {expected}")]
     LengthMismatch {

@@ -8,7 +8,9 @@
 //! controls, design)` for a loss of the final state.
 //!
 //! Memory is O(H·n·(n + |d|)): every step's Hessian and blocks are kept. (Checkpointing, the
-//! policies, forward-mode products and the optimisers of issue 5 are not implemented yet.)
+//! policies and forward-mode products of issue 5 are not implemented yet.)
+//!
+//! Optimisers: [`Adam`] and [`projected_step`], the trust-region step of SDRS eq. 15.
 //!
 //! ```
 //! use sdrs_diff::{adjoint, rollout};
@@ -33,6 +35,8 @@
 
 mod adjoint;
 mod error;
+mod optim;
 
 pub use adjoint::{Trajectory, TrajectoryGradient, adjoint, pose_adjoint, rollout};
 pub use error::{DiffError, Result};
+pub use optim::{Adam, projected_step};

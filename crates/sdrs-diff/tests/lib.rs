@@ -1,3 +1,4 @@
 //! Integration tests of sdrs-diff (one binary).
 
 mod adjoint;
+mod optim;

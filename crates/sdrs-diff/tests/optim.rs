@@ -1,0 +1,78 @@
+//! The optimisers.
+
+use nalgebra::DVector;
+use proptest::test_runner::TestRunner;
+use sdrs_diff::{Adam, DiffError, projected_step};
+use sdrs_geometry::testing::sample;
+
+#[test]
+fn adam_minimises_an_ill_scaled_quadratic() {
+    let scales = DVector::from_vec(vec![1.0, 100.0, 0.01]);
+    let target = DVector::from_vec(vec![1.0, -2.0, 0.5]);
+    let mut x = DVector::zeros(3);
+    let mut adam = Adam::new(3, 0.05);
+    for _ in 0..3000 {
+        let g = (&x - &target).component_mul(&scales);
+        adam.step(&mut x, &g).unwrap();
+    }
+    assert!((&x - &target).amax() < 1e-3, "{x:?}");
+    assert!(matches!(
+        adam.step(&mut DVector::zeros(2), &DVector::zeros(3)),
+        Err(DiffError::LengthMismatch { .. })
+    ));
+}
+
+#[test]
+fn the_projected_step_is_the_best_feasible_step() {
+    let mut runner = TestRunner::deterministic();
+    for _ in 0..200 {
+        let n = sample(1usize..6, &mut runner);
+        let v = |r: &mut TestRunner, lo: f64, hi: f64| {
+            DVector::from_vec(sample(proptest::collection::vec(lo..hi, n), r))
+        };
+        let lower = v(&mut runner, -2.0, -0.01);
+        let upper = v(&mut runner, 0.01, 2.0);
+        let x = DVector::zeros(n);
+        let g = v(&mut runner, -1.0, 1.0);
+        let radius = sample(0.01..3.0f64, &mut runner);
+        let d = projected_step(&x, &g, radius, &lower, &upper).unwrap();
+        assert!(d.norm() <= radius * (1.0 + 1e-12));
+        assert!((0..n).all(|i| d[i] >= lower[i] - 1e-15 && d[i] <= upper[i] + 1e-15));
+        // No feasible point does better: random ball points clamped into the box (clamping
+        // towards 0 keeps them in the ball).
+        let best = g.dot(&d);
+        for _ in 0..500 {
+            let dir = v(&mut runner, -1.0, 1.0);
+            if dir.norm() == 0.0 {
+                continue;
+            }
+            let p = (dir.normalize() * radius * sample(0.0..1.0f64, &mut runner)).zip_zip_map(
+                &lower,
+                &upper,
+                |p, l, u| p.clamp(l, u),
+            );
+            assert!(
+                g.dot(&p) >= best - 1e-12 * (1.0 + best.abs()),
+                "{} < {best}",
+                g.dot(&p)
+            );
+        }
+    }
+}
+
+#[test]
+fn the_projected_step_refuses_bad_input() {
+    let one = DVector::from_element(1, 1.0);
+    assert!(matches!(
+        projected_step(&one, &one, 1.0, &(-&one), &DVector::zeros(1)),
+        Err(DiffError::InvalidSetting { name: "x", .. })
+    ));
+    assert!(matches!(
+        projected_step(&DVector::zeros(1), &one, -1.0, &(-&one), &one),
+        Err(DiffError::InvalidSetting { name: "radius", .. })
+    ));
+    assert!(matches!(
+        projected_step(&DVector::zeros(2), &one, 1.0, &(-&one), &one),
+        Err(DiffError::LengthMismatch { .. })
+    ));
+}

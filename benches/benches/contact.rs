@@ -67,56 +67,35 @@ fn friction_scenes(m: usize, rng: &mut proptest::test_runner::TestRunner) -> Vec
         .collect()
 }
 
-/// Plane friction (value, 12-vector gradient, 12x12 Hessian w.r.t. the step-(t+1) poses) for the
-/// same pairs (μ = 0.5, Δt = 10 ms). `cold` starts each solve from the least-squares plane
+/// Plane friction for the same pairs (μ = 0.5, Δt = 10 ms): `plane_friction_hessian` is value,
+/// 12-vector gradient and 12x12 Hessian w.r.t. the step-(t+1) poses; `plane_friction_lagged`
+/// adds what the adjoint needs ([`Order::Design`]: step-t gradient, 12x12 step-t mixed block,
+/// per-vertex shape derivatives). `cold` starts each solve from the least-squares plane
 /// velocity, `warm` from the previous solution of the pair.
 fn plane_friction(c: &mut Criterion) {
-    let mut group = c.benchmark_group("plane_friction_hessian");
     let friction = PlaneFriction::new(0.5, 0.01).unwrap();
-    let mut rng = runner();
-    for m in VERTEX_COUNTS {
-        bench_cold_and_warm(
-            &mut group,
-            m,
-            &friction_scenes(m, &mut rng),
-            |(frame, pose_a, next), variant, cache: &mut FrictionCache| {
-                friction
-                    .evaluate(frame, pose_a, &next[variant], cache, Order::Hessian)
-                    .expect("benchmark friction converges")
-                    .value
-            },
-        );
+    for (name, order) in [
+        ("plane_friction_hessian", Order::Hessian),
+        ("plane_friction_lagged", Order::Design),
+    ] {
+        let mut group = c.benchmark_group(name);
+        let mut rng = runner();
+        for m in VERTEX_COUNTS {
+            bench_cold_and_warm(
+                &mut group,
+                m,
+                &friction_scenes(m, &mut rng),
+                |(frame, pose_a, next), variant, cache: &mut FrictionCache| {
+                    friction
+                        .evaluate(frame, pose_a, &next[variant], cache, order)
+                        .expect("benchmark friction converges")
+                        .value
+                },
+            );
+        }
+        group.finish();
     }
-    group.finish();
 }
 
-/// Everything the adjoint needs from friction per pair: the above plus the step-t gradient,
-/// the 12x12 step-t mixed block and the per-vertex shape derivatives.
-fn plane_friction_lagged(c: &mut Criterion) {
-    let mut group = c.benchmark_group("plane_friction_lagged");
-    let friction = PlaneFriction::new(0.5, 0.01).unwrap();
-    let mut rng = runner();
-    for m in VERTEX_COUNTS {
-        bench_cold_and_warm(
-            &mut group,
-            m,
-            &friction_scenes(m, &mut rng),
-            |(frame, pose_a, next), variant, cache: &mut FrictionCache| {
-                friction
-                    .evaluate_lagged(frame, pose_a, &next[variant], cache)
-                    .expect("benchmark friction converges")
-                    .contact
-                    .value
-            },
-        );
-    }
-    group.finish();
-}
-
-criterion_group!(
-    benches,
-    plane_barrier,
-    plane_friction,
-    plane_friction_lagged
-);
+criterion_group!(benches, plane_barrier, plane_friction);
 criterion_main!(benches);

@@ -10,26 +10,19 @@
 //! the time is that of one step of a running simulation.
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use nalgebra::Isometry3;
 use sdrs_benches::report_section;
 use sdrs_dynamics::scenes::{Scene, arm7, chain, rotating_chains};
-use sdrs_dynamics::{Kinematics, Simulator, State, StepTimings};
+use sdrs_dynamics::{Motion, Simulator, State, StepTimings};
 
-/// A scene run for `warmup` steps: the simulator, the state and the previous poses.
-fn warmed_up(scene: Scene, warmup: usize) -> (Simulator, Scene, State, Vec<Isometry3<f64>>) {
-    let model = scene.model.clone();
-    let mut sim = Simulator::new(model.clone(), scene.settings.clone()).expect("valid scene");
-    let mut state = State::zero(&model);
-    let mut previous = Kinematics::new(&model, &state).poses().to_vec();
+/// A scene run for `warmup` steps from rest: the simulator, the scene and where it got to.
+fn warmed_up(scene: Scene, warmup: usize) -> (Simulator, Scene, Motion) {
+    let mut sim = Simulator::new(scene.model.clone(), scene.settings.clone()).expect("valid scene");
+    let mut motion = Motion::at_rest(&scene.model, State::zero(&scene.model));
     for _ in 0..warmup {
-        let poses = Kinematics::new(&model, &state).poses().to_vec();
-        state = sim
-            .step(&state, &previous, &scene.control)
-            .expect("scene steps converge")
-            .0;
-        previous = poses;
+        sim.advance(&mut motion, &scene.control)
+            .expect("scene steps converge");
     }
-    (sim, scene, state, previous)
+    (sim, scene, motion)
 }
 
 fn bench_scene(
@@ -41,10 +34,10 @@ fn bench_scene(
 ) {
     let mut group = c.benchmark_group(group);
     for &n in inputs {
-        let (mut sim, scene, state, previous) = warmed_up(make(n), warmup);
+        let (mut sim, scene, motion) = warmed_up(make(n), warmup);
         group.bench_function(BenchmarkId::new("step", n), |b| {
             b.iter(|| {
-                sim.step(&state, &previous, &scene.control)
+                sim.step(&motion.state, &motion.previous, &scene.control)
                     .expect("scene steps converge")
                     .1
                     .iterations
@@ -77,35 +70,23 @@ fn rotating_breakdown() {
          |---|---|---|---|---|---|---|\n",
     );
     for n in [2, 4, 8, 16] {
-        let (mut sim, scene, mut state, mut previous) =
+        let (mut sim, scene, mut motion) =
             warmed_up(rotating_chains(n, 0.01).expect("valid scene"), 100);
-        let model = scene.model.clone();
         let mut total = StepTimings::default();
         let mut iterations = 0;
         let steps = 100;
         for _ in 0..steps {
-            let poses = Kinematics::new(&model, &state).poses().to_vec();
-            let (next, report) = sim
-                .step(&state, &previous, &scene.control)
+            let report = sim
+                .advance(&mut motion, &scene.control)
                 .expect("scene steps converge");
-            (state, previous) = (next, poses);
             iterations += report.iterations;
-            let t = report.timings;
-            total.normal += t.normal;
-            total.friction += t.friction;
-            total.newton += t.newton;
-            total.total += t.total;
+            total += report.timings;
         }
-        let share = |d: std::time::Duration| 100.0 * d.as_secs_f64() / total.total.as_secs_f64();
-        let other = 100.0 - share(total.normal) - share(total.friction) - share(total.newton);
+        let [normal, friction, newton, other] = total.percentages();
         md.push_str(&format!(
-            "| {n} | {:.2} ms | {:.1} | {:.1}% | {:.1}% | {:.1}% | {:.1}% |\n",
+            "| {n} | {:.2} ms | {:.1} | {normal:.1}% | {friction:.1}% | {newton:.1}% | {other:.1}% |\n",
             total.total.as_secs_f64() * 1e3 / steps as f64,
             iterations as f64 / steps as f64,
-            share(total.normal),
-            share(total.friction),
-            share(total.newton),
-            other
         ));
     }
     md.push('\n');

@@ -1,3 +1,4 @@
+use crate::common::{VertexJacobians, with_vertex_moved};
 use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
 use proptest::prelude::*;
 use sdrs_contact::friction::{FrictionCache, FrictionFrame, PlaneFriction};
@@ -193,8 +194,7 @@ proptest! {
         let c = f.evaluate(&s.frame, &s.next[0], &s.next[1], &mut FrictionCache::default(), Order::Design).unwrap();
         prop_assert_eq!(c.vertices.len(), s.frame.points().len());
         let shapes = [&s.a, &s.b];
-        let (mut analytic, mut numeric) = (Vec::new(), Vec::new());
-        let (mut analytic_mixed, mut numeric_mixed) = (Vec::new(), Vec::new());
+        let mut jacobians = VertexJacobians::default();
         for (listed, point) in c.vertices.iter().zip(s.frame.points()).filter(|(v, _)| v.body == body) {
             // The barrier is only C³ at the support's edge: keep the step well inside.
             if S - point.distance < 1e-7 {
@@ -202,26 +202,17 @@ proptest! {
             }
             // A vertex moves by exactly h; as for the step-t test, and well inside the support.
             let h = 2e-6f64.min(1e-2 * (S - point.distance));
-            let moved = |x: &[f64; 3], order| {
-                let mut vs = shapes[body].vertices().to_vec();
-                vs[listed.vertex] += Vector3::new(x[0], x[1], x[2]);
-                let changed = ConvexHull::new(vs).unwrap();
+            jacobians.add(listed, h, |x, order| {
+                let changed = with_vertex_moved(shapes[body], listed.vertex, x);
                 let (a, b) = if body == 0 { (&changed, &s.b) } else { (&s.a, &changed) };
                 let frame = frame_at(a, &s.now[0], b, &s.now[1]).expect("still in contact");
                 eval(&f, &frame, &s.next[0], &s.next[1], order)
-            };
-            analytic.extend(listed.gradient.iter());
-            numeric.extend(central_differences(|x| moved(x, Order::Value).value, &[0.0; 3], h));
-            analytic_mixed.extend(listed.mixed.iter());
-            for col in central_differences(|x| moved(x, Order::Gradient).gradient, &[0.0; 3], h) {
-                numeric_mixed.extend(col.iter());
-            }
+            });
         }
-        prop_assume!(!analytic.is_empty());
-        let err = relative_error(&analytic, &numeric, 1e-12);
+        prop_assume!(!jacobians.is_empty());
+        let (err, err_mixed) = jacobians.errors();
         prop_assert!(err < 1e-5, "vertex gradient error {:e}", err);
-        let err = relative_error(&analytic_mixed, &numeric_mixed, 1e-12);
-        prop_assert!(err < 1e-5, "vertex mixed error {:e}", err);
+        prop_assert!(err_mixed < 1e-5, "vertex mixed error {:e}", err_mixed);
     }
 
     /// The in-plane basis is a free choice: turning it changes nothing.

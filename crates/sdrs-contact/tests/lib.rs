@@ -2,5 +2,6 @@
 
 mod barrier;
 mod batch;
+mod common;
 mod friction;
 mod plane;

@@ -1,3 +1,4 @@
+use crate::common::{VertexJacobians, with_vertex_moved};
 use nalgebra::{Isometry3, Point3, Vector3};
 use proptest::prelude::*;
 use sdrs_contact::twist::{Twist, perturb};
@@ -144,8 +145,7 @@ proptest! {
         let shapes = [&p.a, &p.b];
         let poses = [&p.pa, &p.pb];
         let (n, o) = cache.plane().unwrap();
-        let (mut analytic, mut numeric) = (Vec::new(), Vec::new());
-        let (mut analytic_mixed, mut numeric_mixed) = (Vec::new(), Vec::new());
+        let mut jacobians = VertexJacobians::default();
         for listed in c.vertices.iter().filter(|v| v.body == body) {
             // A vertex moves by exactly h (no lever arm). Its plane distance q must stay on one
             // side of the support s, where the barrier is only C³, so h stays well below s − q.
@@ -157,28 +157,19 @@ proptest! {
             // 3e-4 of the feature length: at 1e-3 one case in a few thousand still shows
             // truncation above 1e-5 (checked over 6,000 cases).
             let h = 3e-4 * feature_length(&p).min(10.0 * (S - q));
-            let moved = |x: &[f64; 3], order| {
-                let mut vs = shapes[body].vertices().to_vec();
-                vs[listed.vertex] += Vector3::new(x[0], x[1], x[2]);
-                let changed = ConvexHull::new(vs).unwrap();
+            jacobians.add(listed, h, |x, order| {
+                let changed = with_vertex_moved(shapes[body], listed.vertex, x);
                 let (a, b) = if body == 0 { (&changed, &p.b) } else { (&p.a, &changed) };
                 match model.evaluate(a, &p.pa, b, &p.pb, &mut cache.clone(), order).unwrap() {
                     PairOutcome::Separated(c) => c,
                     PairOutcome::Penetrating => panic!("perturbation made the pair penetrate"),
                 }
-            };
-            analytic.extend(listed.gradient.iter());
-            numeric.extend(central_differences(|x| moved(x, Order::Value).value, &[0.0; 3], h));
-            analytic_mixed.extend(listed.mixed.iter());
-            for col in central_differences(|x| moved(x, Order::Gradient).gradient, &[0.0; 3], h) {
-                numeric_mixed.extend(col.iter());
-            }
+            });
         }
-        prop_assume!(!analytic.is_empty());
-        let err = relative_error(&analytic, &numeric, 1e-12);
+        prop_assume!(!jacobians.is_empty());
+        let (err, err_mixed) = jacobians.errors();
         prop_assert!(err < 1e-5, "vertex gradient error {:e}", err);
-        let err = relative_error(&analytic_mixed, &numeric_mixed, 1e-12);
-        prop_assert!(err < 1e-5, "mixed error {:e}", err);
+        prop_assert!(err_mixed < 1e-5, "mixed error {:e}", err_mixed);
     }
 
     /// `∂p*/∂ξ` of the plane sensitivity against central differences of the solved plane.

@@ -2,7 +2,7 @@
 
 use crate::error::{DiffError, Result};
 use nalgebra::{DMatrix, DVector, Isometry3, Matrix3, Vector3};
-use sdrs_dynamics::{Control, Kinematics, Model, Simulator, State, StepReport};
+use sdrs_dynamics::{Control, Kinematics, Model, Motion, Simulator, State, StepReport};
 
 /// A simulated trajectory with what its adjoint needs.
 #[derive(Debug, Clone)]
@@ -47,18 +47,17 @@ pub fn rollout(
     if !sim.settings().backward {
         return Err(DiffError::NoBackwardBlocks);
     }
-    let model = sim.model().clone();
+    let mut motion = Motion {
+        state: initial.clone(),
+        previous: previous.to_vec(),
+    };
     let mut states = vec![initial.clone()];
     let mut reports = Vec::with_capacity(controls.len());
-    let mut before = previous.to_vec();
     for (step, control) in controls.iter().enumerate() {
-        let current = states.last().expect("at least the initial state").clone();
-        let poses = Kinematics::new(&model, &current).poses().to_vec();
-        let (next, report) = sim
-            .step(&current, &before, control)
+        let report = sim
+            .advance(&mut motion, control)
             .map_err(|source| DiffError::Step { step, source })?;
-        before = poses;
-        states.push(next);
+        states.push(motion.state.clone());
         reports.push(report);
     }
     Ok(Trajectory {

@@ -4,7 +4,7 @@
 //! `cargo run --release -p sdrs-dynamics --example arm [STEPS]`
 
 use sdrs_dynamics::scenes::arm7;
-use sdrs_dynamics::{Kinematics, Simulator, State};
+use sdrs_dynamics::{Motion, Simulator, State};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let steps: usize = std::env::args()
@@ -15,14 +15,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let scene = arm7(0.01)?;
     let model = scene.model.clone();
     let mut sim = Simulator::new(scene.model, scene.settings)?;
-    let mut state = State::zero(&model);
-    let mut previous = Kinematics::new(&model, &state).poses().to_vec();
+    let mut motion = Motion::at_rest(&model, State::zero(&model));
     let (mut iterations, mut seconds) = (0, 0.0);
     for step in 1..=steps {
-        let poses = Kinematics::new(&model, &state).poses().to_vec();
-        let (next, report) = sim.step(&state, &previous, &scene.control)?;
-        previous = poses;
-        state = next;
+        let report = sim.advance(&mut motion, &scene.control)?;
+        let state = &motion.state;
         iterations += report.iterations;
         seconds += report.timings.total.as_secs_f64();
         if step % (steps / 6).max(1) == 0 {

@@ -4,7 +4,7 @@
 //! `cargo run --release -p sdrs-dynamics --example incline [TILT_DEG] [MU]`
 
 use sdrs_dynamics::scenes::box_on_incline;
-use sdrs_dynamics::{Kinematics, Simulator, State};
+use sdrs_dynamics::{Motion, Simulator, State};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
@@ -15,15 +15,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let scene = box_on_incline(tilt, mu, dt)?;
     let model = scene.model.clone();
     let mut sim = Simulator::new(scene.model, scene.settings)?;
-    let mut state = State::zero(&model);
-    let mut previous = Kinematics::new(&model, &state).poses().to_vec();
+    let mut motion = Motion::at_rest(&model, State::zero(&model));
     let mut along = vec![0.0];
     println!("step    down-slope (m)   height (m)   Newton its   active pairs");
     for step in 1..=150 {
-        let poses = Kinematics::new(&model, &state).poses().to_vec();
-        let (next, report) = sim.step(&state, &previous, &scene.control)?;
-        previous = poses;
-        state = next;
+        let report = sim.advance(&mut motion, &scene.control)?;
+        let state = &motion.state;
         along.push(state.q[0]);
         if step % 15 == 0 {
             println!(

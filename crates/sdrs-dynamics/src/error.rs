@@ -167,3 +167,22 @@ pub enum DynamicsError {
 
 /// Result alias of this crate.
 pub type Result<T> = std::result::Result<T, DynamicsError>;
+
+/// Checks that `v` (named `what`) has `expected` entries, all finite.
+pub(crate) fn check_vector(
+    what: &'static str,
+    v: &nalgebra::DVector<f64>,
+    expected: usize,
+) -> Result<()> {
+    if v.len() != expected {
+        return Err(DynamicsError::LengthMismatch {
+            what,
+            actual: v.len(),
+            expected,
+        });
+    }
+    match v.iter().position(|x| !x.is_finite()) {
+        Some(index) => Err(DynamicsError::NonFinite { what, index }),
+        None => Ok(()),
+    }
+}

@@ -14,7 +14,7 @@
 //! `g_v · ω_k × (ω_l × o + v_l) + [k < l] ½ g_ω · (ω_k × ω_l)` to the `(k, l)` entry of the
 //! generalized Hessian, on top of `Jᵀ H J`.
 
-use crate::error::{DynamicsError, Result};
+use crate::error::{Result, check_vector};
 use crate::model::{Elementary, Model};
 use nalgebra::{
     DMatrix, DVector, Isometry3, RealField, SMatrix, SVector, Translation3, UnitQuaternion, Vector3,
@@ -35,19 +35,7 @@ pub struct State {
 impl State {
     /// Coordinates `q` with identity references.
     pub fn new(model: &Model, q: DVector<f64>) -> Result<Self> {
-        if q.len() != model.dof() {
-            return Err(DynamicsError::LengthMismatch {
-                what: "generalized coordinates",
-                actual: q.len(),
-                expected: model.dof(),
-            });
-        }
-        if let Some(index) = q.iter().position(|v| !v.is_finite()) {
-            return Err(DynamicsError::NonFinite {
-                what: "generalized coordinates",
-                index,
-            });
-        }
+        check_vector("generalized coordinates", &q, model.dof())?;
         Ok(Self {
             q,
             references: vec![UnitQuaternion::identity(); model.links().len()],

@@ -21,7 +21,7 @@
 //!   `∂²O/∂θ^{t+1}∂(θ^t, ξ^{t−1}, u, d)` the backward pass needs ([`StepDerivatives`]).
 //!
 //! ```
-//! use sdrs_dynamics::{Control, JointKind, Kinematics, Link, MassModel, Model, Simulator, State, StepSettings};
+//! use sdrs_dynamics::{Control, JointKind, Link, MassModel, Model, Motion, Simulator, State, StepSettings};
 //! use sdrs_geometry::ConvexHull;
 //! use nalgebra::{Isometry3, Vector3};
 //! // A free 1 kg box dropped from rest: after 10 steps of 10 ms it has fallen ½ g t² (the
@@ -30,14 +30,12 @@
 //! let link = Link::new("box", None, Isometry3::identity(), JointKind::Free, vec![cube], MassModel::Lumped { mass: 1.0 });
 //! let model = Model::new(vec![link])?;
 //! let mut sim = Simulator::new(model.clone(), StepSettings::new(0.01)?)?;
-//! let (mut state, mut previous) = (State::zero(&model), Kinematics::new(&model, &State::zero(&model)).poses().to_vec());
+//! let mut motion = Motion::at_rest(&model, State::zero(&model));
 //! for _ in 0..10 {
-//!     let poses = Kinematics::new(&model, &state).poses().to_vec();
-//!     state = sim.step(&state, &previous, &Control::passive(&model))?.0;
-//!     previous = poses;
+//!     sim.advance(&mut motion, &Control::passive(&model))?;
 //! }
 //! let expected = -9.81 * 0.01f64.powi(2) * 55.0;
-//! assert!((state.q[2] - expected).abs() < 1e-6);
+//! assert!((motion.state.q[2] - expected).abs() < 1e-6);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
@@ -62,7 +60,8 @@ pub use kinematics::{Kinematics, State, forward_kinematics};
 pub use model::{JointKind, Link, MassModel, Model};
 pub use scenes::Scene;
 pub use stepper::{
-    ContactEnergy, ContactHook, ContactSettings, Control, ExternalEnergy, Objective, PairTerm,
-    PairVertex, SdrsContact, Simulator, StepDerivatives, StepReport, StepSettings, StepTimings,
+    ContactEnergy, ContactHook, ContactSettings, Control, ExternalEnergy, Motion, Objective,
+    PairTerm, PairVertex, SdrsContact, Simulator, StepDerivatives, StepReport, StepSettings,
+    StepTimings,
 };
 pub use urdf::{UrdfOptions, load_urdf, urdf_from_str};

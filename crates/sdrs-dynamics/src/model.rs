@@ -1,6 +1,6 @@
 //! The articulated model: links in a kinematic tree, their joints, hulls and mass.
 
-use crate::error::{DynamicsError, Result};
+use crate::error::{DynamicsError, Result, check_vector};
 use nalgebra::{DVector, Isometry3, Matrix4, Point3, Vector3};
 use sdrs_geometry::{ConvexHull, TriMesh, lumped_second_moment};
 
@@ -349,19 +349,7 @@ impl Model {
     /// The same model with design `d` (see [`Model::design`]): attachments moved, hulls
     /// rebuilt from the new vertices (keeping their order) and vertex-based masses recomputed.
     pub fn with_design(&self, d: &DVector<f64>) -> Result<Model> {
-        if d.len() != self.design_len() {
-            return Err(DynamicsError::LengthMismatch {
-                what: "design vector",
-                actual: d.len(),
-                expected: self.design_len(),
-            });
-        }
-        if let Some(index) = d.iter().position(|v| !v.is_finite()) {
-            return Err(DynamicsError::NonFinite {
-                what: "design vector",
-                index,
-            });
-        }
+        check_vector("design vector", d, self.design_len())?;
         let mut links = self.links.clone();
         let mut at = 3 * links.len();
         for (i, link) in links.iter_mut().enumerate() {

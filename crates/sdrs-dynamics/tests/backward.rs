@@ -4,8 +4,11 @@
 use nalgebra::{DMatrix, DVector, Isometry3};
 use sdrs_contact::twist::{Twist, perturb};
 use sdrs_dynamics::scenes::{Scene, box_on_incline, rotating_chains};
-use sdrs_dynamics::{Control, Kinematics, Simulator, State};
+use sdrs_dynamics::{Control, Motion, Simulator, State};
 use sdrs_geometry::testing::relative_error;
+
+/// Selects one of a control's target vectors.
+type TargetField = fn(&mut Control) -> &mut DVector<f64>;
 
 /// Runs a scene for `steps` steps and returns the simulator (with backward blocks on), the
 /// state, the previous poses and the control.
@@ -14,14 +17,11 @@ fn running(scene: Scene, steps: usize) -> (Simulator, State, Vec<Isometry3<f64>>
     settings.backward = true;
     let model = scene.model.clone();
     let mut sim = Simulator::new(model.clone(), settings).unwrap();
-    let mut state = State::zero(&model);
-    let mut previous = Kinematics::new(&model, &state).poses().to_vec();
+    let mut motion = Motion::at_rest(&model, State::zero(&model));
     for _ in 0..steps {
-        let poses = Kinematics::new(&model, &state).poses().to_vec();
-        state = sim.step(&state, &previous, &scene.control).unwrap().0;
-        previous = poses;
+        sim.advance(&mut motion, &scene.control).unwrap();
     }
-    (sim, state, previous, scene.control)
+    (sim, motion.state, motion.previous, scene.control)
 }
 
 /// Central differences of `∇O(θ^{t+1})` along `count` directions of an input.
@@ -69,48 +69,29 @@ fn check(scene: Scene, steps: usize) {
     // The gradient is linear in the targets: a large step has no truncation error and keeps
     // the inner solves' round-off (about 1e-11 in the gradient) far below the tolerance.
     let linear = 1e-3;
-    let fd = differences(n, linear, |k, s| {
-        let mut c = control.clone();
-        c.position[k] += s;
-        at(&current, &previous, &c)
-    });
-    let err = relative_error(
-        DMatrix::from_diagonal(&blocks.target_position).as_slice(),
-        fd.as_slice(),
-        1e-9,
-    );
-    assert!(err < 1e-5, "target position block error {err:e}");
-    let fd = differences(n, linear, |k, s| {
-        let mut c = control.clone();
-        c.velocity[k] += s;
-        at(&current, &previous, &c)
-    });
-    let err = relative_error(
-        DMatrix::from_diagonal(&blocks.target_velocity).as_slice(),
-        fd.as_slice(),
-        1e-9,
-    );
-    assert!(err < 1e-5, "target velocity block error {err:e}");
-    // Hull vertices: a model with the moved vertex, a fresh simulator, the same states.
+    let targets: [(&str, &DVector<f64>, TargetField); 2] = [
+        ("position", &blocks.target_position, |c| &mut c.position),
+        ("velocity", &blocks.target_velocity, |c| &mut c.velocity),
+    ];
+    for (name, block, target) in targets {
+        let fd = differences(n, linear, |k, s| {
+            let mut c = control.clone();
+            target(&mut c)[k] += s;
+            at(&current, &previous, &c)
+        });
+        let err = relative_error(
+            DMatrix::from_diagonal(block).as_slice(),
+            fd.as_slice(),
+            1e-9,
+        );
+        assert!(err < 1e-5, "target {name} block error {err:e}");
+    }
+    // Design: a model with the moved entry, a fresh simulator, the same states. For the
+    // attachments θ^t and the previous poses are held, so T^t moves with the design.
     let model = sim.model().clone();
     let design = model.design();
     let offset = 3 * model.links().len();
-    let vertices = blocks.vertices.expect("lumped masses have vertex blocks");
-    let fd = differences(design.len() - offset, h, |k, s| {
-        let mut d = design.clone();
-        d[offset + k] += s;
-        let mut other = Simulator::new(model.with_design(&d).unwrap(), settings.clone()).unwrap();
-        other
-            .objective(&next, &current, &previous, &control)
-            .unwrap()
-            .expect("finite")
-            .gradient
-    });
-    let err = relative_error(vertices.as_slice(), fd.as_slice(), 1e-9);
-    assert!(err < 1e-5, "∂²O/∂θ^(t+1)∂x error {err:e}");
-    // Attachments, with θ^t and the previous poses held: T^t moves with the design.
-    let attachments = blocks.attachments.expect("no user energies");
-    let fd = differences(offset, h, |k, s| {
+    let moved = |k: usize, s: f64| {
         let mut d = design.clone();
         d[k] += s;
         let mut other = Simulator::new(model.with_design(&d).unwrap(), settings.clone()).unwrap();
@@ -119,7 +100,13 @@ fn check(scene: Scene, steps: usize) {
             .unwrap()
             .expect("finite")
             .gradient
-    });
+    };
+    let vertices = blocks.vertices.expect("lumped masses have vertex blocks");
+    let fd = differences(design.len() - offset, h, |k, s| moved(offset + k, s));
+    let err = relative_error(vertices.as_slice(), fd.as_slice(), 1e-9);
+    assert!(err < 1e-5, "∂²O/∂θ^(t+1)∂x error {err:e}");
+    let attachments = blocks.attachments.expect("no user energies");
+    let fd = differences(offset, h, moved);
     let err = relative_error(attachments.as_slice(), fd.as_slice(), 1e-9);
     assert!(err < 1e-5, "∂²O/∂θ^(t+1)∂t^d error {err:e}");
 }

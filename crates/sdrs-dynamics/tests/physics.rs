@@ -4,23 +4,17 @@ use nalgebra::{DVector, Isometry3, Matrix4, Vector3, Vector4};
 use sdrs_contact::{ContactModel, Order, PlaneBarrier, PlaneCache};
 use sdrs_dynamics::scenes::{box_on_incline, sdrs_contact};
 use sdrs_dynamics::{
-    Control, JointKind, Kinematics, Link, MassModel, Model, Simulator, State, StepSettings,
+    Control, JointKind, Kinematics, Link, MassModel, Model, Motion, Simulator, State, StepSettings,
 };
 use sdrs_geometry::ConvexHull;
 
 /// Runs `steps` steps from rest at `state`, returning every state.
 fn run(sim: &mut Simulator, state: State, steps: usize, control: &Control) -> Vec<State> {
-    let model = sim.model().clone();
-    let mut previous = Kinematics::new(&model, &state).poses().to_vec();
-    let mut states = vec![state];
+    let mut motion = Motion::at_rest(sim.model(), state);
+    let mut states = vec![motion.state.clone()];
     for _ in 0..steps {
-        let current = states.last().unwrap().clone();
-        let poses = Kinematics::new(&model, &current).poses().to_vec();
-        let (next, _) = sim
-            .step(&current, &previous, control)
-            .expect("step converges");
-        previous = poses;
-        states.push(next);
+        sim.advance(&mut motion, control).expect("step converges");
+        states.push(motion.state.clone());
     }
     states
 }
@@ -246,24 +240,21 @@ fn a_contact_rich_scene_stays_finite_and_collision_free_for_10000_steps() {
     contact.skip_adjacent = false;
     settings.contact = Some(contact);
     let mut sim = Simulator::new(model.clone(), settings).unwrap();
-    let mut state = State::zero(&model);
-    let mut previous = Kinematics::new(&model, &state).poses().to_vec();
+    let mut motion = Motion::at_rest(&model, State::zero(&model));
     let barrier = PlaneBarrier::new(0.01).unwrap();
     for step in 0..10_000 {
-        let poses = Kinematics::new(&model, &state).poses().to_vec();
-        let (next, report) = sim
-            .step(&state, &previous, &Control::passive(&model))
+        let report = sim
+            .advance(&mut motion, &Control::passive(&model))
             .unwrap_or_else(|e| panic!("step {step}: {e}"));
+        let state = &motion.state;
         assert!(
-            next.q.iter().all(|v| v.is_finite()),
+            state.q.iter().all(|v| v.is_finite()),
             "step {step}: {:?}",
-            next.q
+            state.q
         );
         assert!(report.residual < 1e-4);
-        previous = poses;
-        state = next;
         if step % 500 == 0 {
-            let kin = Kinematics::new(&model, &state);
+            let kin = Kinematics::new(&model, state);
             for a in 0..5 {
                 for b in a + 1..5 {
                     let out = barrier.evaluate(
@@ -283,7 +274,7 @@ fn a_contact_rich_scene_stays_finite_and_collision_free_for_10000_steps() {
         }
     }
     // Everything came to rest above the ground.
-    let kin = Kinematics::new(&model, &state);
+    let kin = Kinematics::new(&model, &motion.state);
     assert!(
         kin.poses()[1..]
             .iter()

@@ -2,7 +2,7 @@
 
 use nalgebra::{DVector, Matrix3};
 use sdrs_dynamics::{
-    Control, DynamicsError, JointKind, Kinematics, Simulator, State, StepSettings, UrdfOptions,
+    Control, DynamicsError, JointKind, Motion, Simulator, State, StepSettings, UrdfOptions,
     load_urdf, urdf_from_str,
 };
 use std::path::{Path, PathBuf};
@@ -85,15 +85,11 @@ fn the_test_arm_loads_with_its_joints_limits_hulls_and_inertials() {
 fn the_test_arm_simulates_within_its_limits() {
     let model = load_urdf(data().join("arm.urdf"), &options()).unwrap();
     let mut sim = Simulator::new(model.clone(), StepSettings::new(0.01).unwrap()).unwrap();
-    let mut state = State::new(&model, DVector::from_vec(vec![0.3, 0.2, 0.1, 0.0])).unwrap();
-    let mut previous = Kinematics::new(&model, &state).poses().to_vec();
+    let start = State::new(&model, DVector::from_vec(vec![0.3, 0.2, 0.1, 0.0])).unwrap();
+    let mut motion = Motion::at_rest(&model, start);
     for _ in 0..200 {
-        let poses = Kinematics::new(&model, &state).poses().to_vec();
-        state = sim
-            .step(&state, &previous, &Control::passive(&model))
-            .unwrap()
-            .0;
-        previous = poses;
+        sim.advance(&mut motion, &Control::passive(&model)).unwrap();
+        let state = &motion.state;
         assert!(state.q.iter().all(|v| v.is_finite()));
         assert!(state.q[1] > -1.5 && state.q[1] < 1.5 && state.q[2] > 0.0 && state.q[2] < 0.2);
     }

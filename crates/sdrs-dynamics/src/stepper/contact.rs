@@ -89,6 +89,11 @@ struct HullRef {
     hull: usize,
 }
 
+/// The links of a hull pair.
+fn links(hulls: [HullRef; 2]) -> [usize; 2] {
+    [hulls[0].link, hulls[1].link]
+}
+
 /// SDRS contact: the plane barrier between every pair of hulls on different links within its
 /// support distance (scaled by the contact stiffness) and lagged plane friction.
 #[derive(Debug)]
@@ -186,7 +191,7 @@ impl SdrsContact {
             [HullRef; 2],
             &mut FrictionCache,
         ) -> std::result::Result<T, sdrs_contact::ContactError>,
-    ) -> Result<Vec<([usize; 2], T)>> {
+    ) -> Result<Vec<([HullRef; 2], T)>> {
         let Some(friction) = &self.settings.friction else {
             return Ok(Vec::new());
         };
@@ -200,22 +205,16 @@ impl SdrsContact {
                     link_b: refs[1].link,
                     source,
                 })?;
-            out.push(([refs[0].link, refs[1].link], value));
+            out.push((refs, value));
         }
         Ok(out)
     }
 }
 
 /// `PairContact` scaled by `scale` as a [`PairTerm`] with the given step-t block.
-fn pair_term(
-    links: [usize; 2],
-    hulls: [HullRef; 2],
-    pair: &PairContact,
-    step_t: Matrix12,
-    scale: f64,
-) -> PairTerm {
+fn pair_term(hulls: [HullRef; 2], pair: &PairContact, step_t: Matrix12, scale: f64) -> PairTerm {
     PairTerm {
-        links,
+        links: links(hulls),
         gradient: pair.gradient * scale,
         hessian: pair.hessian * scale,
         step_t,
@@ -285,12 +284,12 @@ impl ContactHook for SdrsContact {
         };
         let mut add = |links: [usize; 2], pair: &PairContact, scale: f64| {
             if let Some(g) = gradient.as_deref_mut() {
-                let h = pair.hessian * scale;
+                let h = hessian.is_some().then(|| pair.hessian * scale);
                 kin.add_term(
                     model,
                     links,
                     &(pair.gradient * scale),
-                    Some(&h),
+                    h.as_ref(),
                     g,
                     hessian.as_deref_mut(),
                 );
@@ -314,7 +313,7 @@ impl ContactHook for SdrsContact {
             energy.active_pairs += 1;
             energy.value += stiffness * c.value;
             add(
-                [self.hulls[pair.0].link, self.hulls[pair.1].link],
+                links([self.hulls[pair.0], self.hulls[pair.1]]),
                 &c,
                 stiffness,
             );
@@ -330,9 +329,9 @@ impl ContactHook for SdrsContact {
                 order,
             )
         })?;
-        for (links, c) in &frictions {
+        for (hulls, c) in &frictions {
             energy.value += c.value;
-            add(*links, c, 1.0);
+            add(links(*hulls), c, 1.0);
         }
         self.timings.friction += clock.elapsed();
         Ok(Some(energy))
@@ -346,16 +345,9 @@ impl ContactHook for SdrsContact {
             if let PairOutcome::Separated(c) = self.barrier(model, kin, pair, Order::Design)?
                 && c.value > 0.0
             {
-                let links = [hulls[0].link, hulls[1].link];
-                terms.push(pair_term(links, hulls, &c, Matrix12::zeros(), stiffness));
+                terms.push(pair_term(hulls, &c, Matrix12::zeros(), stiffness));
             }
         }
-        let hulls = self.hulls.clone();
-        let frames: Vec<[HullRef; 2]> = self
-            .frames
-            .iter()
-            .map(|((a, b), _)| [hulls[*a], hulls[*b]])
-            .collect();
         let lagged = self.frictions(|friction, frame, refs, cache| {
             friction.evaluate_lagged(
                 frame,
@@ -364,28 +356,20 @@ impl ContactHook for SdrsContact {
                 cache,
             )
         })?;
-        for ((links, l), refs) in lagged.iter().zip(frames) {
-            terms.push(pair_term(*links, refs, &l.contact, l.step_mixed, 1.0));
+        for (hulls, l) in &lagged {
+            terms.push(pair_term(*hulls, &l.contact, l.step_mixed, 1.0));
         }
         Ok(terms)
     }
 
     fn penetration(&mut self, model: &Model, now: &Kinematics) -> DynamicsError {
-        for (a, b) in self.candidate_pairs(model, now) {
-            let (ha, hb) = (self.hulls[a], self.hulls[b]);
-            let outcome = self.settings.barrier.evaluate(
-                &model.links()[ha.link].hulls[ha.hull],
-                &now.poses()[ha.link],
-                &model.links()[hb.link].hulls[hb.hull],
-                &now.poses()[hb.link],
-                &mut PlaneCache::default(),
-                Order::Value,
-            );
-            if matches!(outcome, Ok(PairOutcome::Penetrating)) {
-                return DynamicsError::InitialPenetration {
-                    link_a: ha.link,
-                    link_b: hb.link,
-                };
+        for pair in self.candidate_pairs(model, now) {
+            if matches!(
+                self.barrier(model, now, pair, Order::Value),
+                Ok(PairOutcome::Penetrating)
+            ) {
+                let [link_a, link_b] = links([self.hulls[pair.0], self.hulls[pair.1]]);
+                return DynamicsError::InitialPenetration { link_a, link_b };
             }
         }
         unreachable!("an infinite energy comes from a penetrating pair")

@@ -51,7 +51,7 @@ pub struct StepReport {
     pub derivatives: Option<StepDerivatives>,
 }
 
-/// Wall time of one step by part (SDRS Table II's breakdown).
+/// Wall time of one step by part (SDRS Table II's breakdown); `+=` sums steps.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct StepTimings {
     /// Broad phase and plane-barrier evaluations (`U_c`), including friction frames.
@@ -64,12 +64,53 @@ pub struct StepTimings {
     pub total: Duration,
 }
 
+impl StepTimings {
+    /// Percentages of the total: `[normal, friction, newton, other]`.
+    pub fn percentages(&self) -> [f64; 4] {
+        let share = |d: Duration| 100.0 * d.as_secs_f64() / self.total.as_secs_f64();
+        let parts = [share(self.normal), share(self.friction), share(self.newton)];
+        [
+            parts[0],
+            parts[1],
+            parts[2],
+            100.0 - parts.iter().sum::<f64>(),
+        ]
+    }
+}
+
+impl std::ops::AddAssign for StepTimings {
+    fn add_assign(&mut self, other: Self) {
+        self.normal += other.normal;
+        self.friction += other.friction;
+        self.newton += other.newton;
+        self.total += other.total;
+    }
+}
+
 /// Steps a model forward in time, keeping the per-pair warm-start caches between steps.
 #[derive(Debug)]
 pub struct Simulator {
     model: Model,
     settings: StepSettings,
     contact: Option<Box<dyn ContactHook>>,
+}
+
+/// A running simulation: the configuration θ^t and the link poses one step earlier, which the
+/// inertial term of the next step needs ([`Simulator::advance`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Motion {
+    /// θ^t.
+    pub state: State,
+    /// Link poses at t−1.
+    pub previous: Vec<Isometry3<f64>>,
+}
+
+impl Motion {
+    /// `state` at rest: the poses one step earlier are its own.
+    pub fn at_rest(model: &Model, state: State) -> Self {
+        let previous = Kinematics::new(model, &state).poses().to_vec();
+        Self { state, previous }
+    }
 }
 
 /// The objective of a step at one configuration ([`Simulator::objective`]).
@@ -134,13 +175,46 @@ impl Simulator {
 
     /// One time step from `current` (θ^t) with link poses `previous` at t−1 (as returned by
     /// the last step, or [`Kinematics::poses`] of a state at rest), under `control`. Returns
-    /// θ^{t+1} (re-centred, see [`State::recentred`]) and the step's report.
+    /// θ^{t+1} (re-centred, see [`State::recentred`]) and the step's report. [`Motion`] and
+    /// [`Simulator::advance`] keep the previous poses for you.
     pub fn step(
         &mut self,
         current: &State,
         previous: &[Isometry3<f64>],
         control: &Control,
     ) -> Result<(State, StepReport)> {
+        self.solve(current, previous, control)
+            .map(|(next, report, _)| (next, report))
+    }
+
+    /// Advances `motion` by one step under `control` and returns the step's report.
+    ///
+    /// ```
+    /// use sdrs_dynamics::scenes::chain;
+    /// use sdrs_dynamics::{Motion, Simulator, State};
+    /// use nalgebra::DVector;
+    /// let scene = chain(2, 0.01)?;
+    /// let mut sim = Simulator::new(scene.model.clone(), scene.settings)?;
+    /// let tilted = State::new(&scene.model, DVector::from_vec(vec![0.3, 0.0]))?;
+    /// let mut motion = Motion::at_rest(&scene.model, tilted);
+    /// let report = sim.advance(&mut motion, &scene.control)?;
+    /// assert!(report.residual < 1e-4 && motion.state.q[0] < 0.3); // gravity swings it back
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn advance(&mut self, motion: &mut Motion, control: &Control) -> Result<StepReport> {
+        let (next, report, now) = self.solve(&motion.state, &motion.previous, control)?;
+        motion.state = next;
+        motion.previous = now.poses().to_vec();
+        Ok(report)
+    }
+
+    /// [`Simulator::step`], also returning the step-t kinematics it computed.
+    fn solve(
+        &mut self,
+        current: &State,
+        previous: &[Isometry3<f64>],
+        control: &Control,
+    ) -> Result<(State, StepReport, Kinematics)> {
         let started = Instant::now();
         let mut newton = Duration::ZERO;
         let (now, data) = self.prepare(current, previous, control)?;
@@ -179,18 +253,16 @@ impl Simulator {
                     .unwrap_or_default();
                 timings.newton = newton;
                 timings.total = started.elapsed();
-                return Ok((
-                    next,
-                    StepReport {
-                        iterations: iteration,
-                        residual,
-                        energy: eval.value,
-                        hessian: eval.hessian,
-                        active_pairs: eval.active_pairs,
-                        timings,
-                        derivatives,
-                    },
-                ));
+                let report = StepReport {
+                    iterations: iteration,
+                    residual,
+                    energy: eval.value,
+                    hessian: eval.hessian,
+                    active_pairs: eval.active_pairs,
+                    timings,
+                    derivatives,
+                };
+                return Ok((next, report, now));
             }
             let clock = Instant::now();
             let direction = self.descent_direction(&eval);

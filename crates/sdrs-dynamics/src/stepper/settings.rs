@@ -1,7 +1,7 @@
 //! What a step is asked to do: time step, gravity, solver settings, contact, user energies
 //! and the stable-PD control.
 
-use crate::error::{DynamicsError, Result};
+use crate::error::{DynamicsError, Result, check_vector};
 use crate::kinematics::{Kinematics, State};
 use crate::model::Model;
 use nalgebra::{DMatrix, DVector};
@@ -128,16 +128,7 @@ impl Control {
             ("target position", &self.position),
             ("target velocity", &self.velocity),
         ] {
-            if v.len() != dof {
-                return Err(DynamicsError::LengthMismatch {
-                    what,
-                    actual: v.len(),
-                    expected: dof,
-                });
-            }
-            if let Some(index) = v.iter().position(|x| !x.is_finite()) {
-                return Err(DynamicsError::NonFinite { what, index });
-            }
+            check_vector(what, v, dof)?;
         }
         Ok(())
     }

@@ -1,23 +1,91 @@
-//! Recording a trajectory and the reverse (adjoint) recursion over it.
+//! The reverse (adjoint) recursion over a recorded trajectory (SDRS sec. IV-D).
+//!
+//! With `λ^t = dL/dθ^t` (total), step `t`'s solution `θ^{t+1}` passes
+//! `μ = −H⁻¹ λ^{t+1}` back to its inputs: `λ^t += B_θᵀ μ`, the previous poses' twists get
+//! `B_ξᵀ μ` (mapped to `θ^{t−1}` and the attachments through the poses' Jacobians), the PD
+//! targets `B_uᵀ μ` (and through the policy to its parameters and, for feedback, to the
+//! states), the design `B_dᵀ μ`.
 
 use crate::error::{DiffError, Result};
-use nalgebra::{DMatrix, DVector, Isometry3, Matrix3, Vector3};
-use sdrs_dynamics::{Control, Kinematics, Model, Motion, Simulator, State, StepReport};
+use crate::pose::pose_adjoint;
+use crate::step::Factor;
+use crate::trajectory::Trajectory;
+use nalgebra::{DMatrix, DVector};
+use sdrs_dynamics::{Model, Simulator};
 
-/// A simulated trajectory with what its adjoint needs.
-#[derive(Debug, Clone)]
-pub struct Trajectory {
-    /// `θ^0 … θ^H`.
-    pub states: Vec<State>,
-    /// The link poses before the first step (`T^{−1}`).
-    pub initial_previous: Vec<Isometry3<f64>>,
-    /// The controls of the `H` steps.
-    pub controls: Vec<Control>,
-    /// Every step's report, with its derivative blocks.
-    pub reports: Vec<StepReport>,
+/// The explicit partial derivatives of a loss `L(θ^0 … θ^H, u, d)`: a final-state loss plus
+/// optional running costs `Σ_t l(θ^t, u^t)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LossGradient {
+    /// `∂L/∂θ^t` for `t = 0 … H`, each in its state's chart.
+    pub states: Vec<DVector<f64>>,
+    /// `∂L/∂θ*^t` for `t = 0 … H−1` (control costs).
+    pub target_position: Vec<DVector<f64>>,
+    /// `∂L/∂θ̇*^t`.
+    pub target_velocity: Vec<DVector<f64>>,
+    /// `∂L/∂d` with the states held (e.g. a point on a link whose attachment is designed).
+    pub design: DVector<f64>,
 }
 
-/// `dL/d(inputs)` of a trajectory for a loss `L(θ^H)`.
+impl LossGradient {
+    /// All zero, for `steps` steps of `model`.
+    pub fn zeros(model: &Model, steps: usize) -> Self {
+        let n = model.dof();
+        Self {
+            states: vec![DVector::zeros(n); steps + 1],
+            target_position: vec![DVector::zeros(n); steps],
+            target_velocity: vec![DVector::zeros(n); steps],
+            design: DVector::zeros(model.design_len()),
+        }
+    }
+
+    /// A loss of the final state alone with gradient `gradient`.
+    pub fn final_state(model: &Model, steps: usize, gradient: DVector<f64>) -> Self {
+        let mut loss = Self::zeros(model, steps);
+        loss.states[steps] = gradient;
+        loss
+    }
+
+    fn check(&self, model: &Model, steps: usize) -> Result<()> {
+        let n = model.dof();
+        let counts = [
+            ("loss state gradients", self.states.len(), steps + 1),
+            (
+                "loss target-position gradients",
+                self.target_position.len(),
+                steps,
+            ),
+            (
+                "loss target-velocity gradients",
+                self.target_velocity.len(),
+                steps,
+            ),
+            (
+                "loss design gradient",
+                self.design.len(),
+                model.design_len(),
+            ),
+        ];
+        let vectors = self
+            .states
+            .iter()
+            .chain(&self.target_position)
+            .chain(&self.target_velocity)
+            .map(|v| ("a loss gradient vector", v.len(), n));
+        for (what, actual, expected) in counts.into_iter().chain(vectors) {
+            if actual != expected {
+                return Err(DiffError::LengthMismatch {
+                    what,
+                    actual,
+                    expected,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `dL/d(inputs)` of a trajectory.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TrajectoryGradient {
     /// `dL/dθ^0`, with the poses before the first step held fixed.
@@ -30,156 +98,100 @@ pub struct TrajectoryGradient {
     pub target_position: Vec<DVector<f64>>,
     /// `dL/dθ̇*^t` of every step's PD velocity targets.
     pub target_velocity: Vec<DVector<f64>>,
+    /// `dL/dc` of the policy's parameters (empty without a policy).
+    pub parameters: DVector<f64>,
     /// `dL/dd` over the design vector (`Model::design`: attachments, then hull vertices),
-    /// with `θ^0` and `T^{−1}` held fixed.
-    pub design: DVector<f64>,
+    /// with `θ^0` and `T^{−1}` held fixed; `None` when the steps do not provide their design
+    /// blocks (solid-hull masses, user energies: see `sdrs_dynamics::StepDerivatives`).
+    pub design: Option<DVector<f64>>,
 }
 
-/// Simulates `controls.len()` steps from `initial` (with link poses `previous` one step
-/// before) and records what the adjoint needs. The simulator must have
-/// `StepSettings::backward` set.
-pub fn rollout(
-    sim: &mut Simulator,
-    initial: &State,
-    previous: &[Isometry3<f64>],
-    controls: &[Control],
-) -> Result<Trajectory> {
-    if !sim.settings().backward {
-        return Err(DiffError::NoBackwardBlocks);
-    }
-    let mut motion = Motion {
-        state: initial.clone(),
-        previous: previous.to_vec(),
-    };
-    let mut states = vec![initial.clone()];
-    let mut reports = Vec::with_capacity(controls.len());
-    for (step, control) in controls.iter().enumerate() {
-        let report = sim
-            .advance(&mut motion, control)
-            .map_err(|source| DiffError::Step { step, source })?;
-        states.push(motion.state.clone());
-        reports.push(report);
-    }
-    Ok(Trajectory {
-        states,
-        initial_previous: previous.to_vec(),
-        controls: controls.to_vec(),
-        reports,
-    })
-}
-
-/// Maps a gradient with respect to the twists of a state's link poses (6 per link) to the
-/// state's coordinates and to the design's attachment translations (3 per link): link `l`'s
-/// twist moves with `J_l(θ)`, and attachment `i` translates its subtree by `R_parent δ`.
-pub fn pose_adjoint(
-    model: &Model,
-    state: &State,
-    twist_gradient: &DVector<f64>,
-) -> (DVector<f64>, DVector<f64>) {
-    let kin = Kinematics::new(model, state);
-    let links = model.links().len();
-    let mut coordinates = DVector::zeros(model.dof());
-    let mut attachments = DVector::zeros(3 * links);
-    for l in 0..links {
-        let g = twist_gradient.fixed_rows::<6>(6 * l);
-        for (k, col) in kin.jacobian(l) {
-            coordinates[*k] += col.dot(&g);
-        }
-        // Every attachment on l's path (l itself and its ancestors) moves l.
-        let force = Vector3::new(g[0], g[1], g[2]);
-        let mut at = Some(l);
-        while let Some(i) = at {
-            let parent = model.links()[i].parent;
-            let turn: Matrix3<f64> = parent
-                .map(|p| kin.poses()[p].rotation.into())
-                .unwrap_or_else(Matrix3::identity);
-            let mut rows = attachments.fixed_rows_mut::<3>(3 * i);
-            rows += turn.transpose() * force;
-            at = parent;
-        }
-    }
-    (coordinates, attachments)
-}
-
-/// `dL/d(θ^0, controls, design)` for a loss whose gradient with respect to the final state
-/// `θ^H` is `final_gradient` (in the final state's chart).
+/// `dL/d(θ^0, controls, policy parameters, design)` of `trajectory` (recorded by `sim`) for
+/// a loss with explicit partials `loss`. One factorisation and solve per step.
+///
+/// ```
+/// use sdrs_diff::{LossGradient, Recording, adjoint, rollout};
+/// use sdrs_dynamics::scenes::chain;
+/// use sdrs_dynamics::{Motion, Simulator, State};
+/// use nalgebra::DVector;
+/// let mut scene = chain(3, 0.01)?;
+/// scene.settings.backward = true;
+/// scene.control.kp = DVector::from_element(3, 20.0);
+/// let model = scene.model.clone();
+/// let mut sim = Simulator::new(model.clone(), scene.settings)?;
+/// let start = Motion::at_rest(&model, State::zero(&model));
+/// let trajectory = rollout(&mut sim, &start, &vec![scene.control; 20], Recording::Blocks)?;
+/// // d(sum of final joint angles)/d(everything):
+/// let loss = LossGradient::final_state(&model, 20, DVector::from_element(3, 1.0));
+/// let g = adjoint(&mut sim, &trajectory, &loss)?;
+/// // The last step's targets act through −H⁻¹(−2k_p): raising them all raises the angles' sum.
+/// assert!(g.target_position[19].sum() > 0.0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn adjoint(
-    model: &Model,
+    sim: &mut Simulator,
     trajectory: &Trajectory,
-    final_gradient: &DVector<f64>,
+    loss: &LossGradient,
 ) -> Result<TrajectoryGradient> {
+    let model = sim.model().clone();
     let n = model.dof();
-    if final_gradient.len() != n {
-        return Err(DiffError::LengthMismatch {
-            what: "final gradient",
-            actual: final_gradient.len(),
-            expected: n,
-        });
-    }
-    let steps = trajectory.reports.len();
+    let steps = trajectory.steps();
+    loss.check(&model, steps)?;
     let links = model.links().len();
     let offset = 3 * links;
     // λ[t] = dL/dθ^t, accumulated as later steps are processed.
-    let mut lambda = vec![DVector::zeros(n); steps + 1];
-    lambda[steps] = final_gradient.clone();
+    let mut lambda = loss.states.clone();
     let mut out = TrajectoryGradient {
         initial: DVector::zeros(n),
         initial_previous: DVector::zeros(6 * links),
-        target_position: vec![DVector::zeros(n); steps],
-        target_velocity: vec![DVector::zeros(n); steps],
-        design: DVector::zeros(model.design_len()),
+        target_position: loss.target_position.clone(),
+        target_velocity: loss.target_velocity.clone(),
+        parameters: DVector::zeros(trajectory.parameters()),
+        design: Some(loss.design.clone()),
     };
     for t in (0..steps).rev() {
-        let report = &trajectory.reports[t];
-        let blocks = report
-            .derivatives
-            .as_ref()
-            .ok_or(DiffError::NoBackwardBlocks)?;
-        // μ = −H⁻¹ λ^{t+1} (H symmetric).
-        let mu = solve(&report.hessian, &lambda[t + 1])
-            .ok_or(DiffError::SingularHessian { step: t })?
-            * -1.0;
-        let into_current = blocks.current.transpose() * &mu;
-        lambda[t] += into_current;
-        out.target_position[t] = blocks.target_position.component_mul(&mu);
-        out.target_velocity[t] = blocks.target_velocity.component_mul(&mu);
-        let vertices = blocks.vertices.as_ref().ok_or(DiffError::MissingBlock {
-            step: t,
-            block: "hull-vertex",
-            why: "solid-hull masses have no vertex derivative",
-        })?;
-        let attachments = blocks.attachments.as_ref().ok_or(DiffError::MissingBlock {
-            step: t,
-            block: "attachment",
-            why: "user energies are not differentiated with respect to the design",
-        })?;
-        {
-            let mut d = out.design.rows_mut(offset, model.design_len() - offset);
-            d += vertices.transpose() * &mu;
+        let lin = trajectory.linearization(sim, t)?;
+        let blocks = &lin.derivatives;
+        let mu = Factor::new(&lin.hessian, t)?
+            .neg_solve(&DMatrix::from_column_slice(n, 1, lambda[t + 1].as_slice()))
+            .column(0)
+            .into_owned();
+        lambda[t] += blocks.current.transpose() * &mu;
+        out.target_position[t] += blocks.target_position.component_mul(&mu);
+        out.target_velocity[t] += blocks.target_velocity.component_mul(&mu);
+        if let Some(policy) = trajectory.policy.get(t) {
+            let (gp, gv) = (&out.target_position[t], &out.target_velocity[t]);
+            out.parameters +=
+                policy.parameters.position.tr_mul(gp) + policy.parameters.velocity.tr_mul(gv);
+            if let Some(j) = &policy.current {
+                lambda[t] += j.position.tr_mul(gp) + j.velocity.tr_mul(gv);
+            }
+            if let (Some(j), Some(before)) = (&policy.previous, t.checked_sub(1)) {
+                lambda[before] += j.position.tr_mul(gp) + j.velocity.tr_mul(gv);
+            }
         }
-        {
-            let mut d = out.design.rows_mut(0, offset);
-            d += attachments.transpose() * &mu;
+        match (&mut out.design, &blocks.vertices, &blocks.attachments) {
+            (Some(design), Some(vertices), Some(attachments)) => {
+                let mut d = design.rows_mut(offset, model.design_len() - offset);
+                d += vertices.tr_mul(&mu);
+                let mut d = design.rows_mut(0, offset);
+                d += attachments.tr_mul(&mu);
+            }
+            _ => out.design = None,
         }
         // The previous poses: T^{t−1} = T(d, θ^{t−1}) for t ≥ 1, given for t = 0.
-        let previous: DVector<f64> = blocks.previous.transpose() * &mu;
+        let previous: DVector<f64> = blocks.previous.tr_mul(&mu);
         if t == 0 {
             out.initial_previous = previous;
         } else {
-            let (coordinates, attach) = pose_adjoint(model, &trajectory.states[t - 1], &previous);
+            let (coordinates, attach) = pose_adjoint(&model, &trajectory.states[t - 1], &previous);
             lambda[t - 1] += coordinates;
-            let mut d = out.design.rows_mut(0, offset);
-            d += attach;
+            if let Some(design) = &mut out.design {
+                let mut d = design.rows_mut(0, offset);
+                d += attach;
+            }
         }
     }
-    out.initial = lambda[0].clone();
+    out.initial = lambda.swap_remove(0);
     Ok(out)
-}
-
-/// `H⁻¹ b` by Cholesky, or LU when `H` is not positive definite.
-fn solve(h: &DMatrix<f64>, b: &DVector<f64>) -> Option<DVector<f64>> {
-    match h.clone().cholesky() {
-        Some(chol) => Some(chol.solve(b)),
-        None => h.clone().lu().solve(b),
-    }
 }

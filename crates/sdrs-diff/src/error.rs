@@ -18,15 +18,11 @@ pub enum DiffError {
         "the simulator must be built with StepSettings::backward = true to record a differentiable trajectory"
     )]
     NoBackwardBlocks,
-    /// A design block is unavailable (solid-hull masses or user energies).
-    #[error("step {step}: the {block} block is not available ({why})")]
-    MissingBlock {
-        /// The step index.
-        step: usize,
-        /// Which block.
-        block: &'static str,
-        /// Why.
-        why: &'static str,
+    /// A design is invalid for the model (e.g. it makes a hull degenerate).
+    #[error("design: {source}")]
+    Design {
+        /// What the model reported.
+        source: sdrs_dynamics::DynamicsError,
     },
     /// A step's Hessian cannot be factorised.
     #[error("step {step}: the Hessian at the solution is singular")]
@@ -43,6 +39,24 @@ pub enum DiffError {
         value: f64,
         /// What is allowed.
         allowed: &'static str,
+    },
+    /// An input holds NaN or infinity.
+    #[error("{what} holds a non-finite value at index {index}")]
+    NonFinite {
+        /// What was given.
+        what: &'static str,
+        /// Where.
+        index: usize,
+    },
+    /// An index is out of range.
+    #[error("{what} {index} is out of range: must be below {len}")]
+    OutOfRange {
+        /// Which index.
+        what: &'static str,
+        /// Its value.
+        index: usize,
+        /// The number of entries.
+        len: usize,
     },
     /// A vector has the wrong length.
     #[error("{what} has length {actual}, expected {expected}")]

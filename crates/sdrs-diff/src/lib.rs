@@ -1,42 +1,65 @@
 //! # sdrs-diff
 //!
-//! Gradients of whole trajectories (SDRS paper sec. IV-D): every time step solves
-//! `∇O(θ^{t+1}; θ^t, T^{t−1}, u^t, d) = 0`, so by the implicit function theorem
-//! `∂θ^{t+1}/∂y = −H⁻¹ ∂²O/∂θ^{t+1}∂y` for each input `y`, with the Hessian `H` and the mixed
-//! blocks the stepper returns (`sdrs_dynamics::StepDerivatives`). [`adjoint`] runs the
-//! reverse recursion over a [`Trajectory`] recorded by [`rollout`] and returns `dL/d(θ^0,
-//! controls, design)` for a loss of the final state.
+//! Gradients of whole trajectories (SDRS paper sec. III-A, IV-D) and the optimisers of
+//! sec. V. Every time step solves `∇O(θ^{t+1}; θ^t, T^{t−1}, u^t, d) = 0`, so by the implicit
+//! function theorem `∂θ^{t+1}/∂y = −H⁻¹ ∂²O/∂θ^{t+1}∂y` for each input `y`, with the Hessian
+//! `H` and the mixed blocks of the step's [`sdrs_dynamics::Linearization`].
 //!
-//! Memory is O(H·n·(n + |d|)): every step's Hessian and blocks are kept. (Checkpointing, the
-//! policies and forward-mode products of issue 5 are not implemented yet.)
-//!
-//! Optimisers: [`Adam`] and [`projected_step`], the trust-region step of SDRS eq. 15.
+//! - [`step_jacobian`]: one step's Jacobians with respect to `θ^t`, the previous poses, the PD
+//!   targets and the design.
+//! - [`rollout`] / [`rollout_policy`] record a [`Trajectory`] under fixed controls or a
+//!   [`Policy`] (open-loop targets, sine waves, cubic splines, or your own, feedback
+//!   included); [`Recording`] chooses between keeping every step's blocks and keeping the
+//!   states alone (O(H·|θ|) memory, blocks recomputed in the backward pass).
+//! - [`adjoint`]: reverse mode for a loss with final and running terms ([`LossGradient`]):
+//!   `dL/d(θ^0, targets, policy parameters, design)` in one backward pass.
+//! - [`tangent`]: forward mode, the Jacobian of every state with respect to a few directions
+//!   ([`Seeds`]) in one forward pass.
+//! - [`link_point`], [`pose_adjoint`], [`pose_tangent`]: derivatives of link poses and points
+//!   with respect to coordinates and attachments, for losses on positions.
+//! - [`DesignMap`]: a low-dimensional design `d = d₀ + B p` (e.g. link lengths).
+//! - Optimisers: [`Adam`] and [`projected_step`], the trust-region step of SDRS eq. 15.
 //!
 //! ```
-//! use sdrs_diff::{adjoint, rollout};
+//! use sdrs_diff::{CubicSpline, LossGradient, Policy, Recording, adjoint, rollout_policy};
 //! use sdrs_dynamics::scenes::chain;
-//! use sdrs_dynamics::{Kinematics, Simulator, State};
+//! use sdrs_dynamics::{Motion, Simulator, State};
 //! use nalgebra::DVector;
-//! let mut scene = chain(3, 0.01)?;
+//! let mut scene = chain(2, 0.01)?;
 //! scene.settings.backward = true;
-//! scene.control.kp = DVector::from_element(3, 20.0);
+//! scene.control.kp = DVector::from_element(2, 20.0);
 //! let model = scene.model.clone();
+//! // The first joint's target follows a cubic over 0.3 s (4 control values).
+//! let policy = CubicSpline::new(scene.control.clone(), vec![0], 4, 0.3)?;
+//! let c = DVector::from_vec(vec![0.0, 0.2, 0.4, 0.6]);
 //! let mut sim = Simulator::new(model.clone(), scene.settings)?;
-//! let start = State::zero(&model);
-//! let rest = Kinematics::new(&model, &start).poses().to_vec();
-//! let trajectory = rollout(&mut sim, &start, &rest, &vec![scene.control; 20])?;
-//! // d(sum of final joint angles)/d(everything):
-//! let g = adjoint(&model, &trajectory, &DVector::from_element(model.dof(), 1.0))?;
-//! assert_eq!(g.target_position.len(), 20);
-//! // The last step's targets act through −H⁻¹(−2k_p): raising them all raises the angles' sum.
-//! assert!(g.target_position[19].sum() > 0.0);
+//! let start = Motion::at_rest(&model, State::zero(&model));
+//! let trajectory = rollout_policy(&mut sim, &start, &policy, &c, 30, Recording::Blocks)?;
+//! // d(final first angle)/dc: the last control value matters most.
+//! let loss = LossGradient::final_state(&model, 30, DVector::from_vec(vec![1.0, 0.0]));
+//! let g = adjoint(&mut sim, &trajectory, &loss)?;
+//! assert!(g.parameters[3] > g.parameters[0].abs());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 mod adjoint;
+mod design;
 mod error;
 mod optim;
+mod policy;
+mod pose;
+mod step;
+mod tangent;
+mod trajectory;
 
-pub use adjoint::{Trajectory, TrajectoryGradient, adjoint, pose_adjoint, rollout};
+pub use adjoint::{LossGradient, TrajectoryGradient, adjoint};
+pub use design::DesignMap;
 pub use error::{DiffError, Result};
 pub use optim::{Adam, projected_step};
+pub use policy::{
+    CubicSpline, OpenLoop, Policy, PolicyDerivatives, PolicyInput, SineWaves, TargetJacobian,
+};
+pub use pose::{link_point, pose_adjoint, pose_tangent};
+pub use step::{Factor, StepJacobian, step_jacobian};
+pub use tangent::{Seeds, tangent};
+pub use trajectory::{Recording, Trajectory, rollout, rollout_policy};

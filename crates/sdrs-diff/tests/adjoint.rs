@@ -2,9 +2,9 @@
 //! trajectories, with contact and friction active throughout.
 
 use nalgebra::{DVector, Isometry3};
-use sdrs_diff::{adjoint, rollout};
+use sdrs_diff::{LossGradient, Recording, adjoint, rollout};
 use sdrs_dynamics::scenes::{Scene, rotating_chains};
-use sdrs_dynamics::{Control, Kinematics, Model, Simulator, State};
+use sdrs_dynamics::{Control, Model, Motion, Simulator, State};
 
 const STEPS: usize = 12;
 
@@ -38,8 +38,12 @@ fn loss(
     controls: &[Control],
 ) -> f64 {
     let mut sim = Simulator::new(model.clone(), scene.settings.clone()).unwrap();
-    let t = rollout(&mut sim, start, previous, controls).unwrap();
-    t.states.last().unwrap().q.dot(&weights(model.dof()))
+    let motion = Motion {
+        state: start.clone(),
+        previous: previous.to_vec(),
+    };
+    let t = rollout(&mut sim, &motion, controls, Recording::Blocks).unwrap();
+    t.last().q.dot(&weights(model.dof()))
 }
 
 fn relative(a: f64, b: f64, scale: f64) -> f64 {
@@ -52,15 +56,18 @@ fn trajectory_gradients_match_differences_with_contact_and_friction() {
     let model = scene.model.clone();
     let n = model.dof();
     let start = State::new(&model, DVector::from_fn(n, |k, _| 0.05 * (k as f64).cos())).unwrap();
-    let previous = Kinematics::new(&model, &start).poses().to_vec();
+    let motion = Motion::at_rest(&model, start.clone());
+    let previous = motion.previous.clone();
     let controls = vec![scene.control.clone(); STEPS];
     let mut sim = Simulator::new(model.clone(), scene.settings.clone()).unwrap();
-    let trajectory = rollout(&mut sim, &start, &previous, &controls).unwrap();
+    let trajectory = rollout(&mut sim, &motion, &controls, Recording::Blocks).unwrap();
     assert!(
-        trajectory.reports.iter().all(|r| r.active_pairs > 0),
+        trajectory.active_pairs.iter().all(|&a| a > 0),
         "contact throughout"
     );
-    let g = adjoint(&model, &trajectory, &weights(n)).unwrap();
+    let loss_gradient = LossGradient::final_state(&model, STEPS, weights(n));
+    let g = adjoint(&mut sim, &trajectory, &loss_gradient).unwrap();
+    let design_gradient = g.design.clone().expect("lumped masses, no user energies");
     // Steps: 1e-5 for the initial state and the design (contact makes the loss vary on the
     // scale of the barrier's support), 1e-4 for the PD targets, whose small, smooth influence
     // would otherwise drown in the loss's round-off (the solves stop at |∇O|∞ < 1e-6).
@@ -104,7 +111,7 @@ fn trajectory_gradients_match_differences_with_contact_and_friction() {
     }
     // Design: every attachment and a spread of hull vertices.
     let design = model.design();
-    let scale = g.design.amax();
+    let scale = design_gradient.amax();
     let entries: Vec<usize> = (0..3 * model.links().len())
         .chain((3 * model.links().len()..design.len()).step_by(7))
         .collect();
@@ -116,7 +123,14 @@ fn trajectory_gradients_match_differences_with_contact_and_friction() {
             // θ^0 and T^{−1} held: the previous poses are the unperturbed ones.
             loss(&other, &scene, &start, &previous, &controls)
         };
-        check(format!("d[{k}]"), g.design[k], at(h), at(-h), h, scale);
+        check(
+            format!("d[{k}]"),
+            design_gradient[k],
+            at(h),
+            at(-h),
+            h,
+            scale,
+        );
     }
     errors.sort_by(|a, b| b.0.total_cmp(&a.0));
     let below = |x: f64| errors.iter().filter(|e| e.0 < x).count() as f64 / errors.len() as f64;

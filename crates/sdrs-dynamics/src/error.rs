@@ -134,6 +134,12 @@ pub enum DynamicsError {
         /// Second link.
         link_b: usize,
     },
+    /// A state given as a step's solution has infinite energy (a joint limit or a user energy
+    /// forbids it), so the step cannot be linearised there.
+    #[error(
+        "the objective is infinite at the given solution (outside a joint limit or forbidden by a user energy)"
+    )]
+    InfiniteEnergy,
     /// The Newton solve of a time step did not reach the tolerance.
     #[error(
         "Newton did not converge in {iterations} iterations: |∇O|∞ = {residual:e} (tolerance {tolerance:e}, energy {energy:e}, last step length {step:e})"

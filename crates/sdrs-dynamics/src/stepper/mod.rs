@@ -113,6 +113,15 @@ impl Motion {
     }
 }
 
+/// A step's Hessian at its solution with the mixed blocks ([`Simulator::linearize`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Linearization {
+    /// `∂²O/∂θ^{t+1}²` at the solution (unclamped).
+    pub hessian: DMatrix<f64>,
+    /// The mixed blocks.
+    pub derivatives: StepDerivatives,
+}
+
 /// The objective of a step at one configuration ([`Simulator::objective`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Objective {
@@ -393,6 +402,32 @@ impl Simulator {
             gradient: e.gradient,
             hessian: e.hessian,
         }))
+    }
+
+    /// The Hessian and mixed blocks of the step from `current` (with link poses `previous` at
+    /// t−1) under `control`, at a given solution `next`, without solving: what a step with
+    /// [`StepSettings::backward`] reports, recomputed from stored states. The backward pass of a
+    /// trajectory recorded without blocks (O(H·|θ|) memory) calls it once per step.
+    pub fn linearize(
+        &mut self,
+        next: &State,
+        current: &State,
+        previous: &[Isometry3<f64>],
+        control: &Control,
+    ) -> Result<Linearization> {
+        let (now, data) = self.prepare(current, previous, control)?;
+        let Some(eval) = self.evaluate(next, &data, true)? else {
+            let at = Kinematics::new(&self.model, next);
+            return Err(match self.contact.as_mut() {
+                Some(hook) => hook.penetration(&self.model, &at),
+                None => DynamicsError::InfiniteEnergy,
+            });
+        };
+        let derivatives = self.step_derivatives(next, &now, previous, &data)?;
+        Ok(Linearization {
+            hessian: eval.hessian,
+            derivatives,
+        })
     }
 
     /// `−H⁻¹g` with `H`'s eigenvalues `λ` replaced by `max(|λ|, floor)`. When `H − floor·I` has

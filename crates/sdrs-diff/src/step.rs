@@ -1,0 +1,92 @@
+//! One step's derivatives by the implicit function theorem: `∂θ^{t+1}/∂y = −H⁻¹ ∂²O/∂θ^{t+1}∂y`.
+
+use crate::error::{DiffError, Result};
+use nalgebra::{Cholesky, DMatrix, Dyn, LU};
+use sdrs_dynamics::{Linearization, Model};
+
+/// A factorised step Hessian: Cholesky when positive definite (the usual case at a
+/// minimiser), LU otherwise.
+#[derive(Debug, Clone)]
+pub enum Factor {
+    /// `H = L Lᵀ`.
+    Cholesky(Cholesky<f64, Dyn>),
+    /// `P H = L U`, for a singular-free indefinite `H`.
+    Lu(LU<f64, Dyn, Dyn>),
+}
+
+impl Factor {
+    /// Factorises the Hessian of step `step`.
+    pub fn new(hessian: &DMatrix<f64>, step: usize) -> Result<Self> {
+        if let Some(c) = hessian.clone().cholesky() {
+            return Ok(Self::Cholesky(c));
+        }
+        let lu = hessian.clone().lu();
+        if lu.is_invertible() {
+            Ok(Self::Lu(lu))
+        } else {
+            Err(DiffError::SingularHessian { step })
+        }
+    }
+
+    /// `−H⁻¹ B` (the columns of `B` are right-hand sides).
+    pub fn neg_solve(&self, b: &DMatrix<f64>) -> DMatrix<f64> {
+        let x = match self {
+            Self::Cholesky(c) => c.solve(b),
+            Self::Lu(lu) => lu.solve(b).expect("checked invertible"),
+        };
+        -x
+    }
+}
+
+/// The Jacobians of one step's solution `θ^{t+1}` with respect to its inputs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepJacobian {
+    /// `∂θ^{t+1}/∂θ^t` (n x n).
+    pub current: DMatrix<f64>,
+    /// `∂θ^{t+1}/∂ξ^{t−1}` (n x 6·links), the twists of the previous link poses.
+    pub previous: DMatrix<f64>,
+    /// `∂θ^{t+1}/∂θ*` (n x n).
+    pub target_position: DMatrix<f64>,
+    /// `∂θ^{t+1}/∂θ̇*` (n x n).
+    pub target_velocity: DMatrix<f64>,
+    /// `∂θ^{t+1}/∂d` over the design vector (n x |d|), when the step provides its blocks.
+    pub design: Option<DMatrix<f64>>,
+}
+
+/// The step's Jacobians from its [`Linearization`], with one factorisation of `H`.
+///
+/// ```
+/// use sdrs_diff::step_jacobian;
+/// use sdrs_dynamics::scenes::arm7;
+/// use sdrs_dynamics::{Motion, Simulator, State};
+/// let scene = arm7(0.01)?;
+/// let mut sim = Simulator::new(scene.model.clone(), scene.settings.clone())?;
+/// let mut motion = Motion::at_rest(&scene.model, State::zero(&scene.model));
+/// let before = motion.clone();
+/// sim.advance(&mut motion, &scene.control)?;
+/// let lin = sim.linearize(&motion.state, &before.state, &before.previous, &scene.control)?;
+/// let jac = step_jacobian(&scene.model, &lin, 0)?;
+/// // Raising a joint's PD target raises that joint's next angle.
+/// assert!((0..7).all(|j| jac.target_position[(j, j)] > 0.0));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn step_jacobian(model: &Model, lin: &Linearization, step: usize) -> Result<StepJacobian> {
+    let factor = Factor::new(&lin.hessian, step)?;
+    let d = &lin.derivatives;
+    let design = match (&d.attachments, &d.vertices) {
+        (Some(a), Some(v)) => {
+            let mut block = DMatrix::zeros(model.dof(), model.design_len());
+            block.columns_mut(0, a.ncols()).copy_from(a);
+            block.columns_mut(a.ncols(), v.ncols()).copy_from(v);
+            Some(factor.neg_solve(&block))
+        }
+        _ => None,
+    };
+    Ok(StepJacobian {
+        current: factor.neg_solve(&d.current),
+        previous: factor.neg_solve(&d.previous),
+        target_position: factor.neg_solve(&DMatrix::from_diagonal(&d.target_position)),
+        target_velocity: factor.neg_solve(&DMatrix::from_diagonal(&d.target_velocity)),
+        design,
+    })
+}

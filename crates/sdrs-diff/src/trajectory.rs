@@ -1,0 +1,182 @@
+//! Recording a trajectory: the states, controls and (by default) every step's linearisation.
+
+use crate::error::{DiffError, Result};
+use crate::policy::{Policy, PolicyDerivatives, PolicyInput};
+use nalgebra::{DVector, Isometry3};
+use sdrs_dynamics::{Control, Kinematics, Linearization, Motion, Simulator, State};
+use std::borrow::Cow;
+
+/// What a rollout keeps for the backward pass.
+///
+/// - [`Recording::Blocks`] keeps every step's Hessian and mixed blocks: memory
+///   O(H·|θ|·(|θ| + |d|)), and the backward pass only solves.
+/// - [`Recording::States`] keeps the states alone, O(H·|θ|), and the backward pass recomputes
+///   each step's linearisation at its stored solution ([`Simulator::linearize`]: one
+///   objective evaluation with derivatives plus the mixed blocks, no Newton solve), about the
+///   cost of one Newton iteration per step more. The forward pass can then run without
+///   `StepSettings::backward`, which it otherwise needs.
+///
+/// Both give the same gradients up to the round-off of the contact planes' inner solves.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Recording {
+    /// Keep every step's blocks (fast backward pass, more memory).
+    #[default]
+    Blocks,
+    /// Keep the states; recompute the blocks in the backward pass (checkpointing every step).
+    States,
+}
+
+/// A simulated trajectory with what its derivatives need.
+#[derive(Debug, Clone)]
+pub struct Trajectory {
+    /// `θ^0 … θ^H`.
+    pub states: Vec<State>,
+    /// The link poses before the first step (`T^{−1}`).
+    pub initial_previous: Vec<Isometry3<f64>>,
+    /// The controls of the `H` steps.
+    pub controls: Vec<Control>,
+    /// The policy's derivatives at every step, when recorded through a policy.
+    pub policy: Vec<PolicyDerivatives>,
+    /// Every step's linearisation ([`Recording::Blocks`]; empty with [`Recording::States`]).
+    pub linearizations: Vec<Linearization>,
+    /// Newton iterations of every step.
+    pub iterations: Vec<usize>,
+    /// Active hull pairs at every step's solution.
+    pub active_pairs: Vec<usize>,
+    /// How it was recorded.
+    pub recording: Recording,
+}
+
+impl Trajectory {
+    /// The number of steps `H`.
+    pub fn steps(&self) -> usize {
+        self.controls.len()
+    }
+
+    /// The final state `θ^H`.
+    pub fn last(&self) -> &State {
+        self.states
+            .last()
+            .expect("a trajectory holds its initial state")
+    }
+
+    /// The number of policy parameters (0 without a policy).
+    pub fn parameters(&self) -> usize {
+        self.policy
+            .first()
+            .map_or(0, |p| p.parameters.position.ncols())
+    }
+
+    /// The link poses before step `t` (`T^{t−1}`).
+    pub(crate) fn previous_poses(&self, sim: &Simulator, t: usize) -> Cow<'_, [Isometry3<f64>]> {
+        if t == 0 {
+            Cow::Borrowed(&self.initial_previous)
+        } else {
+            Cow::Owned(
+                Kinematics::new(sim.model(), &self.states[t - 1])
+                    .poses()
+                    .to_vec(),
+            )
+        }
+    }
+
+    /// Step `t`'s linearisation: stored, or recomputed at its solution.
+    pub(crate) fn linearization(
+        &self,
+        sim: &mut Simulator,
+        t: usize,
+    ) -> Result<Cow<'_, Linearization>> {
+        if let Some(lin) = self.linearizations.get(t) {
+            return Ok(Cow::Borrowed(lin));
+        }
+        let previous = self.previous_poses(sim, t);
+        sim.linearize(
+            &self.states[t + 1],
+            &self.states[t],
+            &previous,
+            &self.controls[t],
+        )
+        .map(Cow::Owned)
+        .map_err(|source| DiffError::Step { step: t, source })
+    }
+}
+
+/// Simulates `controls.len()` steps from `start` and records what the derivatives need.
+/// [`Recording::Blocks`] needs a simulator built with `StepSettings::backward`.
+pub fn rollout(
+    sim: &mut Simulator,
+    start: &Motion,
+    controls: &[Control],
+    recording: Recording,
+) -> Result<Trajectory> {
+    record(sim, start, controls.len(), recording, |t, _, _| {
+        (controls[t].clone(), None)
+    })
+}
+
+/// Simulates `steps` steps from `start` under `policy` with `parameters` and records what
+/// the derivatives need, the policy's derivatives included.
+pub fn rollout_policy(
+    sim: &mut Simulator,
+    start: &Motion,
+    policy: &dyn Policy,
+    parameters: &DVector<f64>,
+    steps: usize,
+    recording: Recording,
+) -> Result<Trajectory> {
+    policy.check(parameters)?;
+    let dt = sim.settings().dt;
+    record(sim, start, steps, recording, |t, current, previous| {
+        let input = PolicyInput {
+            step: t,
+            time: (t + 1) as f64 * dt,
+            current,
+            previous,
+        };
+        let control = policy.control(parameters, &input);
+        (control, Some(policy.derivatives(parameters, &input)))
+    })
+}
+
+/// The rollout loop: `control(t, θ^t, θ^{t−1})` gives each step's control.
+fn record(
+    sim: &mut Simulator,
+    start: &Motion,
+    steps: usize,
+    recording: Recording,
+    mut control: impl FnMut(usize, &State, Option<&State>) -> (Control, Option<PolicyDerivatives>),
+) -> Result<Trajectory> {
+    if recording == Recording::Blocks && !sim.settings().backward {
+        return Err(DiffError::NoBackwardBlocks);
+    }
+    let mut motion = start.clone();
+    let mut out = Trajectory {
+        states: vec![start.state.clone()],
+        initial_previous: start.previous.clone(),
+        controls: Vec::with_capacity(steps),
+        policy: Vec::new(),
+        linearizations: Vec::new(),
+        iterations: Vec::with_capacity(steps),
+        active_pairs: Vec::with_capacity(steps),
+        recording,
+    };
+    for step in 0..steps {
+        let previous = step.checked_sub(1).map(|p| &out.states[p]);
+        let (u, derivatives) = control(step, &motion.state, previous);
+        let report = sim
+            .advance(&mut motion, &u)
+            .map_err(|source| DiffError::Step { step, source })?;
+        out.states.push(motion.state.clone());
+        out.controls.push(u);
+        out.policy.extend(derivatives);
+        out.iterations.push(report.iterations);
+        out.active_pairs.push(report.active_pairs);
+        if recording == Recording::Blocks {
+            out.linearizations.push(sdrs_dynamics::Linearization {
+                hessian: report.hessian,
+                derivatives: report.derivatives.expect("backward blocks were asked for"),
+            });
+        }
+    }
+    Ok(out)
+}

@@ -2,3 +2,5 @@
 
 mod adjoint;
 mod optim;
+mod policy;
+mod instances;

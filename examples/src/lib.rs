@@ -1,4 +1,10 @@
-//! End-to-end scenarios from the sdrs papers live here as `examples/*.rs` of this package
-//! (`cargo run --release -p sdrs-examples --example NAME`). The first, the chain-reach
-//! co-design of the SDRS paper (Fig. 10), arrives with the differentiation crate; until then
-//! each engine crate keeps its own small examples in `crates/NAME/examples/`.
+//! End-to-end scenarios from the sdrs papers, as `examples/*.rs` of this package
+//! (`cargo run --release -p sdrs-examples --example NAME`), with the scenes and helpers they
+//! share:
+//!
+//! - [`chain_reach`]: the chain-reach co-design of the SDRS paper (sec. V-B, Fig. 10), run by
+//!   the `chain_codesign` example (the README's demo).
+//! - [`plot`]: CSV and SVG output of convergence histories under `target/sdrs-out/`.
+
+pub mod chain_reach;
+pub mod plot;

@@ -130,7 +130,7 @@ pub fn tangent(
         }
         if seeds.design.iter().any(|x| *x != 0.0) {
             match (&b.vertices, &b.attachments) {
-                (Some(bv), Some(ba)) => rhs += bv * &vertices + ba * &attachments,
+                (Some(bv), Some(ba)) => rhs += bv * vertices + ba * &attachments,
                 _ => {
                     return Err(DiffError::InvalidSetting {
                         name: "design seeds",

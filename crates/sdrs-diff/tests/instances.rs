@@ -43,7 +43,7 @@ fn instance(runner: &mut TestRunner, k: usize) -> Instance {
     let contact = scene.settings.contact.as_mut().unwrap();
     contact.friction = None;
     contact.barrier = contact.barrier.clone().with_tolerance(1e-12).unwrap();
-    scene.settings.backward = k % 2 == 0;
+    scene.settings.backward = k.is_multiple_of(2);
     let gain = sample(20.0..80.0f64, runner);
     scene.control.kp[0] = gain;
     scene.control.kp[1] = gain;
@@ -66,7 +66,7 @@ fn instance(runner: &mut TestRunner, k: usize) -> Instance {
         scene,
         start,
         target,
-        recording: if k % 2 == 0 {
+        recording: if k.is_multiple_of(2) {
             Recording::Blocks
         } else {
             Recording::States
@@ -92,7 +92,13 @@ fn loss(model: &Model, states: &[State], target: &Vector3<f64>) -> (f64, LossGra
 }
 
 /// The loss of a rollout of `model` under `policy` from `start`.
-fn run(inst: &Instance, model: &Model, start: &Motion, policy: &dyn Policy, c: &DVector<f64>) -> f64 {
+fn run(
+    inst: &Instance,
+    model: &Model,
+    start: &Motion,
+    policy: &dyn Policy,
+    c: &DVector<f64>,
+) -> f64 {
     let mut settings = inst.scene.settings.clone();
     settings.backward = false;
     let mut sim = Simulator::new(model.clone(), settings).unwrap();
@@ -116,7 +122,9 @@ fn trajectory_gradients_over_random_instances() {
         let open = OpenLoop::new(base.clone(), vec![0, 1], STEPS).unwrap();
         let sine = SineWaves::new(base.clone(), vec![0, 1], 1).unwrap();
         let spline = CubicSpline::new(base, vec![0], 4, STEPS as f64 * 0.01).unwrap();
-        let c_open = DVector::from_fn(open.parameters(), |_, _| sample(-0.05..0.05f64, &mut runner));
+        let c_open = DVector::from_fn(open.parameters(), |_, _| {
+            sample(-0.05..0.05f64, &mut runner)
+        });
         let c_sine = DVector::from_fn(sine.parameters(), |i, _| match i % 3 {
             0 => sample(-0.05..0.05f64, &mut runner),
             1 => sample(2.0..8.0f64, &mut runner),
@@ -131,11 +139,15 @@ fn trajectory_gradients_over_random_instances() {
         let mut record = |class: &str, analytic: f64, plus: f64, minus: f64, h: f64| {
             let fd = (plus - minus) / (2.0 * h);
             let e = (analytic - fd).abs() / analytic.abs().max(fd.abs()).max(1e-12);
-            errors.push((e, format!("instance {k} {class}: adjoint {analytic:e}, differences {fd:e}")));
+            errors.push((
+                e,
+                format!("instance {k} {class}: adjoint {analytic:e}, differences {fd:e}"),
+            ));
         };
         for (i, (class, policy, c)) in policies.into_iter().enumerate() {
             let mut sim = Simulator::new(model.clone(), inst.scene.settings.clone()).unwrap();
-            let t = rollout_policy(&mut sim, &inst.start, policy, c, STEPS, inst.recording).unwrap();
+            let t =
+                rollout_policy(&mut sim, &inst.start, policy, c, STEPS, inst.recording).unwrap();
             assert!(t.active_pairs.iter().all(|&a| a > 0), "contact throughout");
             let g = adjoint(&mut sim, &t, &loss(&model, &t.states, &inst.target).1).unwrap();
             let h = 1e-5;

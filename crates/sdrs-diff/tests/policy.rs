@@ -28,9 +28,7 @@ fn check_parameter_jacobian(policy: &dyn Policy, runner: &mut TestRunner, steps:
     let (_, state) = base();
     let h = 1e-6;
     for _ in 0..20 {
-        let c = DVector::from_fn(policy.parameters(), |_, _| {
-            sample(-2.0..2.0f64, runner)
-        });
+        let c = DVector::from_fn(policy.parameters(), |_, _| sample(-2.0..2.0f64, runner));
         let step = sample(0..steps, runner);
         let at = input(step, &state);
         let d = policy.derivatives(&c, &at);

@@ -1,23 +1,65 @@
 //! # sdrs
 //!
-//! The facade of the sdrs workspace, a shape-differentiable robot simulator: robot links are
-//! unions of convex hulls in V-representation, contact is a separating-plane barrier, dynamics
-//! are position-level and reduced-coordinate, and gradients flow with respect to controls,
-//! policy parameters and the robot's shape.
+//! The facade of the sdrs workspace, a shape-differentiable robot simulator (SDRS paper):
+//! robot links are unions of convex hulls in V-representation, contact is a separating-plane
+//! barrier with plane friction, dynamics are position-level and reduced-coordinate, and
+//! gradients flow with respect to initial states, controls, policy parameters and the robot's
+//! shape (hull vertices and attachment points).
 //!
-//! Today the facade re-exports the engine crates; the high-level `World` / `Simulator` API and
-//! `prelude` arrive with the dynamics and differentiation crates.
+//! - [`World`] builds a scene: robots from code or URDF, free objects, a ground.
+//! - [`prelude`] re-exports what a user needs: `use sdrs::prelude::*;`.
+//! - The engine crates are re-exported whole: [`geometry`], [`contact`], [`dynamics`],
+//!   [`diff`].
+//!
+//! Simulate, then differentiate a loss of the final state with respect to a policy's
+//! parameters:
 //!
 //! ```
-//! use sdrs::geometry::{ConvexHull, gjk};
-//! use nalgebra::{Isometry3, Vector3};
-//! let cube = ConvexHull::cuboid(Vector3::repeat(0.5))?;
-//! let d = gjk::distance(&cube, &Isometry3::identity(), &cube, &Isometry3::translation(2.0, 0.0, 0.0));
-//! assert!((d.separation().unwrap().distance - 1.0).abs() < 1e-12);
-//! # Ok::<(), sdrs::geometry::GeometryError>(())
+//! use sdrs::prelude::*;
+//! let cube = ConvexHull::cuboid(Vector3::repeat(0.1))?;
+//! let mut world = World::new(0.01)?.with_ground().with_friction(0.5)?;
+//! let coords = world.add_object("box", cube, 1.0, Isometry3::translation(0.0, 0.0, 0.1195));
+//! world.settings_mut().backward = true;
+//! let (model, mut sim) = world.build()?;
+//! // Push the box along x with a PD target that follows a cubic spline over 0.2 s.
+//! let mut base = Control::passive(&model);
+//! base.kp[coords.start] = 50.0;
+//! let policy = CubicSpline::new(base, vec![coords.start], 4, 0.2)?;
+//! let c = DVector::from_vec(vec![0.0, 0.02, 0.04, 0.05]);
+//! let start = Motion::at_rest(&model, State::zero(&model));
+//! let trajectory = rollout_policy(&mut sim, &start, &policy, &c, 20, Recording::Blocks)?;
+//! // L = final x: pulling the spline's end forward moves the box forward.
+//! let mut dl = DVector::zeros(model.dof());
+//! dl[coords.start] = 1.0;
+//! let g = adjoint(&mut sim, &trajectory, &LossGradient::final_state(&model, 20, dl))?;
+//! assert!(g.parameters[3] > 0.0);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+
+mod world;
 
 pub use sdrs_contact as contact;
 pub use sdrs_diff as diff;
 pub use sdrs_dynamics as dynamics;
 pub use sdrs_geometry as geometry;
+pub use world::World;
+
+/// Everything the examples use: `use sdrs::prelude::*;`.
+pub mod prelude {
+    pub use crate::World;
+    pub use nalgebra::{
+        DMatrix, DVector, Isometry3, Point3, Translation3, UnitQuaternion, Vector3,
+    };
+    pub use sdrs_contact::PlaneBarrier;
+    pub use sdrs_contact::friction::PlaneFriction;
+    pub use sdrs_diff::{
+        Adam, CubicSpline, DesignMap, LossGradient, OpenLoop, Policy, Recording, Seeds, SineWaves,
+        Trajectory, TrajectoryGradient, adjoint, link_point, projected_step, rollout,
+        rollout_policy, step_jacobian, tangent,
+    };
+    pub use sdrs_dynamics::{
+        ContactSettings, Control, JointKind, Kinematics, Link, MassModel, Model, Motion, Simulator,
+        State, StepSettings, UrdfOptions, load_urdf,
+    };
+    pub use sdrs_geometry::ConvexHull;
+}

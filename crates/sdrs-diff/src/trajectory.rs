@@ -3,7 +3,7 @@
 use crate::error::{DiffError, Result};
 use crate::policy::{Policy, PolicyDerivatives, PolicyInput};
 use nalgebra::{DVector, Isometry3};
-use sdrs_dynamics::{Control, Kinematics, Linearization, Motion, Simulator, State};
+use sdrs_dynamics::{Control, Kinematics, Linearization, Model, Motion, Simulator, State};
 use std::borrow::Cow;
 
 /// What a rollout keeps for the backward pass.
@@ -67,13 +67,13 @@ impl Trajectory {
             .map_or(0, |p| p.parameters.position.ncols())
     }
 
-    /// The link poses before step `t` (`T^{t−1}`).
-    pub(crate) fn previous_poses(&self, sim: &Simulator, t: usize) -> Cow<'_, [Isometry3<f64>]> {
+    /// The link poses before step `t` (`T^{t−1}`) of this trajectory of `model`.
+    pub fn previous_poses(&self, model: &Model, t: usize) -> Cow<'_, [Isometry3<f64>]> {
         if t == 0 {
             Cow::Borrowed(&self.initial_previous)
         } else {
             Cow::Owned(
-                Kinematics::new(sim.model(), &self.states[t - 1])
+                Kinematics::new(model, &self.states[t - 1])
                     .poses()
                     .to_vec(),
             )
@@ -89,7 +89,7 @@ impl Trajectory {
         if let Some(lin) = self.linearizations.get(t) {
             return Ok(Cow::Borrowed(lin));
         }
-        let previous = self.previous_poses(sim, t);
+        let previous = self.previous_poses(sim.model(), t);
         sim.linearize(
             &self.states[t + 1],
             &self.states[t],

@@ -4,3 +4,4 @@ mod adjoint;
 mod instances;
 mod optim;
 mod policy;
+mod modes;

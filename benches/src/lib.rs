@@ -5,6 +5,8 @@
 //! deterministic generators as the tests (`sdrs_geometry::testing`), so a benchmark input is
 //! always a valid test input.
 
+pub mod robots;
+
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId};
 use nalgebra::{Isometry3, Vector3};

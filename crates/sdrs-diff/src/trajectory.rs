@@ -72,11 +72,7 @@ impl Trajectory {
         if t == 0 {
             Cow::Borrowed(&self.initial_previous)
         } else {
-            Cow::Owned(
-                Kinematics::new(model, &self.states[t - 1])
-                    .poses()
-                    .to_vec(),
-            )
+            Cow::Owned(Kinematics::new(model, &self.states[t - 1]).poses().to_vec())
         }
     }
 

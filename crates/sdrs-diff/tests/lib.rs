@@ -2,6 +2,6 @@
 
 mod adjoint;
 mod instances;
+mod modes;
 mod optim;
 mod policy;
-mod modes;

@@ -154,7 +154,12 @@ fn feedback_policies_are_differentiated_through_the_states() {
         (t.last().q.dot(&w), t, sim)
     };
     let (_, t, mut sim) = run(&c, &q0);
-    let g = adjoint(&mut sim, &t, &LossGradient::final_state(&model, 40, w.clone())).unwrap();
+    let g = adjoint(
+        &mut sim,
+        &t,
+        &LossGradient::final_state(&model, 40, w.clone()),
+    )
+    .unwrap();
     let h = 1e-6;
     for k in 0..3 {
         let e = DVector::from_fn(3, |i, _| if i == k { h } else { 0.0 });
@@ -184,7 +189,13 @@ fn step_jacobians_match_differences_of_steps() {
     let mut sim = Simulator::new(model.clone(), scene.settings.clone()).unwrap();
     // Run into contact first, then linearise one step.
     let start = Motion::at_rest(&model, State::zero(&model));
-    let t = rollout(&mut sim, &start, &vec![scene.control.clone(); 30], Recording::Blocks).unwrap();
+    let t = rollout(
+        &mut sim,
+        &start,
+        &vec![scene.control.clone(); 30],
+        Recording::Blocks,
+    )
+    .unwrap();
     assert!(t.active_pairs[29] > 0);
     let (now, previous) = (&t.states[29], t.previous_poses(&model, 29));
     let lin = sim

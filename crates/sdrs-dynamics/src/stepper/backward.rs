@@ -28,12 +28,13 @@ pub struct StepDerivatives {
     /// `model.design_index(link, Some((hull, vertex))) − 3·links` is the vertex's first
     /// coordinate): vertex-lumped inertia and gravity, the barrier's and friction's shape
     /// derivatives. `None` when a link with hulls has a solid mass model, whose derivative in
-    /// the vertices is not provided.
+    /// the vertices is not provided, or when `StepSettings::design_derivatives` is off.
     pub vertices: Option<DMatrix<f64>>,
     /// `∂²O/∂θ^{t+1}∂t^d` for the attachment part of the design vector (n x 3·links, column
     /// `model.design_index(link, None)`), with `θ^t` and the previous poses held fixed (so
     /// `T^t = T(d, θ^t)` moves with the design, `T^{t−1}` does not). `None` when user energies
-    /// are present: they are not differentiated with respect to the design.
+    /// are present (they are not differentiated with respect to the design) or when
+    /// `StepSettings::design_derivatives` is off.
     pub attachments: Option<DMatrix<f64>>,
 }
 
@@ -179,11 +180,9 @@ impl Simulator {
         let solid = model.links().iter().any(|l| {
             !l.hulls.is_empty() && matches!(l.mass, crate::model::MassModel::Solid { .. })
         });
-        let vertices = (!solid).then(|| vertex_block(model, &kin, &terms));
-        let attachments = self
-            .settings
-            .external
-            .is_empty()
+        let design = self.settings.design_derivatives;
+        let vertices = (design && !solid).then(|| vertex_block(model, &kin, &terms));
+        let attachments = (design && self.settings.external.is_empty())
             .then(|| attachment_block(model, &kin, now, &terms));
         Ok(StepDerivatives {
             current,
@@ -224,7 +223,9 @@ impl Simulator {
                 dt,
             );
             let mut vertices = Vec::new();
-            if let crate::model::MassModel::Lumped { mass } = link.mass {
+            if let crate::model::MassModel::Lumped { mass } = link.mass
+                && self.settings.design_derivatives
+            {
                 let count: usize = link.hulls.iter().map(|h| h.vertices().len()).sum();
                 for (h, hull) in link.hulls.iter().enumerate() {
                     for (v, x) in hull.vertices().iter().enumerate() {

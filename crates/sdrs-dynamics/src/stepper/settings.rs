@@ -64,6 +64,11 @@ pub struct StepSettings {
     /// Also return the mixed derivative blocks of the step ([`super::StepDerivatives`]) that the
     /// backward pass needs.
     pub backward: bool,
+    /// With [`StepSettings::backward`], also the design blocks (hull vertices and
+    /// attachments; default on). They cost more than the rest of the blocks together on
+    /// robots with many links or vertices; turn them off when only states and controls are
+    /// differentiated.
+    pub design_derivatives: bool,
 }
 
 impl StepSettings {
@@ -88,6 +93,7 @@ impl StepSettings {
             contact: None,
             external: Vec::new(),
             backward: false,
+            design_derivatives: true,
         })
     }
 }

@@ -1,4 +1,4 @@
-//! Adjoint gradients of H = 50 step trajectories with sliding contact against
+//! Adjoint gradients of H = 50 step trajectories with sliding and sticking contact against
 //! central differences of re-simulated trajectories, over random instances and every
 //! parameter class: initial state, open-loop targets, sine and spline parameters, hull
 //! vertices and attachments. Each class is checked along a random direction (a directional
@@ -23,7 +23,7 @@ const CORNER: Point3<f64> = Point3::new(0.1, 0.1, -0.1);
 /// Weight of the running cost `Σ_t |θ^t|²`.
 const RUNNING: f64 = 0.01;
 
-/// One random problem: a 20 cm box on a slab tilted by `tilt` (frictionless), PD on its
+/// One random problem: a 20 cm box on a slab tilted by `tilt`, friction `mu`, PD on its
 /// in-plane coordinates, a start with some velocity, and a target for its corner.
 struct Instance {
     scene: Scene,
@@ -34,14 +34,13 @@ struct Instance {
 
 fn instance(runner: &mut TestRunner, k: usize) -> Instance {
     let tilt = sample(0.05..0.45f64, runner);
-    let mut scene = box_on_incline(tilt, 0.5, 0.01).unwrap();
-    // Tight solves, so that differences of trajectories are clean. Friction is off here: with
-    // it, Newton stalls on some of these instances at |∇O|∞ between 1e-7 and 7e-6 (the line
-    // search finds no decrease along the direction), above the tolerances clean differences
-    // need; friction through whole trajectories is checked in `adjoint.rs` at 1e-6.
-    scene.settings.tolerance = 1e-6;
+    let mu = sample(0.2..0.8f64, runner);
+    let mut scene = box_on_incline(tilt, mu, 0.01).unwrap();
+    // Tight solves, so that differences of trajectories are clean: friction's velocity
+    // smoothing (1 mm/s, i.e. 10 µm per step) makes the objective vary on that scale, so the
+    // differences need steps of 1e-6 and solutions to 1e-9.
+    scene.settings.tolerance = 1e-9;
     let contact = scene.settings.contact.as_mut().unwrap();
-    contact.friction = None;
     contact.barrier = contact.barrier.clone().with_tolerance(1e-12).unwrap();
     scene.settings.backward = k.is_multiple_of(2);
     let gain = sample(20.0..80.0f64, runner);
@@ -150,7 +149,7 @@ fn trajectory_gradients_over_random_instances() {
                 rollout_policy(&mut sim, &inst.start, policy, c, STEPS, inst.recording).unwrap();
             assert!(t.active_pairs.iter().all(|&a| a > 0), "contact throughout");
             let g = adjoint(&mut sim, &t, &loss(&model, &t.states, &inst.target).1).unwrap();
-            let h = 1e-5;
+            let h = 1e-6;
             let v = unit(&mut runner, c.len());
             let at = |s: f64| run(&inst, &model, &inst.start, policy, &(c + &v * s));
             record(class, g.parameters.dot(&v), at(h), at(-h), h);

@@ -279,8 +279,15 @@ impl Simulator {
             let slope = eval.gradient.dot(&direction);
             step = 1.0;
             // The full step is usually accepted: evaluate it with derivatives straight away.
+            // Halving stops once the decrease a step promises is below the energy's round-off:
+            // there a "decrease" is luck, and accepting it stalls Newton on steps of 2^-30 (seen
+            // with stiff friction near the solution); the gradient test below judges instead.
+            let resolvable = 64.0 * f64::EPSILON * eval.value.abs().max(1.0);
             let mut accepted = None;
             for attempt in 0..60 {
+                if step * slope.abs() < resolvable {
+                    break;
+                }
                 let mut trial = state.clone();
                 trial.q += &direction * step;
                 if let Some(e) = self.evaluate(&trial, &data, attempt == 0)?

@@ -169,7 +169,9 @@ impl ChainReach {
         loss.design
             .rows_mut(0, attachments.len())
             .copy_from(&attachments);
-        let grad = adjoint(&mut sim, &trajectory, &loss)?;
+        let mut grad = adjoint(&mut sim, &trajectory, &loss)?;
+        // The start is at rest, so the poses before it move with the design too.
+        grad.start_at_rest(&model, &start.state);
         let design = grad.design.as_ref().ok_or("design blocks missing")?;
         let mut dp = self.design.pullback(design);
         // The tip itself moves down the last link as it lengthens.

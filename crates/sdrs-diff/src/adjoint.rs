@@ -106,6 +106,21 @@ pub struct TrajectoryGradient {
     pub design: Option<DVector<f64>>,
 }
 
+impl TrajectoryGradient {
+    /// Folds [`TrajectoryGradient::initial_previous`] into the initial state and the design
+    /// for a trajectory that starts at rest (`T^{−1} = T(d, θ^0)`, as `Motion::at_rest` sets
+    /// it): afterwards `initial` and `design` are total derivatives for that start.
+    pub fn start_at_rest(&mut self, model: &Model, initial: &sdrs_dynamics::State) {
+        let (coordinates, attachments) = pose_adjoint(model, initial, &self.initial_previous);
+        self.initial += coordinates;
+        if let Some(design) = &mut self.design {
+            let mut d = design.rows_mut(0, attachments.len());
+            d += attachments;
+        }
+        self.initial_previous.fill(0.0);
+    }
+}
+
 /// `dL/d(θ^0, controls, policy parameters, design)` of `trajectory` (recorded by `sim`) for
 /// a loss with explicit partials `loss`. One factorisation and solve per step.
 ///

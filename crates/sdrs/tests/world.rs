@@ -1,0 +1,94 @@
+//! The `World` builder: robots and objects side by side in one model.
+
+use sdrs::prelude::*;
+
+fn arm_urdf() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../sdrs-dynamics/tests/data/arm.urdf")
+}
+
+fn two_link_robot() -> Vec<Link> {
+    let hull = ConvexHull::cuboid(Vector3::new(0.02, 0.02, 0.05)).unwrap();
+    (0..2usize)
+        .map(|k| {
+            Link::new(
+                format!("l{k}"),
+                k.checked_sub(1),
+                Isometry3::translation(0.0, 0.0, if k == 0 { 0.0 } else { -0.1 }),
+                JointKind::Revolute { axis: Vector3::y() },
+                vec![hull.clone()],
+                MassModel::Lumped { mass: 0.5 },
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn robots_and_objects_share_one_model() {
+    let mut world = World::new(0.01).unwrap().with_ground();
+    let first = world.add_robot(two_link_robot(), Isometry3::translation(0.0, 0.0, 1.0));
+    let second = world.add_robot(two_link_robot(), Isometry3::translation(1.0, 0.0, 1.0));
+    let cube = ConvexHull::cuboid(Vector3::repeat(0.05)).unwrap();
+    let object = world.add_object("cube", cube, 0.2, Isometry3::translation(0.5, 0.0, 0.069));
+    let urdf = world
+        .add_urdf(
+            arm_urdf(),
+            &UrdfOptions {
+                package_paths: vec![arm_urdf().parent().unwrap().to_path_buf()],
+                ..UrdfOptions::default()
+            },
+            Isometry3::translation(-1.0, 0.0, 0.05),
+        )
+        .unwrap();
+    let (model, mut sim) = world.build().unwrap();
+    assert_eq!((first, second.clone()), (1..3, 3..5));
+    // Parents are re-indexed into the world; roots are placed at their bases.
+    assert_eq!(model.links()[second.start + 1].parent, Some(second.start));
+    let poses = Kinematics::new(&model, &State::zero(&model))
+        .poses()
+        .to_vec();
+    assert!(
+        (poses[second.start + 1].translation.vector - Vector3::new(1.0, 0.0, 0.9)).norm() < 1e-12
+    );
+    assert!(poses[urdf.start].translation.vector.x < -0.99);
+    assert_eq!(object, 4..10);
+    // Everything steps together: the robots swing, the cube stays on the ground.
+    let mut start = State::zero(&model);
+    for (i, link) in model.links().iter().enumerate() {
+        if let Some((lower, upper)) = link.limits {
+            start.q[model.dof_offset(i)] = 0.5 * (lower + upper);
+        }
+    }
+    let mut motion = Motion::at_rest(&model, start);
+    let mut control = Control::passive(&model);
+    control.position[0] = 0.3;
+    control.kp[0] = 5.0;
+    for _ in 0..20 {
+        sim.advance(&mut motion, &control).unwrap();
+    }
+    assert!(motion.state.q[0] > 0.0);
+    // The cube rests on the barrier (within its 2.02 cm support distance) without sliding.
+    let q = &motion.state.q;
+    assert!(q[object.start].abs() < 1e-6 && q[object.start + 1].abs() < 1e-6);
+    let gap = 0.019 + q[object.start + 2];
+    assert!(gap > 0.0 && gap < 0.0202, "gap {gap}");
+}
+
+#[test]
+fn world_errors_name_the_problem() {
+    assert!(World::new(0.0).is_err());
+    assert!(World::new(0.01).unwrap().with_friction(-1.0).is_err());
+    let mut world = World::new(0.01).unwrap();
+    assert!(
+        world
+            .add_urdf(
+                "/no/such/robot.urdf",
+                &UrdfOptions::default(),
+                Isometry3::identity()
+            )
+            .unwrap_err()
+            .to_string()
+            .contains("/no/such/robot.urdf")
+    );
+    // An empty world is not a model.
+    assert!(world.build().is_err());
+}

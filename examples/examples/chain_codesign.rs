@@ -1,6 +1,7 @@
 //! The chain-reach co-design of the SDRS paper (sec. V-B, Fig. 10): optimise the left
 //! chain's carriage spline alone, then spline and link lengths together, from the same start,
-//! with the trust-region projected step of eq. 15; print both convergence histories and write
+//! with the trust-region projected step of eq. 15 (a step that lowers the loss is taken and
+//! the radii grow by 1.5, otherwise they halve); print both convergence histories and write
 //! them as CSV and SVG under `target/sdrs-out/`.
 //!
 //! `cargo run --release -p sdrs-examples --example chain_codesign [ITERATIONS]`
@@ -22,75 +23,71 @@ struct Run {
     end: Evaluation,
 }
 
-/// Trust-region optimisation with the step of eq. 15 on each block (control, and design when
-/// `codesign`): a step that lowers the loss is taken and its radius grows by 1.5, otherwise
-/// the radius halves. Returns the loss after each iteration.
+/// The trust-region loop of eq. 15 (`sdrs_diff::minimise`) on the spline alone, or on the
+/// spline and the link lengths (`codesign`), with a progress bar.
 fn optimise(
     scene: &ChainReach,
     codesign: bool,
     iterations: usize,
 ) -> Result<Run, Box<dyn std::error::Error>> {
-    let mut c = DVector::zeros(4);
-    let mut p = DVector::zeros(LINKS);
-    let (c_lo, c_hi) = (
-        DVector::from_element(4, -TRAVEL),
-        DVector::from_element(4, TRAVEL),
-    );
-    let (p_lo, p_hi) = (
-        DVector::from_element(LINKS, LENGTH_CHANGE.0),
-        DVector::from_element(LINKS, LENGTH_CHANGE.1),
-    );
-    let (mut rc, mut rp) = (0.05, 0.02);
-    let mut best = scene.evaluate(&c, &p)?;
-    let mut history = vec![best.loss];
-    let started = Instant::now();
+    let spline = Block {
+        lower: DVector::from_element(4, -TRAVEL),
+        upper: DVector::from_element(4, TRAVEL),
+        radius: 0.05,
+        max_radius: 0.2,
+    };
+    let lengths = Block {
+        lower: DVector::from_element(LINKS, LENGTH_CHANGE.0),
+        upper: DVector::from_element(LINKS, LENGTH_CHANGE.1),
+        radius: 0.02,
+        max_radius: 0.05,
+    };
+    let (start, blocks) = if codesign {
+        (
+            vec![DVector::zeros(4), DVector::zeros(LINKS)],
+            vec![spline, lengths],
+        )
+    } else {
+        (vec![DVector::zeros(4)], vec![spline])
+    };
+    let objective = |x: &[DVector<f64>]| {
+        let p = x.get(1).cloned().unwrap_or_else(|| DVector::zeros(LINKS));
+        scene.evaluate(&x[0], &p).map(|e| {
+            let mut gradient = vec![e.control.clone()];
+            if codesign {
+                gradient.push(e.design.clone());
+            }
+            (e.loss, gradient, e)
+        })
+    };
     let label = if codesign {
         "co-design   "
     } else {
         "control only"
     };
-    for it in 0..iterations {
-        let dc = projected_step(&c, &best.control, rc, &c_lo, &c_hi)?;
-        let dp = if codesign {
-            projected_step(&p, &best.design, rp, &p_lo, &p_hi)?
-        } else {
-            DVector::zeros(LINKS)
-        };
-        let (c_new, p_new) = (&c + &dc, &p + &dp);
-        match scene.evaluate(&c_new, &p_new) {
-            Ok(trial) if trial.loss < best.loss => {
-                (c, p, best) = (c_new, p_new, trial);
-                rc = (rc * 1.5).min(0.2);
-                rp = (rp * 1.5).min(0.05);
-            }
-            // A worse loss, or a step the simulator rejects (e.g. a hull made degenerate):
-            // shrink the trust region.
-            _ => {
-                rc *= 0.5;
-                rp *= 0.5;
-            }
-        }
-        history.push(best.loss);
-        let bar = 30 * (it + 1) / iterations;
+    let best = minimise(start, blocks, objective, iterations, |p: &Progress| {
+        let bar = 30 * p.iteration / iterations;
         eprint!(
-            "\r{label} [{}{}] {}/{iterations}  loss {:.3e}  |g| {:.2e}  radius {:.1e}  {:.0} s ",
+            "\r{label} [{}{}] {}/{iterations}  loss {:.3e}  |g| {:.2e}  step {:.1e}  {:.0} s ",
             "#".repeat(bar),
             " ".repeat(30 - bar),
-            it + 1,
-            best.loss,
-            best.control
-                .norm()
-                .hypot(if codesign { best.design.norm() } else { 0.0 }),
-            rc,
-            started.elapsed().as_secs_f64()
+            p.iteration,
+            p.loss,
+            p.gradient_norm,
+            p.step_norm,
+            p.elapsed.as_secs_f64()
         );
-    }
+    })?;
     eprintln!();
     Ok(Run {
-        history,
-        spline: c,
-        lengths: p,
-        end: best,
+        history: best.history,
+        spline: best.parameters[0].clone(),
+        lengths: best
+            .parameters
+            .get(1)
+            .cloned()
+            .unwrap_or_else(|| DVector::zeros(LINKS)),
+        end: best.data,
     })
 }
 

@@ -24,6 +24,12 @@ pub enum DiffError {
         /// What the model reported.
         source: sdrs_dynamics::DynamicsError,
     },
+    /// An optimisation's objective failed at its starting point.
+    #[error("the objective failed at the starting point: {message}")]
+    Objective {
+        /// What it reported.
+        message: String,
+    },
     /// A step's Hessian cannot be factorised.
     #[error("step {step}: the Hessian at the solution is singular")]
     SingularHessian {

@@ -18,7 +18,8 @@
 //! - [`link_point`], [`pose_adjoint`], [`pose_tangent`]: derivatives of link poses and points
 //!   with respect to coordinates and attachments, for losses on positions.
 //! - [`DesignMap`]: a low-dimensional design `d = d₀ + B p` (e.g. link lengths).
-//! - Optimisers: [`Adam`] and [`projected_step`], the trust-region step of SDRS eq. 15.
+//! - Optimisers: [`Adam`], [`projected_step`] (the step of SDRS eq. 15) and [`minimise`], the
+//!   trust-region loop over parameter blocks with a per-iteration [`Progress`] callback.
 //!
 //! ```
 //! use sdrs_diff::{CubicSpline, LossGradient, Policy, Recording, adjoint, rollout_policy};
@@ -51,6 +52,7 @@ mod pose;
 mod step;
 mod tangent;
 mod trajectory;
+mod trust_region;
 
 pub use adjoint::{LossGradient, TrajectoryGradient, adjoint};
 pub use design::DesignMap;
@@ -63,3 +65,4 @@ pub use pose::{link_point, pose_adjoint, pose_tangent};
 pub use step::{Factor, StepJacobian, step_jacobian};
 pub use tangent::{Seeds, tangent};
 pub use trajectory::{Recording, Trajectory, rollout, rollout_policy};
+pub use trust_region::{Block, Evaluated, Optimum, Progress, minimise};

@@ -76,3 +76,51 @@ fn the_projected_step_refuses_bad_input() {
         Err(DiffError::LengthMismatch { .. })
     ));
 }
+
+#[test]
+fn the_trust_region_loop_reports_progress_and_survives_failed_evaluations() {
+    use sdrs_diff::{Block, minimise};
+    // A coupled quadratic in two blocks, minimum at (1, 0.5); the objective refuses x₀ > 1.2
+    // (as a simulator refuses a degenerate design), which must only shrink the trust region.
+    let block = |lo: f64, hi: f64| Block {
+        lower: DVector::from_element(1, lo),
+        upper: DVector::from_element(1, hi),
+        radius: 0.5,
+        max_radius: 1.0,
+    };
+    let objective = |x: &[DVector<f64>]| -> Result<_, String> {
+        let (a, b) = (x[0][0], x[1][0]);
+        if a > 1.2 {
+            return Err(format!("x0 = {a} refused"));
+        }
+        let value = (1.0 - a).powi(2) + 4.0 * (b - 0.5 * a).powi(2);
+        let ga = -2.0 * (1.0 - a) - 4.0 * (b - 0.5 * a);
+        let gb = 8.0 * (b - 0.5 * a);
+        Ok((value, vec![DVector::from_element(1, ga), DVector::from_element(1, gb)], a))
+    };
+    let mut seen = Vec::new();
+    let best = minimise(
+        vec![DVector::from_element(1, -1.0), DVector::from_element(1, 2.0)],
+        vec![block(-2.0, 2.0), block(-2.0, 3.0)],
+        objective,
+        200,
+        |p| seen.push((p.iteration, p.loss, p.accepted)),
+    )
+    .unwrap();
+    assert_eq!(seen.len(), 200);
+    assert!(seen.windows(2).all(|w| w[1].1 <= w[0].1), "the best loss never rises");
+    assert!(seen.iter().any(|s| !s.2), "some steps are refused");
+    assert!(best.loss < 1e-8, "loss {}", best.loss);
+    assert!((best.data - 1.0).abs() < 1e-3);
+    assert_eq!(best.history.len(), 201);
+    // A failing start is an error that says why.
+    let err = minimise(
+        vec![DVector::from_element(1, 1.5), DVector::from_element(1, 0.0)],
+        vec![block(-2.0, 2.0), block(-2.0, 3.0)],
+        objective,
+        10,
+        |_| {},
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("refused"), "{err}");
+}

@@ -53,9 +53,9 @@ pub mod prelude {
     pub use sdrs_contact::PlaneBarrier;
     pub use sdrs_contact::friction::PlaneFriction;
     pub use sdrs_diff::{
-        Adam, CubicSpline, DesignMap, LossGradient, OpenLoop, Policy, Recording, Seeds, SineWaves,
-        Trajectory, TrajectoryGradient, adjoint, link_point, projected_step, rollout,
-        rollout_policy, step_jacobian, tangent,
+        Adam, Block, CubicSpline, DesignMap, LossGradient, OpenLoop, Policy, Progress, Recording,
+        Seeds, SineWaves, Trajectory, TrajectoryGradient, adjoint, link_point, minimise,
+        projected_step, rollout, rollout_policy, step_jacobian, tangent,
     };
     pub use sdrs_dynamics::{
         ContactSettings, Control, JointKind, Kinematics, Link, MassModel, Model, Motion, Simulator,

@@ -1,0 +1,151 @@
+//! The optimisation loop of SDRS sec. V: the projected step of eq. 15 on every parameter
+//! block (e.g. control and design) inside a trust region that grows after a successful step
+//! and shrinks after a failed one, with a progress callback per iteration.
+
+use crate::error::{DiffError, Result};
+use crate::optim::projected_step;
+use nalgebra::DVector;
+use std::time::{Duration, Instant};
+
+/// One block of parameters: its box and its trust-region radius.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Block {
+    /// Lower bounds.
+    pub lower: DVector<f64>,
+    /// Upper bounds.
+    pub upper: DVector<f64>,
+    /// Initial step-norm bound.
+    pub radius: f64,
+    /// Largest step-norm bound.
+    pub max_radius: f64,
+}
+
+/// What the callback sees after each iteration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    /// Iteration (from 1).
+    pub iteration: usize,
+    /// The best loss so far.
+    pub loss: f64,
+    /// The norm of the gradient at the best point (all blocks).
+    pub gradient_norm: f64,
+    /// The norm of the step tried (all blocks).
+    pub step_norm: f64,
+    /// Whether the step was taken.
+    pub accepted: bool,
+    /// The first block's radius after the update.
+    pub radius: f64,
+    /// Wall time since the start.
+    pub elapsed: Duration,
+}
+
+/// Where an optimisation ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Optimum<T> {
+    /// The best parameters, per block.
+    pub parameters: Vec<DVector<f64>>,
+    /// The loss there.
+    pub loss: f64,
+    /// What the objective returned there.
+    pub data: T,
+    /// The best loss after each iteration (the first entry is the start's).
+    pub history: Vec<f64>,
+}
+
+/// What an objective returns: loss, gradient per block, and anything else to keep.
+pub type Evaluated<T> = (f64, Vec<DVector<f64>>, T);
+
+/// Minimises `objective` from `start` for `iterations` trust-region iterations. Each
+/// iteration takes the eq. 15 step of every block ([`projected_step`]); a step that lowers
+/// the loss is taken and the radii grow by 1.5 (up to their maxima), otherwise, or when the
+/// objective fails there (e.g. a design the simulator rejects), they halve. The start must be
+/// inside the boxes and the objective must succeed there.
+///
+/// ```
+/// use sdrs_diff::{Block, minimise};
+/// use nalgebra::DVector;
+/// // min (x − 2)² over x ∈ [0, 1.5]: the optimum is the bound.
+/// let block = Block {
+///     lower: DVector::from_element(1, 0.0),
+///     upper: DVector::from_element(1, 1.5),
+///     radius: 0.1,
+///     max_radius: 1.0,
+/// };
+/// let quadratic = |x: &[DVector<f64>]| -> Result<_, String> {
+///     let d = x[0][0] - 2.0;
+///     Ok((d * d, vec![DVector::from_element(1, 2.0 * d)], ()))
+/// };
+/// let best = minimise(vec![DVector::zeros(1)], vec![block], quadratic, 30, |_| {})?;
+/// assert!((best.parameters[0][0] - 1.5).abs() < 1e-12);
+/// # Ok::<(), sdrs_diff::DiffError>(())
+/// ```
+pub fn minimise<T, E: std::fmt::Display>(
+    start: Vec<DVector<f64>>,
+    mut blocks: Vec<Block>,
+    mut objective: impl FnMut(&[DVector<f64>]) -> std::result::Result<Evaluated<T>, E>,
+    iterations: usize,
+    mut progress: impl FnMut(&Progress),
+) -> Result<Optimum<T>> {
+    if start.len() != blocks.len() {
+        return Err(DiffError::LengthMismatch {
+            what: "parameter blocks",
+            actual: start.len(),
+            expected: blocks.len(),
+        });
+    }
+    for b in &blocks {
+        if !(b.radius > 0.0 && b.radius <= b.max_radius && b.max_radius.is_finite()) {
+            return Err(DiffError::InvalidSetting {
+                name: "trust-region radius",
+                value: b.radius,
+                allowed: "positive, at most max_radius (finite)",
+            });
+        }
+    }
+    let clock = Instant::now();
+    let (mut loss, mut gradient, mut data) =
+        objective(&start).map_err(|e| DiffError::Objective {
+            message: e.to_string(),
+        })?;
+    let mut x = start;
+    let mut history = vec![loss];
+    for iteration in 1..=iterations {
+        let mut trial = Vec::with_capacity(x.len());
+        let mut step_norm: f64 = 0.0;
+        for ((xb, gb), b) in x.iter().zip(&gradient).zip(&blocks) {
+            let step = projected_step(xb, gb, b.radius, &b.lower, &b.upper)?;
+            step_norm = step_norm.hypot(step.norm());
+            trial.push(xb + step);
+        }
+        let accepted = match objective(&trial) {
+            Ok((l, g, d)) if l < loss => {
+                (x, loss, gradient, data) = (trial, l, g, d);
+                true
+            }
+            _ => false,
+        };
+        for b in &mut blocks {
+            b.radius = if accepted {
+                (b.radius * 1.5).min(b.max_radius)
+            } else {
+                b.radius * 0.5
+            };
+        }
+        history.push(loss);
+        progress(&Progress {
+            iteration,
+            loss,
+            gradient_norm: gradient.iter().fold(0.0, |a, g| a.hypot(g.norm())),
+            step_norm,
+            accepted,
+            radius: blocks[0].radius,
+            elapsed: clock.elapsed(),
+        });
+    }
+    Ok(Optimum {
+        parameters: x,
+        loss,
+        data,
+        history,
+    })
+}

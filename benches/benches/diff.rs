@@ -7,9 +7,12 @@
 //!   all loaded from URDF. Pinocchio's ABA derivatives on UR5 / Go1 / Talos take 3.7 / 11 /
 //!   64 µs on this machine (the numbers).
 //! - `step_jacobian_contact`: the same on the rotating chains after 100 steps, with contact
-//!   and friction; the report lists the active hull pairs of each input.
-//! - `chain_reach`: one rollout of H = 250 steps recording the blocks, and one adjoint pass
-//!   over it, for the chain-reach co-design scene (25 DoF).
+//!   and friction, against the number of active hull pairs. (The contact pairs' vertex
+//!   derivatives are computed either way; only the link terms' and the assembly of the design
+//!   blocks are skipped without design.)
+//! - `chain_reach`: one rollout of H = 250 steps and one adjoint pass over it, for the
+//!   chain-reach co-design scene (25 DoF), with every step's blocks recorded and with states
+//!   only (blocks recomputed in the backward pass).
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use nalgebra::DVector;
@@ -33,6 +36,16 @@ fn one_step(
     sim.advance(&mut after, &control)
         .expect("the step converges");
     (sim, before, after, control)
+}
+
+/// The step's full Jacobian at `after`, the solution of the step from `before`.
+fn jacobian(sim: &mut Simulator, before: &Motion, after: &Motion, control: &Control) -> f64 {
+    let lin = sim
+        .linearize(&after.state, &before.state, &before.previous, control)
+        .expect("linearise");
+    step_jacobian(sim.model(), &lin, 0)
+        .expect("factorise")
+        .current[(0, 0)]
 }
 
 fn bench_jacobian(c: &mut Criterion) {
@@ -73,12 +86,7 @@ fn bench_jacobian(c: &mut Criterion) {
                 "jacobian"
             };
             group.bench_function(BenchmarkId::new(what, format!("{name} ({n} DoF)")), |b| {
-                b.iter(|| {
-                    let lin = sim
-                        .linearize(&after.state, &before.state, &before.previous, &control)
-                        .expect("linearise");
-                    step_jacobian(&model, &lin, 0).expect("factorise").current[(0, 0)]
-                })
+                b.iter(|| jacobian(&mut sim, &before, &after, &control))
             });
         }
         let (mut sim, before, _, control) =
@@ -119,25 +127,20 @@ fn bench_jacobian_contact(c: &mut Criterion) {
             model.dof(),
             report.active_pairs
         ));
-        group.bench_function(
-            BenchmarkId::new(
-                "jacobian",
-                format!("N={links}, {} pairs", report.active_pairs),
-            ),
-            |b| {
-                b.iter(|| {
-                    let lin = sim
-                        .linearize(
-                            &after.state,
-                            &before.state,
-                            &before.previous,
-                            &scene.control,
-                        )
-                        .expect("linearise");
-                    step_jacobian(&model, &lin, 0).expect("factorise").current[(0, 0)]
-                })
-            },
-        );
+        for design in [false, true] {
+            let mut settings = scene.settings.clone();
+            settings.design_derivatives = design;
+            let mut sim = Simulator::new(model.clone(), settings).expect("scene");
+            let what = if design {
+                "jacobian with design"
+            } else {
+                "jacobian"
+            };
+            let input = format!("N={links}, {} pairs", report.active_pairs);
+            group.bench_function(BenchmarkId::new(what, input), |b| {
+                b.iter(|| jacobian(&mut sim, &before, &after, &scene.control))
+            });
+        }
     }
     md.push('\n');
     report_section(&md);
@@ -151,38 +154,31 @@ fn bench_chain_reach(c: &mut Criterion) {
     let model = scene.model.clone();
     let spline = DVector::from_vec(vec![0.1, 0.2, 0.2, 0.3]);
     let start = Motion::at_rest(&model, State::zero(&model));
-    let mut sim = Simulator::new(model.clone(), scene.settings.clone()).expect("scene");
-    group.bench_function(BenchmarkId::new("rollout with blocks", STEPS), |b| {
-        b.iter(|| {
-            rollout_policy(
-                &mut sim,
-                &start,
-                &scene.policy,
-                &spline,
-                STEPS,
-                Recording::Blocks,
-            )
-            .expect("rollout")
-            .steps()
-        })
-    });
-    let trajectory = rollout_policy(
-        &mut sim,
-        &start,
-        &scene.policy,
-        &spline,
-        STEPS,
-        Recording::Blocks,
-    )
-    .expect("rollout");
+    let record = |sim: &mut Simulator, recording| {
+        rollout_policy(sim, &start, &scene.policy, &spline, STEPS, recording).expect("rollout")
+    };
     let loss = LossGradient::final_state(&model, STEPS, DVector::from_element(model.dof(), 1.0));
-    group.bench_function(BenchmarkId::new("adjoint", STEPS), |b| {
-        b.iter(|| {
-            adjoint(&mut sim, &trajectory, &loss)
-                .expect("adjoint")
-                .parameters[0]
-        })
-    });
+    // Blocks kept (the default) and states only (blocks recomputed in the backward pass, on a
+    // simulator without the forward pass's blocks).
+    for (recording, what) in [
+        (Recording::Blocks, "blocks"),
+        (Recording::States, "states only"),
+    ] {
+        let mut settings = scene.settings.clone();
+        settings.backward = recording == Recording::Blocks;
+        let mut sim = Simulator::new(model.clone(), settings).expect("scene");
+        group.bench_function(BenchmarkId::new(format!("rollout, {what}"), STEPS), |b| {
+            b.iter(|| record(&mut sim, recording).steps())
+        });
+        let trajectory = record(&mut sim, recording);
+        group.bench_function(BenchmarkId::new(format!("adjoint, {what}"), STEPS), |b| {
+            b.iter(|| {
+                adjoint(&mut sim, &trajectory, &loss)
+                    .expect("adjoint")
+                    .parameters[0]
+            })
+        });
+    }
     group.finish();
 }
 

@@ -96,11 +96,18 @@ fn the_trust_region_loop_reports_progress_and_survives_failed_evaluations() {
         let value = (1.0 - a).powi(2) + 4.0 * (b - 0.5 * a).powi(2);
         let ga = -2.0 * (1.0 - a) - 4.0 * (b - 0.5 * a);
         let gb = 8.0 * (b - 0.5 * a);
-        Ok((value, vec![DVector::from_element(1, ga), DVector::from_element(1, gb)], a))
+        Ok((
+            value,
+            vec![DVector::from_element(1, ga), DVector::from_element(1, gb)],
+            a,
+        ))
     };
     let mut seen = Vec::new();
     let best = minimise(
-        vec![DVector::from_element(1, -1.0), DVector::from_element(1, 2.0)],
+        vec![
+            DVector::from_element(1, -1.0),
+            DVector::from_element(1, 2.0),
+        ],
         vec![block(-2.0, 2.0), block(-2.0, 3.0)],
         objective,
         200,
@@ -108,7 +115,10 @@ fn the_trust_region_loop_reports_progress_and_survives_failed_evaluations() {
     )
     .unwrap();
     assert_eq!(seen.len(), 200);
-    assert!(seen.windows(2).all(|w| w[1].1 <= w[0].1), "the best loss never rises");
+    assert!(
+        seen.windows(2).all(|w| w[1].1 <= w[0].1),
+        "the best loss never rises"
+    );
     assert!(seen.iter().any(|s| !s.2), "some steps are refused");
     assert!(best.loss < 1e-8, "loss {}", best.loss);
     assert!((best.data - 1.0).abs() < 1e-3);

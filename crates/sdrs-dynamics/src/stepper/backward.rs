@@ -7,7 +7,8 @@ use crate::energy::{link_energy, link_energy_cross};
 use crate::error::Result;
 use crate::kinematics::{Kinematics, State};
 use crate::model::Model;
-use nalgebra::{DMatrix, DVector, Isometry3, Matrix3, SMatrix, Vector3};
+use nalgebra::{DMatrix, DVector, Isometry3, Matrix3, SMatrix};
+use sdrs_contact::twist::{Matrix12, Vector12};
 
 /// Mixed second derivatives of the objective `O` at the solution `θ^{t+1}` of a step: with the
 /// Hessian `H = ∂²O/∂θ^{t+1}²`, the implicit function theorem gives
@@ -40,17 +41,25 @@ pub struct StepDerivatives {
 
 /// One pose-dependent term of the objective at a step's solution (a link's inertia and
 /// gravity, or a hull pair's barrier or friction), with its derivatives with respect to the
-/// twists of its links (6 per link).
+/// twists of its one or two links (6 per link; a link term uses the first 6 rows and columns,
+/// the rest stay zero).
 struct Term {
-    links: Vec<usize>,
-    gradient: DVector<f64>,
-    hessian: DMatrix<f64>,
+    links: [usize; 2],
+    count: usize,
+    gradient: Vector12,
+    hessian: Matrix12,
     /// `∂g/∂ξ^t` with respect to the same links' step-t twists.
-    step_t: DMatrix<f64>,
+    step_t: Matrix12,
     /// `∂g/∂ξ^{t−1}` of a link term.
     step_prev: Option<SMatrix<f64, 6, 6>>,
     /// `(link, hull, vertex, ∂g/∂x)` for the local hull vertices it depends on.
-    vertices: Vec<(usize, usize, usize, DMatrix<f64>)>,
+    vertices: Vec<(usize, usize, usize, SMatrix<f64, 12, 3>)>,
+}
+
+impl Term {
+    fn links(&self) -> &[usize] {
+        &self.links[..self.count]
+    }
 }
 
 /// `∂²O/∂θ^{t+1}∂x` over all hull vertices (columns as in [`StepDerivatives::vertices`]).
@@ -60,7 +69,7 @@ fn vertex_block(model: &Model, kin: &Kinematics, terms: &[Term]) -> DMatrix<f64>
     for term in terms {
         for (link, hull, vertex, m) in &term.vertices {
             let col = model.design_index(*link, Some((*hull, *vertex))) - offset;
-            for (b, &l) in term.links.iter().enumerate() {
+            for (b, &l) in term.links().iter().enumerate() {
                 let rows = m.fixed_view::<6, 3>(6 * b, 0);
                 for (k, jac) in kin.jacobian(l) {
                     let row = jac.transpose() * rows;
@@ -88,18 +97,18 @@ fn attachment_block(
     terms: &[Term],
 ) -> DMatrix<f64> {
     let links = model.links().len();
+    // inside[i * links + l]: link l is in the subtree of link i.
+    let mut inside = vec![false; links * links];
+    for l in 0..links {
+        let mut at = Some(l);
+        while let Some(j) = at {
+            inside[j * links + l] = true;
+            at = model.links()[j].parent;
+        }
+    }
     let mut block = DMatrix::zeros(model.dof(), 3 * links);
     for i in 0..links {
-        let inside = |l: usize| {
-            let mut at = Some(l);
-            while let Some(j) = at {
-                if j == i {
-                    return true;
-                }
-                at = model.links()[j].parent;
-            }
-            false
-        };
+        let inside = &inside[i * links..(i + 1) * links];
         let parent = |k: &Kinematics| -> Matrix3<f64> {
             model.links()[i]
                 .parent
@@ -108,32 +117,28 @@ fn attachment_block(
         };
         let (turn, turn_t) = (parent(kin), parent(now));
         let first_inside = model.dof_offset(i);
-        for term in terms {
-            let n = term.links.len();
+        for term in terms
+            .iter()
+            .filter(|t| t.links().iter().any(|&l| inside[l]))
+        {
             // ∂g/∂δ of the whole term: translation columns of the moved bodies.
-            let mut dg = DMatrix::<f64>::zeros(6 * n, 3);
-            for (c, &l) in term.links.iter().enumerate() {
-                if inside(l) {
-                    dg += term.hessian.view((0, 6 * c), (6 * n, 3)) * turn
-                        + term.step_t.view((0, 6 * c), (6 * n, 3)) * turn_t;
-                }
+            let mut dg = SMatrix::<f64, 12, 3>::zeros();
+            for (c, _) in term.links().iter().enumerate().filter(|(_, l)| inside[**l]) {
+                dg += term.hessian.fixed_view::<12, 3>(0, 6 * c) * turn
+                    + term.step_t.fixed_view::<12, 3>(0, 6 * c) * turn_t;
             }
-            for (b, &l) in term.links.iter().enumerate() {
-                let rows = dg.view((6 * b, 0), (6, 3));
+            for (b, &l) in term.links().iter().enumerate() {
+                let rows = dg.fixed_view::<6, 3>(6 * b, 0);
                 for (k, jac) in kin.jacobian(l) {
                     let row = jac.transpose() * rows;
                     for c in 0..3 {
                         block[(*k, 3 * i + c)] += row[c];
                     }
                 }
-                if !inside(l) {
+                if !inside[l] {
                     continue;
                 }
-                let gv = Vector3::new(
-                    term.gradient[6 * b],
-                    term.gradient[6 * b + 1],
-                    term.gradient[6 * b + 2],
-                );
+                let gv = term.gradient.fixed_rows::<3>(6 * b).into_owned();
                 for &k in model.path(l).iter().filter(|&&k| k < first_inside) {
                     let row = gv.cross(&kin.screw(k).0).transpose() * turn;
                     for c in 0..3 {
@@ -162,7 +167,7 @@ impl Simulator {
         let mut current = DMatrix::zeros(n, n);
         let mut before = DMatrix::zeros(n, 6 * links);
         for term in &terms {
-            kin.add_cross(now, &term.links, &term.step_t, &mut current);
+            kin.add_cross(now, term.links(), &term.step_t, &mut current);
             if let Some(at_prev) = &term.step_prev {
                 let i = term.links[0];
                 for (k, col) in kin.jacobian(i) {
@@ -237,34 +242,39 @@ impl Simulator {
                             dt,
                             self.settings.gravity,
                         );
-                        vertices.push((i, h, v, DMatrix::from_column_slice(6, 3, m.as_slice())));
+                        let mut mixed = SMatrix::<f64, 12, 3>::zeros();
+                        mixed.fixed_view_mut::<6, 3>(0, 0).copy_from(&m);
+                        vertices.push((i, h, v, mixed));
                     }
                 }
             }
-            terms.push(Term {
-                links: vec![i],
-                gradient: DVector::from_column_slice(g.as_slice()),
-                hessian: DMatrix::from_column_slice(6, 6, h.as_slice()),
-                step_t: DMatrix::from_column_slice(6, 6, at_t.as_slice()),
+            let mut term = Term {
+                links: [i, i],
+                count: 1,
+                gradient: Vector12::zeros(),
+                hessian: Matrix12::zeros(),
+                step_t: Matrix12::zeros(),
                 step_prev: Some(at_prev),
                 vertices,
-            });
+            };
+            term.gradient.fixed_rows_mut::<6>(0).copy_from(&g);
+            term.hessian.fixed_view_mut::<6, 6>(0, 0).copy_from(&h);
+            term.step_t.fixed_view_mut::<6, 6>(0, 0).copy_from(&at_t);
+            terms.push(term);
         }
         if let Some(hook) = self.contact.as_mut() {
             for pair in hook.pair_terms(model, kin)? {
                 terms.push(Term {
-                    links: pair.links.to_vec(),
-                    gradient: DVector::from_column_slice(pair.gradient.as_slice()),
-                    hessian: DMatrix::from_column_slice(12, 12, pair.hessian.as_slice()),
-                    step_t: DMatrix::from_column_slice(12, 12, pair.step_t.as_slice()),
+                    links: pair.links,
+                    count: 2,
+                    gradient: pair.gradient,
+                    hessian: pair.hessian,
+                    step_t: pair.step_t,
                     step_prev: None,
                     vertices: pair
                         .vertices
                         .iter()
-                        .map(|v| {
-                            let m = DMatrix::from_column_slice(12, 3, v.mixed.as_slice());
-                            (v.link, v.hull, v.vertex, m)
-                        })
+                        .map(|v| (v.link, v.hull, v.vertex, v.mixed))
                         .collect(),
                 });
             }

@@ -113,8 +113,11 @@ pub struct Kinematics {
     poses: Vec<Isometry3<f64>>,
     /// Per DoF, `(ω_k, v_k)`.
     screws: Vec<(Vector3<f64>, Vector3<f64>)>,
-    /// Per link, its Jacobian columns `(k, ∂ξ/∂q_k)` along its path.
-    jacobians: Vec<Vec<(usize, Twist)>>,
+    /// Every link's Jacobian columns `(k, ∂ξ/∂q_k)` along its path, links one after another
+    /// (one allocation instead of one per link).
+    columns: Vec<(usize, Twist)>,
+    /// Where link `i`'s columns start in `columns` (`links + 1` entries).
+    starts: Vec<usize>,
 }
 
 impl Kinematics {
@@ -132,26 +135,23 @@ impl Kinematics {
                 Elementary::Translation(axis) => (Vector3::zeros(), frame.rotation * axis),
             })
             .collect::<Vec<_>>();
-        let jacobians = poses
-            .iter()
-            .enumerate()
-            .map(|(i, pose)| {
-                let o = pose.translation.vector;
-                model
-                    .path(i)
-                    .iter()
-                    .map(|&k| {
-                        let (w, v) = screws[k];
-                        let lin = w.cross(&o) + v;
-                        (k, Twist::new(lin.x, lin.y, lin.z, w.x, w.y, w.z))
-                    })
-                    .collect()
-            })
-            .collect();
+        let mut starts = Vec::with_capacity(poses.len() + 1);
+        let mut columns = Vec::new();
+        for (i, pose) in poses.iter().enumerate() {
+            starts.push(columns.len());
+            let o = pose.translation.vector;
+            columns.extend(model.path(i).iter().map(|&k| {
+                let (w, v) = screws[k];
+                let lin = w.cross(&o) + v;
+                (k, Twist::new(lin.x, lin.y, lin.z, w.x, w.y, w.z))
+            }));
+        }
+        starts.push(columns.len());
         Self {
             poses,
             screws,
-            jacobians,
+            columns,
+            starts,
         }
     }
 
@@ -167,7 +167,7 @@ impl Kinematics {
 
     /// Link `i`'s Jacobian columns `(k, ∂ξ/∂q_k)` for the DoFs on its path.
     pub fn jacobian(&self, i: usize) -> &[(usize, Twist)] {
-        &self.jacobians[i]
+        &self.columns[self.starts[i]..self.starts[i + 1]]
     }
 
     /// Adds `Σ J_bᵀ(self) block_bc J_c(other)` to `out`: a mixed second derivative between the

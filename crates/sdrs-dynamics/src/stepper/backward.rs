@@ -5,7 +5,7 @@
 use super::{Simulator, StepData};
 use crate::energy::{link_energy, link_energy_cross};
 use crate::error::Result;
-use crate::kinematics::{Kinematics, State};
+use crate::kinematics::Kinematics;
 use crate::model::Model;
 use nalgebra::{DMatrix, DVector, Isometry3, Matrix3, SMatrix};
 use sdrs_contact::twist::{Matrix12, Vector12};
@@ -152,17 +152,16 @@ fn attachment_block(
 }
 
 impl Simulator {
-    /// The mixed blocks of [`StepDerivatives`] at the solution `next`.
+    /// The mixed blocks of [`StepDerivatives`] at the solution whose kinematics are `kin`.
     pub(super) fn step_derivatives(
         &mut self,
-        next: &State,
+        kin: &Kinematics,
         now: &Kinematics,
         previous: &[Isometry3<f64>],
         data: &StepData,
     ) -> Result<StepDerivatives> {
         let (n, links, dt) = (self.model.dof(), self.model.links().len(), self.settings.dt);
-        let kin = Kinematics::new(&self.model, next);
-        let terms = self.terms(&kin, now, previous, data)?;
+        let terms = self.terms(kin, now, previous, data)?;
         let model = &self.model;
         let mut current = DMatrix::zeros(n, n);
         let mut before = DMatrix::zeros(n, 6 * links);
@@ -186,9 +185,9 @@ impl Simulator {
             !l.hulls.is_empty() && matches!(l.mass, crate::model::MassModel::Solid { .. })
         });
         let design = self.settings.design_derivatives;
-        let vertices = (design && !solid).then(|| vertex_block(model, &kin, &terms));
+        let vertices = (design && !solid).then(|| vertex_block(model, kin, &terms));
         let attachments = (design && self.settings.external.is_empty())
-            .then(|| attachment_block(model, &kin, now, &terms));
+            .then(|| attachment_block(model, kin, now, &terms));
         Ok(StepDerivatives {
             current,
             previous: before,
@@ -210,16 +209,23 @@ impl Simulator {
     ) -> Result<Vec<Term>> {
         let model = &self.model;
         let dt = self.settings.dt;
+        let design = self.settings.design_derivatives;
         let mut terms = Vec::new();
         for (i, link) in model.links().iter().enumerate() {
             let pose = &kin.poses()[i];
-            let (_, g, h) = link_energy(
-                model.second_moment(i),
-                pose,
-                &data.predicted[i],
-                dt,
-                self.settings.gravity,
-            );
+            // A link term's own gradient and Hessian only enter the design blocks.
+            let (g, h) = if design {
+                let (_, g, h) = link_energy(
+                    model.second_moment(i),
+                    pose,
+                    &data.predicted[i],
+                    dt,
+                    self.settings.gravity,
+                );
+                (g, h)
+            } else {
+                Default::default()
+            };
             let (at_t, at_prev) = link_energy_cross(
                 model.second_moment(i),
                 pose,
@@ -229,7 +235,7 @@ impl Simulator {
             );
             let mut vertices = Vec::new();
             if let crate::model::MassModel::Lumped { mass } = link.mass
-                && self.settings.design_derivatives
+                && design
             {
                 let count: usize = link.hulls.iter().map(|h| h.vertices().len()).sum();
                 for (h, hull) in link.hulls.iter().enumerate() {

@@ -135,6 +135,7 @@ pub struct Objective {
 
 /// The objective at one configuration.
 struct Evaluation {
+    kinematics: Kinematics,
     value: f64,
     gradient: DVector<f64>,
     hessian: DMatrix<f64>,
@@ -251,7 +252,7 @@ impl Simulator {
                         .expect("the same poses have the same finite energy");
                 }
                 let derivatives = if self.settings.backward {
-                    Some(self.step_derivatives(&next, &now, previous, &data)?)
+                    Some(self.step_derivatives(&eval.kinematics, &now, previous, &data)?)
                 } else {
                     None
                 };
@@ -430,7 +431,7 @@ impl Simulator {
                 None => DynamicsError::InfiniteEnergy,
             });
         };
-        let derivatives = self.step_derivatives(next, &now, previous, &data)?;
+        let derivatives = self.step_derivatives(&eval.kinematics, &now, previous, &data)?;
         Ok(Linearization {
             hessian: eval.hessian,
             derivatives,
@@ -544,6 +545,7 @@ impl Simulator {
             active_pairs = energy.active_pairs;
         }
         Ok(Some(Evaluation {
+            kinematics: kin,
             value,
             gradient,
             hessian,

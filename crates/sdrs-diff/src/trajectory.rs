@@ -8,22 +8,28 @@ use std::borrow::Cow;
 
 /// What a rollout keeps for the backward pass.
 ///
-/// - [`Recording::Blocks`] keeps every step's Hessian and mixed blocks: memory
-///   O(H·|θ|·(|θ| + |d|)), and the backward pass only solves.
-/// - [`Recording::States`] keeps the states alone, O(H·|θ|), and the backward pass recomputes
-///   each step's linearisation at its stored solution ([`Simulator::linearize`]: one
-///   objective evaluation with derivatives plus the mixed blocks, no Newton solve), about the
-///   cost of one Newton iteration per step more. The forward pass can then run without
-///   `StepSettings::backward`, which it otherwise needs.
+/// - [`Recording::States`] (the default) keeps the states alone, O(H·|θ|) memory, and the
+///   backward pass recomputes each step's linearisation at its stored solution
+///   ([`Simulator::linearize`]: one objective evaluation with derivatives plus the mixed
+///   blocks, no Newton solve). The forward pass then runs without `StepSettings::backward`.
+///   This is checkpointing at every step: it trades one linearisation per step in the
+///   backward pass for the blocks' memory.
+/// - [`Recording::Blocks`] keeps every step's Hessian and mixed blocks, O(H·|θ|·(|θ| + |d|))
+///   memory, computed during the forward pass (which needs `StepSettings::backward`); the
+///   backward pass only solves.
 ///
-/// Both give the same gradients up to the round-off of the contact planes' inner solves.
+/// Both give the same gradients up to the round-off of the contact planes' inner solves. On
+/// the chain-reach scene (25 DoF, H = 250, `cargo xtask bench diff`), forward + backward take
+/// about the same time either way (31 + 49 ms with states, 62 + 11 ms with blocks); blocks pay
+/// off when one trajectory is differentiated several times (several losses, or tangents and
+/// adjoints of the same rollout).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Recording {
-    /// Keep every step's blocks (fast backward pass, more memory).
+    /// Keep the states; recompute the blocks in the backward pass.
     #[default]
-    Blocks,
-    /// Keep the states; recompute the blocks in the backward pass (checkpointing every step).
     States,
+    /// Keep every step's blocks (fast backward pass, more memory).
+    Blocks,
 }
 
 /// A simulated trajectory with what its derivatives need.

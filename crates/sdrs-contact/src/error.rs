@@ -49,6 +49,18 @@ pub enum ContactError {
         /// Energy at the last iterate.
         energy: f64,
     },
+    /// A request this model does not support.
+    #[error("not supported: {what}")]
+    Unsupported {
+        /// What was asked for.
+        what: &'static str,
+    },
+    /// A shape could not be prepared (e.g. an empty mesh).
+    #[error("shape: {message}")]
+    Geometry {
+        /// What the geometry crate reported.
+        message: String,
+    },
     /// A batch names a body that does not exist.
     #[error("pair {pair} refers to body {index}, but only {len} shapes and poses were given")]
     BodyOutOfRange {

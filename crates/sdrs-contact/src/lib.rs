@@ -44,8 +44,10 @@
 
 pub mod barrier;
 pub mod batch;
+pub mod distance;
 pub mod error;
 pub mod friction;
+pub mod long_range;
 pub mod model;
 pub mod plane;
 pub mod twist;

@@ -1,0 +1,200 @@
+//! The long-range contact potential between triangle meshes (long-range paper, sec. 4-5).
+//!
+//! Each pair of triangles on two bodies interacts through a separating plane with globally
+//! supported barrier terms ([`triangle`]: `P = min_p 12/(1−|n|)⁺ + Σ 1/(signed distance)⁺`),
+//! so the potential is a barrier (infinite at contact), twice differentiable, pushes the
+//! bodies apart and never vanishes, however far apart they are (Theorem 5.4). Far pairs are
+//! replaced smoothly by the closed form `12 (1 + 1/√r)²` between bounding-sphere centres
+//! ([`radial`]), hierarchically over each body's layered bounding-sphere tree
+//! ([`hierarchy`], eq. 6-8), so the cost stays near-linear in the triangle count.
+//!
+//! ```
+//! use sdrs_contact::long_range::{LongRange, MeshShape};
+//! use sdrs_contact::{ContactModel, Order};
+//! use sdrs_geometry::TriMesh;
+//! use nalgebra::Isometry3;
+//! let ball = MeshShape::new(TriMesh::icosphere(0.5, 1)?)?;
+//! let model = LongRange::new(0.5)?;
+//! let far = Isometry3::translation(100.0, 0.0, 0.0);
+//! let out = model.evaluate(&ball, &Isometry3::identity(), &ball, &far, &mut (), Order::Gradient)?;
+//! let c = out.contact().unwrap();
+//! // 100 m apart the bodies still push each other apart (no vanishing gradient).
+//! assert!(c.gradient[0] > 0.0 && c.gradient[6] < 0.0);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Limitations: derivatives with respect to the mesh vertices (shape) are not provided yet
+//! ([`Order::Design`] is refused with [`ContactError::Unsupported`]); friction (appendix A.3)
+//! is not implemented yet.
+
+pub mod hierarchy;
+pub mod radial;
+pub mod triangle;
+
+use crate::error::{ContactError, Result, positive};
+use crate::model::{ContactModel, Order, PairContact, PairOutcome};
+use crate::twist::Matrix12;
+use hierarchy::{Census, PlacedBody, Recursion};
+use nalgebra::Isometry3;
+use radial::TwistTerm;
+use sdrs_geometry::{SphereTree, TriMesh};
+
+/// A body's triangle mesh (body frame) with its layered bounding-sphere hierarchy.
+#[derive(Debug, Clone)]
+pub struct MeshShape {
+    mesh: TriMesh,
+    tree: SphereTree,
+}
+
+impl MeshShape {
+    /// Builds the hierarchy of `mesh`.
+    pub fn new(mesh: TriMesh) -> Result<Self> {
+        let tree = SphereTree::build(&mesh).map_err(|e| ContactError::Geometry {
+            message: e.to_string(),
+        })?;
+        Ok(Self { mesh, tree })
+    }
+
+    /// The mesh.
+    pub fn mesh(&self) -> &TriMesh {
+        &self.mesh
+    }
+
+    /// The hierarchy.
+    pub fn tree(&self) -> &SphereTree {
+        &self.tree
+    }
+}
+
+/// The hierarchical long-range potential with blending margin `ε` (eq. 6-8).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LongRange {
+    epsilon: f64,
+    max_iterations: usize,
+}
+
+impl LongRange {
+    /// The potential with margin `epsilon > 0`: a node pair is exact (or recursed into)
+    /// until its centres are `(1 + ε)(R_I + R_J)` apart. Larger `ε` is more exact and slower.
+    pub fn new(epsilon: f64) -> Result<Self> {
+        Ok(Self {
+            epsilon: positive("epsilon", epsilon)?,
+            max_iterations: 100,
+        })
+    }
+
+    /// The margin `ε`.
+    pub fn epsilon(&self) -> f64 {
+        self.epsilon
+    }
+
+    /// [`ContactModel::evaluate`] with a count of what the evaluation did.
+    pub fn evaluate_counted(
+        &self,
+        a: &MeshShape,
+        pose_a: &Isometry3<f64>,
+        b: &MeshShape,
+        pose_b: &Isometry3<f64>,
+        order: Order,
+    ) -> Result<(PairOutcome, Census)> {
+        check(pose_a, pose_b, order)?;
+        let mut rec = Recursion {
+            a: PlacedBody::new(&a.mesh, &a.tree, pose_a),
+            b: PlacedBody::new(&b.mesh, &b.tree, pose_b),
+            epsilon: self.epsilon,
+            hessian: order >= Order::Hessian,
+            max_iterations: self.max_iterations,
+            census: Census::default(),
+        };
+        let term = rec.pair(a.tree.root(), b.tree.root())?;
+        Ok((outcome(term, order, rec.census.iterations), rec.census))
+    }
+
+    /// The unblended sum of exact triangle-pair potentials over all pairs (eq. 3): the
+    /// reference the hierarchy approximates, O(T_A · T_B) inner solves.
+    pub fn brute_force(
+        &self,
+        a: &MeshShape,
+        pose_a: &Isometry3<f64>,
+        b: &MeshShape,
+        pose_b: &Isometry3<f64>,
+        order: Order,
+    ) -> Result<PairOutcome> {
+        check(pose_a, pose_b, order)?;
+        let mut rec = Recursion {
+            a: PlacedBody::new(&a.mesh, &a.tree, pose_a),
+            b: PlacedBody::new(&b.mesh, &b.tree, pose_b),
+            epsilon: self.epsilon,
+            hessian: order >= Order::Hessian,
+            max_iterations: self.max_iterations,
+            census: Census::default(),
+        };
+        let mut sum = TwistTerm::zero();
+        for ta in 0..a.mesh.triangles().len() as u32 {
+            for tb in 0..b.mesh.triangles().len() as u32 {
+                match rec.exact(ta, tb)? {
+                    Some(t) => sum.add(&t),
+                    None => return Ok(PairOutcome::Penetrating),
+                }
+            }
+        }
+        Ok(outcome(Some(sum), order, rec.census.iterations))
+    }
+}
+
+fn check(pose_a: &Isometry3<f64>, pose_b: &Isometry3<f64>, order: Order) -> Result<()> {
+    for (body, pose) in [pose_a, pose_b].into_iter().enumerate() {
+        let finite = pose.translation.vector.iter().all(|x| x.is_finite())
+            && pose.rotation.coords.iter().all(|x| x.is_finite());
+        if !finite {
+            return Err(ContactError::NonFinitePose { body });
+        }
+    }
+    if order == Order::Design {
+        return Err(ContactError::Unsupported {
+            what: "mesh-vertex (design) derivatives of the long-range potential",
+        });
+    }
+    Ok(())
+}
+
+fn outcome(term: Option<TwistTerm>, order: Order, iterations: usize) -> PairOutcome {
+    let Some(t) = term else {
+        return PairOutcome::Penetrating;
+    };
+    let mut c = PairContact::zero();
+    c.value = t.value;
+    c.iterations = iterations;
+    if order >= Order::Gradient {
+        c.gradient = t.gradient;
+    }
+    if order >= Order::Hessian {
+        c.hessian = (t.hessian + t.hessian.transpose()) * 0.5;
+    } else {
+        c.hessian = Matrix12::zeros();
+    }
+    PairOutcome::Separated(c)
+}
+
+impl ContactModel for LongRange {
+    type Shape = MeshShape;
+    type Cache = ();
+
+    /// Infinite: the potential has global support (every pair of bodies interacts).
+    fn support_distance(&self) -> f64 {
+        f64::INFINITY
+    }
+
+    fn evaluate(
+        &self,
+        a: &MeshShape,
+        pose_a: &Isometry3<f64>,
+        b: &MeshShape,
+        pose_b: &Isometry3<f64>,
+        _cache: &mut (),
+        order: Order,
+    ) -> Result<PairOutcome> {
+        self.evaluate_counted(a, pose_a, b, pose_b, order)
+            .map(|(outcome, _)| outcome)
+    }
+}

@@ -1,0 +1,238 @@
+//! The exact potential between two triangles (long-range paper, sec. 4):
+//! `P = min_p L(p, x)`, `L = 12/(1 − |n|)⁺ + Σ_{k∈A} 1/(x_k·n + d)⁺ + Σ_{k∈B} 1/(−x_k·n − d)⁺`
+//! over the plane `p = (n, d) ∈ R⁴`.
+//!
+//! `L` is strictly convex on its domain (`|n| < 1`, every vertex strictly on its side), so
+//! Newton's method with a feasibility-preserving backtracking search finds the unique
+//! minimiser from the mid-plane of the closest points. With homogeneous vertices
+//! `a_k = (x_k, 1)` and signs `σ_k = ±1` (A, B), `s_k = σ_k a_k·p`:
+//! `∇_p L = (12 n̂/(1−|n|)², 0) − Σ σ_k a_k/s_k²`,
+//! `∇²_p L = [24 n̂n̂ᵀ/(1−|n|)³ + 12 (I − n̂n̂ᵀ)/((1−|n|)²|n|)] ⊕ 0 + Σ 2 a_k a_kᵀ/s_k³`,
+//! and in the vertices `∂L/∂x_k = −σ_k n/s_k²`, `∂²L/∂x_k² = 2 n nᵀ/s_k³`,
+//! `∂²L/∂x_k∂p = −σ_k [I 0]/s_k² + 2 n a_kᵀ/s_k³`. By the implicit function theorem
+//! `∇_x P = ∂L/∂x` and `∇²_x P = L_xx − L_xp L_pp⁻¹ L_px`.
+
+use crate::distance::triangle_triangle;
+use crate::error::{ContactError, Result};
+use nalgebra::{Matrix3, Matrix4, Point3, SMatrix, SVector, Vector3, Vector4};
+
+/// Gradient with respect to the six vertices of a triangle pair (A's three, then B's).
+pub type Vector18 = SVector<f64, 18>;
+/// Hessian with respect to the six vertices of a triangle pair.
+pub type Matrix18 = SMatrix<f64, 18, 18>;
+
+/// The potential of one triangle pair with its derivatives in the six world vertices.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrianglePotential {
+    /// `P`.
+    pub value: f64,
+    /// `∂P/∂x` (A's vertices, then B's).
+    pub gradient: Vector18,
+    /// `∂²P/∂x²` (zero unless asked for).
+    pub hessian: Matrix18,
+    /// The optimal plane `(n, d)`: A on its positive side.
+    pub plane: Vector4<f64>,
+    /// Newton iterations.
+    pub iterations: usize,
+}
+
+/// The six homogeneous vertices with their signs.
+struct Vertices {
+    a: [Vector4<f64>; 6],
+    sign: [f64; 6],
+}
+
+/// `L` and its plane derivatives at `p`; `None` outside the domain.
+struct Objective {
+    value: f64,
+    gradient: Vector4<f64>,
+    hessian: Matrix4<f64>,
+}
+
+impl Vertices {
+    fn new(a: &[Point3<f64>; 3], b: &[Point3<f64>; 3]) -> Self {
+        let h = |x: &Point3<f64>| Vector4::new(x.x, x.y, x.z, 1.0);
+        Self {
+            a: [h(&a[0]), h(&a[1]), h(&a[2]), h(&b[0]), h(&b[1]), h(&b[2])],
+            sign: [1.0, 1.0, 1.0, -1.0, -1.0, -1.0],
+        }
+    }
+
+    /// The slacks `s_k`, or `None` when `p` is infeasible.
+    fn slacks(&self, p: &Vector4<f64>) -> Option<[f64; 6]> {
+        let s: [f64; 6] = std::array::from_fn(|k| self.sign[k] * self.a[k].dot(p));
+        let m = p.xyz().norm();
+        (m < 1.0 && s.iter().all(|&s| s > 0.0)).then_some(s)
+    }
+
+    fn value(&self, p: &Vector4<f64>) -> Option<f64> {
+        let s = self.slacks(p)?;
+        Some(12.0 / (1.0 - p.xyz().norm()) + s.iter().map(|s| 1.0 / s).sum::<f64>())
+    }
+
+    fn objective(&self, p: &Vector4<f64>) -> Option<Objective> {
+        let s = self.slacks(p)?;
+        let n = p.xyz();
+        let m = n.norm();
+        let q = 1.0 - m;
+        let mut value = 12.0 / q;
+        let mut gradient = Vector4::zeros();
+        let mut hessian = Matrix4::zeros();
+        if m > 0.0 {
+            let u = n / m;
+            gradient
+                .fixed_rows_mut::<3>(0)
+                .copy_from(&(u * (12.0 / (q * q))));
+            let radial = u * u.transpose();
+            let block = radial * (24.0 / (q * q * q))
+                + (Matrix3::identity() - radial) * (12.0 / (q * q * m));
+            hessian.fixed_view_mut::<3, 3>(0, 0).copy_from(&block);
+        } else {
+            // At n = 0 the term is 12 + 12|n| + ...: its Hessian is singular in direction but
+            // the slack terms keep the total positive definite; use the radial curvature.
+            hessian
+                .fixed_view_mut::<3, 3>(0, 0)
+                .copy_from(&(Matrix3::identity() * 24.0));
+        }
+        for k in 0..6 {
+            let inv = 1.0 / s[k];
+            value += inv;
+            gradient -= self.a[k] * (self.sign[k] * inv * inv);
+            hessian += self.a[k] * self.a[k].transpose() * (2.0 * inv * inv * inv);
+        }
+        Some(Objective {
+            value,
+            gradient,
+            hessian,
+        })
+    }
+}
+
+/// The plane through the midpoint of the closest points, normal along them, scaled to the
+/// optimum of the centred problem (`|n| = 1/(1 + √r)`); `None` when the triangles touch.
+fn initial_plane(a: &[Point3<f64>; 3], b: &[Point3<f64>; 3]) -> Option<Vector4<f64>> {
+    let c = triangle_triangle(a, b);
+    if !(c.distance > 0.0) {
+        return None;
+    }
+    let dir: Vector3<f64> = (c.a - c.b) / c.distance;
+    let mid = c.b + (c.a - c.b) * 0.5;
+    let n = dir / (1.0 + c.distance.sqrt());
+    Some(Vector4::new(n.x, n.y, n.z, -n.dot(&mid.coords)))
+}
+
+/// The potential of triangles `a` and `b` (world vertices); `None` when they touch or
+/// intersect (the potential is infinite). `hessian` asks for `∂²P/∂x²`. `start` is a plane to
+/// warm-start from (used when feasible).
+pub fn triangle_potential(
+    a: &[Point3<f64>; 3],
+    b: &[Point3<f64>; 3],
+    start: Option<Vector4<f64>>,
+    hessian: bool,
+    max_iterations: usize,
+) -> Result<Option<TrianglePotential>> {
+    let v = Vertices::new(a, b);
+    let mut p = match start.filter(|p| v.slacks(p).is_some()) {
+        Some(p) => p,
+        None => match initial_plane(a, b) {
+            Some(p) => p,
+            None => return Ok(None),
+        },
+    };
+    let Some(mut at) = v.objective(&p) else {
+        // The closest-point plane separates strictly; only round-off at touching distances
+        // can make it infeasible.
+        return Ok(None);
+    };
+    let mut iterations = 0;
+    loop {
+        let Some(chol) = at.hessian.cholesky() else {
+            return Err(not_converged(iterations, &at));
+        };
+        let step = -chol.solve(&at.gradient);
+        let decrement = -at.gradient.dot(&step);
+        // Newton's decrement λ² ≈ 2(L − L*): stop at round-off of L.
+        if decrement <= 1e-15 * at.value {
+            break;
+        }
+        if iterations == max_iterations {
+            return Err(not_converged(iterations, &at));
+        }
+        iterations += 1;
+        let mut t = 1.0;
+        let next = loop {
+            let trial = p + step * t;
+            if let Some(value) = v.value(&trial)
+                && value <= at.value - 0.25 * t * decrement
+            {
+                break Some(trial);
+            }
+            t *= 0.5;
+            if t < 1e-12 {
+                break None;
+            }
+        };
+        let Some(next) = next else {
+            // No decrease at round-off scale: converged as far as L can tell.
+            break;
+        };
+        p = next;
+        at = v.objective(&p).expect("accepted planes are feasible");
+    }
+    Ok(Some(derivatives(&v, &p, &at, hessian, iterations)))
+}
+
+fn not_converged(iterations: usize, at: &Objective) -> ContactError {
+    ContactError::NotConverged {
+        iterations,
+        gradient_norm: at.gradient.norm(),
+        scale: at.value,
+        energy: at.value,
+    }
+}
+
+/// `P`, `∇_x P` and (optionally) `∇²_x P` at the optimal plane.
+fn derivatives(
+    v: &Vertices,
+    p: &Vector4<f64>,
+    at: &Objective,
+    hessian: bool,
+    iterations: usize,
+) -> TrianglePotential {
+    let s = v.slacks(p).expect("the optimum is feasible");
+    let n = p.xyz();
+    let mut gradient = Vector18::zeros();
+    let mut lxx = Matrix18::zeros();
+    let mut lxp = SMatrix::<f64, 18, 4>::zeros();
+    for k in 0..6 {
+        let inv = 1.0 / s[k];
+        gradient
+            .fixed_rows_mut::<3>(3 * k)
+            .copy_from(&(-n * (v.sign[k] * inv * inv)));
+        if hessian {
+            lxx.fixed_view_mut::<3, 3>(3 * k, 3 * k)
+                .copy_from(&(n * n.transpose() * (2.0 * inv * inv * inv)));
+            let mut block = n * v.a[k].transpose() * (2.0 * inv * inv * inv);
+            for c in 0..3 {
+                block[(c, c)] -= v.sign[k] * inv * inv;
+            }
+            lxp.fixed_view_mut::<3, 4>(3 * k, 0).copy_from(&block);
+        }
+    }
+    let hessian = if hessian {
+        let chol = at
+            .hessian
+            .cholesky()
+            .expect("the plane Hessian is positive definite at the optimum");
+        lxx - lxp * chol.solve(&lxp.transpose())
+    } else {
+        Matrix18::zeros()
+    };
+    TrianglePotential {
+        value: at.value,
+        gradient,
+        hessian,
+        plane: *p,
+        iterations,
+    }
+}

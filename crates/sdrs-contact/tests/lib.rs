@@ -4,4 +4,5 @@ mod barrier;
 mod batch;
 mod common;
 mod friction;
+mod long_range;
 mod plane;

@@ -150,32 +150,45 @@ pub fn triangle_potential(
             return Err(not_converged(iterations, &at));
         };
         let step = -chol.solve(&at.gradient);
+        // Newton's decrement λ² ≈ 2(L − L*).
         let decrement = -at.gradient.dot(&step);
-        // Newton's decrement λ² ≈ 2(L − L*): stop at round-off of L.
-        if decrement <= 1e-15 * at.value {
+        if !(decrement > 0.0) {
             break;
         }
         if iterations == max_iterations {
             return Err(not_converged(iterations, &at));
         }
         iterations += 1;
-        let mut t = 1.0;
-        let next = loop {
-            let trial = p + step * t;
-            if let Some(value) = v.value(&trial)
-                && value <= at.value - 0.25 * t * decrement
-            {
-                break Some(trial);
+        let resolvable = 64.0 * f64::EPSILON * at.value;
+        let next = if decrement > resolvable {
+            // Damped Newton: halve until feasible with an Armijo decrease, but not below
+            // steps whose promised decrease the value cannot resolve.
+            let mut t = 1.0;
+            loop {
+                let trial = p + step * t;
+                if let Some(value) = v.value(&trial)
+                    && value <= at.value - 0.25 * t * decrement
+                {
+                    break Some(trial);
+                }
+                t *= 0.5;
+                if t * decrement < resolvable {
+                    break None;
+                }
             }
-            t *= 0.5;
-            if t < 1e-12 {
-                break None;
-            }
+        } else {
+            None
         };
-        let Some(next) = next else {
-            // No decrease at round-off scale: converged as far as L can tell.
-            break;
-        };
+        // At round-off of L the gradient judges: full Newton steps while they shrink it (the
+        // quadratic model is exact there), so the plane is accurate to the last digits the
+        // IFT derivatives need.
+        let next = next.or_else(|| {
+            let trial = p + step;
+            v.objective(&trial)
+                .filter(|o| o.gradient.norm() < at.gradient.norm())
+                .map(|_| trial)
+        });
+        let Some(next) = next else { break };
         p = next;
         at = v.objective(&p).expect("accepted planes are feasible");
     }

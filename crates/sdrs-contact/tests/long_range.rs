@@ -1,0 +1,310 @@
+//! The long-range potential: derivatives of the triangle-pair potential, the closed form of
+//! its centred limit, and Theorem 5.4's four properties of the hierarchical sum
+//! (Barrier-Form, Smoothness, Non-prehensile, Non-vanishing), plus agreement with the
+//! brute-force sum where nothing is blended.
+
+use nalgebra::{DMatrix, Isometry3, Point3, Translation3, UnitQuaternion, Vector3};
+use proptest::test_runner::TestRunner;
+use sdrs_contact::long_range::radial::centred;
+use sdrs_contact::long_range::triangle::triangle_potential;
+use sdrs_contact::long_range::{LongRange, MeshShape};
+use sdrs_contact::twist::{Twist, perturb};
+use sdrs_contact::{ContactModel, Order, PairContact, PairOutcome};
+use sdrs_geometry::TriMesh;
+use sdrs_geometry::testing::{central_differences, relative_error, sample};
+
+fn random_point(runner: &mut TestRunner, centre: Vector3<f64>) -> Point3<f64> {
+    Point3::from(centre + Vector3::from_fn(|_, _| sample(-0.5..0.5f64, runner)))
+}
+
+/// Two random triangles around centres `gap` apart along x, re-drawn until disjoint.
+fn triangle_pair(runner: &mut TestRunner, gap: f64) -> ([Point3<f64>; 3], [Point3<f64>; 3]) {
+    loop {
+        let a = [(); 3].map(|_| random_point(runner, Vector3::zeros()));
+        let b = [(); 3].map(|_| random_point(runner, Vector3::new(gap, 0.0, 0.0)));
+        if sdrs_contact::distance::triangle_triangle(&a, &b).distance > 0.05 {
+            return (a, b);
+        }
+    }
+}
+
+fn flatten(a: &[Point3<f64>; 3], b: &[Point3<f64>; 3]) -> [f64; 18] {
+    std::array::from_fn(|k| {
+        if k < 9 {
+            a[k / 3][k % 3]
+        } else {
+            b[(k - 9) / 3][k % 3]
+        }
+    })
+}
+
+fn unflatten(x: &[f64; 18]) -> ([Point3<f64>; 3], [Point3<f64>; 3]) {
+    let p = |k: usize| Point3::new(x[3 * k], x[3 * k + 1], x[3 * k + 2]);
+    ([p(0), p(1), p(2)], [p(3), p(4), p(5)])
+}
+
+#[test]
+fn triangle_potential_derivatives_match_differences() {
+    let mut runner = TestRunner::deterministic();
+    for case in 0..200 {
+        let gap = sample(0.3..4.0f64, &mut runner);
+        let (a, b) = triangle_pair(&mut runner, gap);
+        let t = triangle_potential(&a, &b, None, true, 100)
+            .unwrap()
+            .unwrap();
+        let x = flatten(&a, &b);
+        let at = |x: &[f64; 18]| {
+            let (a, b) = unflatten(x);
+            triangle_potential(&a, &b, None, true, 100)
+                .unwrap()
+                .unwrap()
+        };
+        let fd = central_differences(|x| at(x).value, &x, 1e-4);
+        let e = relative_error(t.gradient.as_slice(), &fd, 1e-12);
+        assert!(e < 1e-7, "case {case}: gradient error {e:e}");
+        let fd_h: Vec<f64> = central_differences(|x| at(x).gradient, &x, 1e-4)
+            .iter()
+            .flat_map(|c| c.iter().copied().collect::<Vec<_>>())
+            .collect();
+        let e = relative_error(t.hessian.as_slice(), &fd_h, 1e-12);
+        assert!(e < 1e-6, "case {case}: Hessian error {e:e}");
+        // Translation invariance: the forces on the two triangles cancel.
+        let net: Vector3<f64> = (0..6)
+            .map(|k| t.gradient.fixed_rows::<3>(3 * k).into_owned())
+            .sum();
+        assert!(
+            net.norm() < 1e-9 * t.gradient.norm(),
+            "case {case}: net force {net:?}"
+        );
+    }
+}
+
+#[test]
+fn collapsed_triangles_give_the_centred_closed_form() {
+    for r in [0.05, 0.3, 1.0, 7.0, 100.0] {
+        let a = [Point3::origin(); 3];
+        let b = [Point3::new(r, 0.0, 0.0); 3];
+        let t = triangle_potential(&a, &b, None, false, 100)
+            .unwrap()
+            .unwrap();
+        let expected = centred(r).value;
+        assert!(
+            (t.value - expected).abs() < 1e-12 * expected,
+            "r = {r}: {} vs {expected}",
+            t.value
+        );
+    }
+}
+
+#[test]
+fn triangle_forces_push_apart_and_grow_without_bound() {
+    let mut runner = TestRunner::deterministic();
+    for case in 0..200 {
+        let gap = sample(0.3..3.0f64, &mut runner);
+        let (a, b) = triangle_pair(&mut runner, gap);
+        let t = triangle_potential(&a, &b, None, false, 100)
+            .unwrap()
+            .unwrap();
+        let c = sdrs_contact::distance::triangle_triangle(&a, &b);
+        let apart = c.a - c.b; // from B towards A
+        for k in 0..6 {
+            let force = -t.gradient.fixed_rows::<3>(3 * k).into_owned();
+            let sign = if k < 3 { 1.0 } else { -1.0 };
+            assert!(
+                sign * force.dot(&apart) > 0.0,
+                "case {case}: vertex {k}'s force {force:?} does not push away"
+            );
+        }
+    }
+    // Barrier: the energy grows without bound as two parallel triangles meet.
+    let a = [
+        Point3::origin(),
+        Point3::new(1.0, 0.0, 0.0),
+        Point3::new(0.0, 1.0, 0.0),
+    ];
+    let mut last = 0.0;
+    for gap in [1e-1, 1e-2, 1e-3, 1e-4, 1e-5] {
+        let b = a.map(|p| p + Vector3::new(0.0, 0.0, gap));
+        let v = triangle_potential(&a, &b, None, false, 100)
+            .unwrap()
+            .unwrap()
+            .value;
+        assert!(v > last && v > 1.0 / gap, "gap {gap}: {v}");
+        last = v;
+    }
+    let touching = a.map(|p| p + Vector3::new(0.5, 0.0, 0.0));
+    assert!(
+        triangle_potential(&a, &touching, None, false, 100)
+            .unwrap()
+            .is_none()
+    );
+}
+
+fn ball(radius: f64, level: u32) -> MeshShape {
+    MeshShape::new(TriMesh::icosphere(radius, level).unwrap()).unwrap()
+}
+
+fn eval(
+    model: &LongRange,
+    a: &MeshShape,
+    pa: &Isometry3<f64>,
+    b: &MeshShape,
+    pb: &Isometry3<f64>,
+    order: Order,
+) -> PairContact {
+    match model.evaluate(a, pa, b, pb, &mut (), order).unwrap() {
+        PairOutcome::Separated(c) => c,
+        PairOutcome::Penetrating => panic!("penetrating"),
+    }
+}
+
+#[test]
+fn hierarchical_pose_derivatives_match_differences_across_blend_regions() {
+    let model = LongRange::new(0.5).unwrap();
+    let a = ball(0.5, 1);
+    let b = ball(0.3, 1);
+    let turn = UnitQuaternion::from_scaled_axis(Vector3::new(0.3, -0.2, 0.5));
+    // From nearly touching (exact leaf pairs) through blending at many levels to far apart.
+    let mut seen = (0, 0);
+    for distance in [0.83, 0.9, 1.0, 1.2, 1.5, 2.0, 3.0, 6.0] {
+        let pa = Isometry3::identity();
+        let pb = Isometry3::from_parts(Translation3::new(distance, 0.1, -0.05), turn);
+        let (out, census) = model
+            .evaluate_counted(&a, &pa, &b, &pb, Order::Hessian)
+            .unwrap();
+        let c = out.contact().unwrap().clone();
+        seen.0 += census.exact;
+        seen.1 += census.blended;
+        let at = |x: &[f64; 12], order: Order| {
+            let xa = Twist::from_column_slice(&x[..6]);
+            let xb = Twist::from_column_slice(&x[6..]);
+            eval(
+                &model,
+                &a,
+                &perturb(&pa, &xa),
+                &b,
+                &perturb(&pb, &xb),
+                order,
+            )
+        };
+        let fd = central_differences(|x| at(x, Order::Value).value, &[0.0; 12], 1e-5);
+        let e = relative_error(c.gradient.as_slice(), &fd, 1e-12);
+        assert!(
+            e < 1e-7,
+            "distance {distance}: gradient error {e:e} ({census:?})"
+        );
+        let columns = central_differences(|x| at(x, Order::Gradient).gradient, &[0.0; 12], 1e-5);
+        let raw = DMatrix::from_fn(12, 12, |i, j| columns[j][i]);
+        let sym = (&raw + raw.transpose()) * 0.5;
+        let e = relative_error(c.hessian.as_slice(), sym.as_slice(), 1e-12);
+        assert!(
+            e < 1e-6,
+            "distance {distance}: Hessian error {e:e} ({census:?})"
+        );
+    }
+    assert!(
+        seen.0 > 0 && seen.1 > 0,
+        "exact and blended terms were both exercised: {seen:?}"
+    );
+}
+
+#[test]
+fn the_hierarchical_potential_is_a_barrier_pushes_apart_and_never_vanishes() {
+    let model = LongRange::new(0.5).unwrap();
+    let a = ball(0.5, 1);
+    let b = ball(0.5, 1);
+    let pa = Isometry3::identity();
+    // The icospheres' faces are closer to the centre than their vertices (radius 0.5): put
+    // them 1 + gap apart so that two vertices face each other across the gap.
+    let mut last = 0.0;
+    for gap in [1e-1, 1e-2, 1e-3, 1e-4] {
+        let pb = Isometry3::translation(1.0 + gap, 0.0, 0.0);
+        let v = eval(&model, &a, &pa, &b, &pb, Order::Value).value;
+        assert!(v > last, "gap {gap}: energy {v} does not grow");
+        last = v;
+    }
+    assert!(last > 1e4, "energy at 0.1 mm: {last}");
+    let overlapping = Isometry3::translation(0.9, 0.0, 0.0);
+    assert_eq!(
+        model
+            .evaluate(&a, &pa, &b, &overlapping, &mut (), Order::Value)
+            .unwrap(),
+        PairOutcome::Penetrating
+    );
+    // Non-prehensile and non-vanishing: from 1.2 to 100 size units apart, the force on each
+    // body points away from the other, equal and opposite, and never zero.
+    for distance in [1.2, 3.0, 10.0, 100.0] {
+        let dir = Vector3::new(1.0, 0.4, -0.3).normalize();
+        let pb = Isometry3::translation(dir.x * distance, dir.y * distance, dir.z * distance);
+        let c = eval(&model, &a, &pa, &b, &pb, Order::Gradient);
+        let (fa, fb) = (
+            -c.gradient.fixed_rows::<3>(0),
+            -c.gradient.fixed_rows::<3>(6),
+        );
+        assert!(
+            fa.dot(&-dir) > 0.0 && fb.dot(&dir) > 0.0,
+            "distance {distance}"
+        );
+        assert!((fa + fb).norm() < 1e-9 * fa.norm(), "distance {distance}");
+        assert!(fa.norm() > 0.0, "distance {distance}: the force vanished");
+    }
+}
+
+#[test]
+fn without_blending_the_hierarchy_is_the_brute_force_sum() {
+    // Two unit squares (two triangles each) 5 cm apart, facing each other: every node pair's
+    // spheres overlap, so no pair is blended and the sum is the exact one of eq. 3.
+    let square = |z: f64| {
+        TriMesh::new(
+            vec![
+                Point3::new(0.0, 0.0, z),
+                Point3::new(1.0, 0.0, z),
+                Point3::new(1.0, 1.0, z),
+                Point3::new(0.0, 1.0, z),
+            ],
+            vec![[0, 1, 2], [0, 2, 3]],
+        )
+        .unwrap()
+    };
+    let a = MeshShape::new(square(0.0)).unwrap();
+    let b = MeshShape::new(square(0.05)).unwrap();
+    let model = LongRange::new(0.5).unwrap();
+    let id = Isometry3::identity();
+    let (h, census) = model
+        .evaluate_counted(&a, &id, &b, &id, Order::Hessian)
+        .unwrap();
+    assert_eq!((census.blended, census.centred, census.exact), (0, 0, 4));
+    let bf = model.brute_force(&a, &id, &b, &id, Order::Hessian).unwrap();
+    let (h, bf) = (h.contact().unwrap(), bf.contact().unwrap());
+    assert!((h.value - bf.value).abs() < 1e-12 * bf.value);
+    assert!((h.gradient - bf.gradient).norm() < 1e-12 * bf.gradient.norm());
+    assert!((h.hessian - bf.hessian).norm() < 1e-12 * bf.hessian.norm());
+    // Further apart the hierarchy blends and stays below the exact sum (Lemma 5.1 iii).
+    let far = Isometry3::translation(0.0, 0.0, 3.0);
+    let (h, census) = model
+        .evaluate_counted(&a, &id, &b, &far, Order::Value)
+        .unwrap();
+    let bf = model.brute_force(&a, &id, &b, &far, Order::Value).unwrap();
+    assert!(census.centred > 0);
+    assert!(h.value() <= bf.value() && h.value() > 0.0);
+}
+
+#[test]
+fn long_range_refuses_bad_input() {
+    assert!(LongRange::new(0.0).is_err());
+    assert!(LongRange::new(f64::NAN).is_err());
+    let model = LongRange::new(0.5).unwrap();
+    let a = ball(0.5, 0);
+    let bad = Isometry3::translation(f64::NAN, 0.0, 0.0);
+    assert!(
+        model
+            .evaluate(&a, &Isometry3::identity(), &a, &bad, &mut (), Order::Value)
+            .is_err()
+    );
+    let far = Isometry3::translation(3.0, 0.0, 0.0);
+    assert!(
+        model
+            .evaluate(&a, &Isometry3::identity(), &a, &far, &mut (), Order::Design)
+            .is_err()
+    );
+}

@@ -49,13 +49,13 @@ fn triangle_potential_derivatives_match_differences() {
     for case in 0..200 {
         let gap = sample(0.3..4.0f64, &mut runner);
         let (a, b) = triangle_pair(&mut runner, gap);
-        let t = triangle_potential(&a, &b, None, true, 100)
+        let t = triangle_potential(&a, &b, None, 100)
             .unwrap()
             .unwrap();
         let x = flatten(&a, &b);
         let at = |x: &[f64; 18]| {
             let (a, b) = unflatten(x);
-            triangle_potential(&a, &b, None, true, 100)
+            triangle_potential(&a, &b, None, 100)
                 .unwrap()
                 .unwrap()
         };
@@ -66,7 +66,7 @@ fn triangle_potential_derivatives_match_differences() {
             .iter()
             .flat_map(|c| c.iter().copied().collect::<Vec<_>>())
             .collect();
-        let e = relative_error(t.hessian.as_slice(), &fd_h, 1e-12);
+        let e = relative_error(t.hessian().as_slice(), &fd_h, 1e-12);
         assert!(e < 1e-6, "case {case}: Hessian error {e:e}");
         // Translation invariance: the forces on the two triangles cancel.
         let net: Vector3<f64> = (0..6)
@@ -84,7 +84,7 @@ fn collapsed_triangles_give_the_centred_closed_form() {
     for r in [0.05, 0.3, 1.0, 7.0, 100.0] {
         let a = [Point3::origin(); 3];
         let b = [Point3::new(r, 0.0, 0.0); 3];
-        let t = triangle_potential(&a, &b, None, false, 100)
+        let t = triangle_potential(&a, &b, None, 100)
             .unwrap()
             .unwrap();
         let expected = centred(r).value;
@@ -102,7 +102,7 @@ fn triangle_forces_push_apart_and_grow_without_bound() {
     for case in 0..200 {
         let gap = sample(0.3..3.0f64, &mut runner);
         let (a, b) = triangle_pair(&mut runner, gap);
-        let t = triangle_potential(&a, &b, None, false, 100)
+        let t = triangle_potential(&a, &b, None, 100)
             .unwrap()
             .unwrap();
         let c = sdrs_contact::distance::triangle_triangle(&a, &b);
@@ -125,7 +125,7 @@ fn triangle_forces_push_apart_and_grow_without_bound() {
     let mut last = 0.0;
     for gap in [1e-1, 1e-2, 1e-3, 1e-4, 1e-5] {
         let b = a.map(|p| p + Vector3::new(0.0, 0.0, gap));
-        let v = triangle_potential(&a, &b, None, false, 100)
+        let v = triangle_potential(&a, &b, None, 100)
             .unwrap()
             .unwrap()
             .value;
@@ -134,7 +134,7 @@ fn triangle_forces_push_apart_and_grow_without_bound() {
     }
     let touching = a.map(|p| p + Vector3::new(0.5, 0.0, 0.0));
     assert!(
-        triangle_potential(&a, &touching, None, false, 100)
+        triangle_potential(&a, &touching, None, 100)
             .unwrap()
             .is_none()
     );

@@ -10,10 +10,11 @@
 //!
 //! Every term is returned with its gradient and Hessian in the two bodies' twists.
 
-use super::radial::{BodyPoint, TwistTerm, blend, centred, radial_term, to_twists};
+use super::radial::{BodyPoint, TwistTerm, add_radial, blend, centred};
 use super::triangle::triangle_potential;
 use crate::error::Result;
-use nalgebra::{Isometry3, Point3};
+use crate::twist::Twist;
+use nalgebra::{Isometry3, Point3, SMatrix};
 use sdrs_geometry::sphere_tree::{NodeId, NodeKind};
 use sdrs_geometry::{SphereTree, TriMesh};
 
@@ -77,8 +78,9 @@ pub(super) struct Recursion<'a> {
 }
 
 impl Recursion<'_> {
-    /// `P_BSH` of nodes `i` (body A) and `j` (body B); `None` when two triangles touch.
-    pub(super) fn pair(&mut self, i: NodeId, j: NodeId) -> Result<Option<TwistTerm>> {
+    /// Adds `P_BSH` of nodes `i` (body A) and `j` (body B) to `out`; `false` when two
+    /// triangles touch (the potential is infinite).
+    pub(super) fn pair(&mut self, i: NodeId, j: NodeId, out: &mut TwistTerm) -> Result<bool> {
         self.census.node_pairs += 1;
         let pa = BodyPoint {
             body: 0,
@@ -95,67 +97,97 @@ impl Recursion<'_> {
         let d2 = (1.0 + self.epsilon) * d1;
         if r >= d2 {
             self.census.centred += 1;
-            return Ok(Some(radial_term(&centred(r), &pa, &pb)));
+            add_radial(out, &centred(r), &pa, &pb, self.hessian);
+            return Ok(true);
         }
-        let near = match (self.a.tree.kind(i), self.b.tree.kind(j)) {
-            (NodeKind::Leaf(ta), NodeKind::Leaf(tb)) => self.exact(ta, tb)?,
+        // The near potential goes straight into `out` unless it is to be blended.
+        let blended = r > d1;
+        let mut near_local = blended.then(TwistTerm::zero);
+        let near = near_local.as_mut().unwrap_or(out);
+        let apart = match (self.a.tree.kind(i), self.b.tree.kind(j)) {
+            (NodeKind::Leaf(ta), NodeKind::Leaf(tb)) => self.exact(ta, tb, near)?,
             _ => {
                 let (ci, ni) = self.a.children(i);
                 let (cj, nj) = self.b.children(j);
-                let mut sum = TwistTerm::zero();
-                for &ic in &ci[..ni] {
+                let mut apart = true;
+                'children: for &ic in &ci[..ni] {
                     for &jc in &cj[..nj] {
-                        match self.pair(ic, jc)? {
-                            Some(term) => sum.add(&term),
-                            None => return Ok(None),
+                        if !self.pair(ic, jc, near)? {
+                            apart = false;
+                            break 'children;
                         }
                     }
                 }
-                Some(sum)
+                apart
             }
         };
-        let Some(near) = near else { return Ok(None) };
-        if r <= d1 {
-            return Ok(Some(near));
+        if !apart {
+            return Ok(false);
         }
-        self.census.centred += 1;
-        self.census.blended += 1;
-        let far = radial_term(&centred(r), &pa, &pb);
-        let phi = radial_term(&blend(r, d1, d2), &pa, &pb);
-        Ok(Some(near.blend(&far, &phi)))
+        if let Some(near) = near_local {
+            self.census.centred += 1;
+            self.census.blended += 1;
+            let (mut far, mut phi) = (TwistTerm::zero(), TwistTerm::zero());
+            add_radial(&mut far, &centred(r), &pa, &pb, self.hessian);
+            add_radial(&mut phi, &blend(r, d1, d2), &pa, &pb, self.hessian);
+            out.add_blend(&near, &far, &phi);
+        }
+        Ok(true)
     }
 
-    /// The exact potential of triangles `ta` (A) and `tb` (B) in twist space.
-    pub(super) fn exact(&mut self, ta: u32, tb: u32) -> Result<Option<TwistTerm>> {
+    /// Adds the exact potential of triangles `ta` (A) and `tb` (B) in twist space to `out`;
+    /// `false` when they touch. The Hessian goes through the potential's factors:
+    /// `Jᵀ(L_xx − L_xp L_pp⁻¹ L_px)J = Σ c_k u_k u_kᵀ − (Jᵀ L_xp) L_pp⁻¹ (Jᵀ L_xp)ᵀ` with
+    /// `u_k = J_kᵀ n`, plus each vertex's rotation curvature.
+    pub(super) fn exact(&mut self, ta: u32, tb: u32, out: &mut TwistTerm) -> Result<bool> {
         self.census.exact += 1;
         let (xa, xb) = (self.a.corners(ta), self.b.corners(tb));
-        let Some(t) = triangle_potential(&xa, &xb, None, self.hessian, self.max_iterations)? else {
-            return Ok(None);
+        let Some(t) = triangle_potential(&xa, &xb, None, self.max_iterations)? else {
+            return Ok(false);
         };
         self.census.iterations += t.iterations;
-        let point = |body: usize, position: Point3<f64>| BodyPoint {
-            body,
-            position,
-            origin: if body == 0 {
-                self.a.origin
+        let point = |k: usize| {
+            let (body, position, origin) = if k < 3 {
+                (0, xa[k], self.a.origin)
             } else {
-                self.b.origin
-            },
+                (1, xb[k - 3], self.b.origin)
+            };
+            BodyPoint {
+                body,
+                position,
+                origin,
+            }
         };
-        let points = [
-            point(0, xa[0]),
-            point(0, xa[1]),
-            point(0, xa[2]),
-            point(1, xb[0]),
-            point(1, xb[1]),
-            point(1, xb[2]),
-        ];
-        let (gradient, hessian) =
-            to_twists(&points, &t.gradient, self.hessian.then_some(&t.hessian));
-        Ok(Some(TwistTerm {
-            value: t.value,
-            gradient,
-            hessian,
-        }))
+        out.value += t.value;
+        let n = t.plane.xyz();
+        let mut jl = SMatrix::<f64, 12, 4>::zeros();
+        for k in 0..6 {
+            let p = point(k);
+            let g = t.gradient.fixed_rows::<3>(3 * k).into_owned();
+            out.add_point_gradient(&p, &g);
+            if !self.hessian {
+                continue;
+            }
+            let (col, r) = (6 * p.body, p.offset());
+            let mut u = Twist::zeros();
+            u.fixed_rows_mut::<3>(0).copy_from(&n);
+            u.fixed_rows_mut::<3>(3).copy_from(&r.cross(&n));
+            let mut block = out.hessian.fixed_view_mut::<6, 6>(col, col);
+            block += u * u.transpose() * t.curvature[k];
+            let b = t.mixed.fixed_view::<3, 4>(3 * k, 0);
+            let mut v = jl.fixed_view_mut::<3, 4>(col, 0);
+            v += b;
+            let mut w = jl.fixed_view_mut::<3, 4>(col + 3, 0);
+            w += r.cross_matrix() * b;
+            out.add_point_curvature(&p, &g);
+        }
+        if self.hessian {
+            let chol = t
+                .plane_hessian
+                .cholesky()
+                .expect("the plane Hessian is positive definite at the optimum");
+            out.hessian -= jl * chol.solve(&jl.transpose());
+        }
+        Ok(true)
     }
 }

@@ -106,8 +106,10 @@ impl LongRange {
             max_iterations: self.max_iterations,
             census: Census::default(),
         };
-        let term = rec.pair(a.tree.root(), b.tree.root())?;
-        Ok((outcome(term, order, rec.census.iterations), rec.census))
+        let mut term = TwistTerm::zero();
+        let apart = rec.pair(a.tree.root(), b.tree.root(), &mut term)?;
+        let outcome = outcome(apart.then_some(term), order, rec.census.iterations);
+        Ok((outcome, rec.census))
     }
 
     /// The unblended sum of exact triangle-pair potentials over all pairs (eq. 3): the
@@ -132,9 +134,8 @@ impl LongRange {
         let mut sum = TwistTerm::zero();
         for ta in 0..a.mesh.triangles().len() as u32 {
             for tb in 0..b.mesh.triangles().len() as u32 {
-                match rec.exact(ta, tb)? {
-                    Some(t) => sum.add(&t),
-                    None => return Ok(PairOutcome::Penetrating),
+                if !rec.exact(ta, tb, &mut sum)? {
+                    return Ok(PairOutcome::Penetrating);
                 }
             }
         }

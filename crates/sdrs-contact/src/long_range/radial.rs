@@ -3,7 +3,7 @@
 //! point derivatives to the bodies' twists.
 
 use crate::twist::{Matrix12, Vector12, rotation_curvature};
-use nalgebra::{Matrix3, Point3, SMatrix, Vector3};
+use nalgebra::{Matrix3, Point3, Vector3};
 
 /// A scalar function of `r` with its first two derivatives.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -69,22 +69,20 @@ impl TwistTerm {
         }
     }
 
-    /// `(1 − φ) self + φ other` with `φ` a function of the configuration:
-    /// the product rule in value, gradient and Hessian.
-    pub fn blend(&self, other: &TwistTerm, phi: &TwistTerm) -> TwistTerm {
+    /// Adds `(1 − φ) near + φ far` with `φ` a function of the configuration: the product rule
+    /// in value, gradient and Hessian.
+    pub fn add_blend(&mut self, near: &TwistTerm, far: &TwistTerm, phi: &TwistTerm) {
         let w = phi.value;
-        let dv = other.value - self.value;
-        let dg = other.gradient - self.gradient;
+        let dv = far.value - near.value;
+        let dg = far.gradient - near.gradient;
+        self.value += (1.0 - w) * near.value + w * far.value;
+        self.gradient += near.gradient * (1.0 - w) + far.gradient * w + phi.gradient * dv;
         let cross = phi.gradient * dg.transpose();
-        TwistTerm {
-            value: (1.0 - w) * self.value + w * other.value,
-            gradient: self.gradient * (1.0 - w) + other.gradient * w + phi.gradient * dv,
-            hessian: self.hessian * (1.0 - w)
-                + other.hessian * w
-                + cross
-                + cross.transpose()
-                + phi.hessian * dv,
-        }
+        self.hessian += near.hessian * (1.0 - w)
+            + far.hessian * w
+            + cross
+            + cross.transpose()
+            + phi.hessian * dv;
     }
 
     /// Adds `other`.
@@ -92,6 +90,41 @@ impl TwistTerm {
         self.value += other.value;
         self.gradient += other.gradient;
         self.hessian += other.hessian;
+    }
+
+    /// Adds the twist gradient of a point gradient `g` at `point`: `(g, r × g)` on its body.
+    pub fn add_point_gradient(&mut self, point: &BodyPoint, g: &Vector3<f64>) {
+        let col = 6 * point.body;
+        let r = point.offset();
+        let mut v = self.gradient.fixed_rows_mut::<3>(col);
+        v += g;
+        let mut w = self.gradient.fixed_rows_mut::<3>(col + 3);
+        w += r.cross(g);
+    }
+
+    /// Adds `J_xᵀ m J_y` for a point-space Hessian block `m` between points `x` and `y`, with
+    /// `J = [I, −[r]×]`: `[[m, −m R_y], [R_x m, −R_x m R_y]]`, `R = [r]×`.
+    pub fn add_point_block(&mut self, x: &BodyPoint, y: &BodyPoint, m: &Matrix3<f64>) {
+        let (rx, ry) = (x.offset().cross_matrix(), y.offset().cross_matrix());
+        let (cx, cy) = (6 * x.body, 6 * y.body);
+        let m_ry = m * ry;
+        let rx_m = rx * m;
+        let h = &mut self.hessian;
+        let mut b = h.fixed_view_mut::<3, 3>(cx, cy);
+        b += m;
+        let mut b = h.fixed_view_mut::<3, 3>(cx, cy + 3);
+        b -= m_ry;
+        let mut b = h.fixed_view_mut::<3, 3>(cx + 3, cy);
+        b += rx_m;
+        let mut b = h.fixed_view_mut::<3, 3>(cx + 3, cy + 3);
+        b -= rx * m_ry;
+    }
+
+    /// Adds the second-order rotation term `g·∂²y/∂ω²` of a point gradient `g` at `point`.
+    pub fn add_point_curvature(&mut self, point: &BodyPoint, g: &Vector3<f64>) {
+        let c = 6 * point.body + 3;
+        let mut b = self.hessian.fixed_view_mut::<3, 3>(c, c);
+        b += rotation_curvature(&point.offset(), g);
     }
 }
 
@@ -106,59 +139,48 @@ pub struct BodyPoint {
     pub origin: Point3<f64>,
 }
 
-/// Maps derivatives with respect to `N` world points (gradient `3N`, Hessian `3N x 3N`) to
-/// the two bodies' twists: `Jᵀg` and `Jᵀ H J` plus each point's rotation curvature, with
-/// `J = [I, −[r]×]` per point, `r` its offset from its body's origin.
-pub fn to_twists<const N: usize, const M: usize>(
-    points: &[BodyPoint; N],
-    gradient: &SMatrix<f64, M, 1>,
-    hessian: Option<&SMatrix<f64, M, M>>,
-) -> (Vector12, Matrix12) {
-    let mut jac = SMatrix::<f64, M, 12>::zeros();
-    let mut g12 = Vector12::zeros();
-    let mut h12 = Matrix12::zeros();
-    for (k, p) in points.iter().enumerate() {
-        let r: Vector3<f64> = p.position - p.origin;
-        let g = gradient.fixed_rows::<3>(3 * k).into_owned();
-        let col = 6 * p.body;
-        jac.fixed_view_mut::<3, 3>(3 * k, col)
-            .copy_from(&Matrix3::identity());
-        jac.fixed_view_mut::<3, 3>(3 * k, col + 3)
-            .copy_from(&-r.cross_matrix());
-        let mut v = g12.fixed_rows_mut::<3>(col);
-        v += g;
-        let mut w = g12.fixed_rows_mut::<3>(col + 3);
-        w += r.cross(&g);
-        if hessian.is_some() {
-            let mut block = h12.fixed_view_mut::<3, 3>(col + 3, col + 3);
-            block += rotation_curvature(&r, &g);
-        }
+impl BodyPoint {
+    /// `r`: the offset from the body's origin.
+    pub fn offset(&self) -> Vector3<f64> {
+        self.position - self.origin
     }
-    if let Some(h) = hessian {
-        h12 += jac.transpose() * h * jac;
-    }
-    (g12, h12)
 }
 
-/// A radial function `f(|x_a − x_b|)` of two body points as a [`TwistTerm`].
-pub fn radial_term(f: &Radial, a: &BodyPoint, b: &BodyPoint) -> TwistTerm {
+/// Adds a radial function `f(|x_a − x_b|)` of two body points to `out` (its Hessian only when
+/// `hessian`).
+pub fn add_radial(out: &mut TwistTerm, f: &Radial, a: &BodyPoint, b: &BodyPoint, hessian: bool) {
     let d: Vector3<f64> = a.position - b.position;
     let r = d.norm();
     let e = d / r;
-    let mut g = SMatrix::<f64, 6, 1>::zeros();
-    g.fixed_rows_mut::<3>(0).copy_from(&(e * f.first));
-    g.fixed_rows_mut::<3>(3).copy_from(&(-e * f.first));
-    let radial = e * e.transpose();
-    let k = radial * f.second + (Matrix3::identity() - radial) * (f.first / r);
-    let mut h = SMatrix::<f64, 6, 6>::zeros();
-    h.fixed_view_mut::<3, 3>(0, 0).copy_from(&k);
-    h.fixed_view_mut::<3, 3>(3, 3).copy_from(&k);
-    h.fixed_view_mut::<3, 3>(0, 3).copy_from(&-k);
-    h.fixed_view_mut::<3, 3>(3, 0).copy_from(&-k);
-    let (gradient, hessian) = to_twists(&[*a, *b], &g, Some(&h));
-    TwistTerm {
-        value: f.value,
-        gradient,
-        hessian,
+    let g = e * f.first;
+    out.value += f.value;
+    out.add_point_gradient(a, &g);
+    out.add_point_gradient(b, &-g);
+    if hessian {
+        let radial = e * e.transpose();
+        let k = radial * f.second + (Matrix3::identity() - radial) * (f.first / r);
+        // J_xᵀ (±K) J_y for the four body pairs from K R_a, K R_b (R = [r]×; R K = −(K R)ᵀ).
+        let (ra, rb) = (a.offset().cross_matrix(), b.offset().cross_matrix());
+        let (k_ra, k_rb) = (k * ra, k * rb);
+        let blocks = [
+            (a, a, k, -k_ra, -k_ra.transpose(), -(ra * k_ra)),
+            (b, b, k, -k_rb, -k_rb.transpose(), -(rb * k_rb)),
+            (a, b, -k, k_rb, k_ra.transpose(), ra * k_rb),
+            (b, a, -k, k_ra, k_rb.transpose(), rb * k_ra),
+        ];
+        for (x, y, vv, vw, wv, ww) in blocks {
+            let (cx, cy) = (6 * x.body, 6 * y.body);
+            let h = &mut out.hessian;
+            let mut m = h.fixed_view_mut::<3, 3>(cx, cy);
+            m += vv;
+            let mut m = h.fixed_view_mut::<3, 3>(cx, cy + 3);
+            m += vw;
+            let mut m = h.fixed_view_mut::<3, 3>(cx + 3, cy);
+            m += wv;
+            let mut m = h.fixed_view_mut::<3, 3>(cx + 3, cy + 3);
+            m += ww;
+        }
+        out.add_point_curvature(a, &g);
+        out.add_point_curvature(b, &-g);
     }
 }

@@ -22,18 +22,45 @@ pub type Vector18 = SVector<f64, 18>;
 pub type Matrix18 = SMatrix<f64, 18, 18>;
 
 /// The potential of one triangle pair with its derivatives in the six world vertices.
+///
+/// The Hessian `∂²P/∂x² = L_xx − L_xp L_pp⁻¹ L_px` is kept in factored form: `L_xx` is block
+/// diagonal with blocks `c_k n nᵀ` ([`TrianglePotential::curvature`]), `L_xp` is 18x4
+/// ([`TrianglePotential::mixed`]) and `L_pp` 4x4 ([`TrianglePotential::plane_hessian`]); maps
+/// to other coordinates (body twists) are cheaper through the factors than through the full
+/// 18x18 matrix, which [`TrianglePotential::hessian`] assembles.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TrianglePotential {
     /// `P`.
     pub value: f64,
     /// `∂P/∂x` (A's vertices, then B's).
     pub gradient: Vector18,
-    /// `∂²P/∂x²` (zero unless asked for).
-    pub hessian: Matrix18,
     /// The optimal plane `(n, d)`: A on its positive side.
     pub plane: Vector4<f64>,
+    /// `c_k = 2/s_k³`: `∂²L/∂x_k² = c_k n nᵀ`.
+    pub curvature: [f64; 6],
+    /// `∂²L/∂x∂p` (18x4).
+    pub mixed: SMatrix<f64, 18, 4>,
+    /// `∂²L/∂p²` at the optimum (positive definite).
+    pub plane_hessian: Matrix4<f64>,
     /// Newton iterations.
     pub iterations: usize,
+}
+
+impl TrianglePotential {
+    /// `∂²P/∂x²` (18x18).
+    pub fn hessian(&self) -> Matrix18 {
+        let n = self.plane.xyz();
+        let mut lxx = Matrix18::zeros();
+        for k in 0..6 {
+            lxx.fixed_view_mut::<3, 3>(3 * k, 3 * k)
+                .copy_from(&(n * n.transpose() * self.curvature[k]));
+        }
+        let chol = self
+            .plane_hessian
+            .cholesky()
+            .expect("the plane Hessian is positive definite at the optimum");
+        lxx - self.mixed * chol.solve(&self.mixed.transpose())
+    }
 }
 
 /// The six homogeneous vertices with their signs.
@@ -122,13 +149,23 @@ fn initial_plane(a: &[Point3<f64>; 3], b: &[Point3<f64>; 3]) -> Option<Vector4<f
 }
 
 /// The potential of triangles `a` and `b` (world vertices); `None` when they touch or
-/// intersect (the potential is infinite). `hessian` asks for `∂²P/∂x²`. `start` is a plane to
-/// warm-start from (used when feasible).
+/// intersect (the potential is infinite). `start` is a plane to warm-start from (used when
+/// feasible).
+///
+/// ```
+/// use sdrs_contact::long_range::triangle::triangle_potential;
+/// use nalgebra::{Point3, Vector3};
+/// let a = [Point3::origin(), Point3::new(1.0, 0.0, 0.0), Point3::new(0.0, 1.0, 0.0)];
+/// let b = a.map(|p| p + Vector3::new(0.0, 0.0, 0.1));
+/// let t = triangle_potential(&a, &b, None, 100)?.unwrap();
+/// // B above A pushes A down and B up.
+/// assert!(t.gradient[2] > 0.0 && t.gradient[11] < 0.0);
+/// # Ok::<(), sdrs_contact::ContactError>(())
+/// ```
 pub fn triangle_potential(
     a: &[Point3<f64>; 3],
     b: &[Point3<f64>; 3],
     start: Option<Vector4<f64>>,
-    hessian: bool,
     max_iterations: usize,
 ) -> Result<Option<TrianglePotential>> {
     let v = Vertices::new(a, b);
@@ -192,7 +229,7 @@ pub fn triangle_potential(
         p = next;
         at = v.objective(&p).expect("accepted planes are feasible");
     }
-    Ok(Some(derivatives(&v, &p, &at, hessian, iterations)))
+    Ok(Some(derivatives(&v, &p, &at, iterations)))
 }
 
 fn not_converged(iterations: usize, at: &Objective) -> ContactError {
@@ -204,48 +241,37 @@ fn not_converged(iterations: usize, at: &Objective) -> ContactError {
     }
 }
 
-/// `P`, `∇_x P` and (optionally) `∇²_x P` at the optimal plane.
+/// `P`, `∇_x P` and the factors of `∇²_x P` at the optimal plane.
 fn derivatives(
     v: &Vertices,
     p: &Vector4<f64>,
     at: &Objective,
-    hessian: bool,
     iterations: usize,
 ) -> TrianglePotential {
     let s = v.slacks(p).expect("the optimum is feasible");
     let n = p.xyz();
     let mut gradient = Vector18::zeros();
-    let mut lxx = Matrix18::zeros();
-    let mut lxp = SMatrix::<f64, 18, 4>::zeros();
+    let mut mixed = SMatrix::<f64, 18, 4>::zeros();
+    let mut curvature = [0.0; 6];
     for k in 0..6 {
         let inv = 1.0 / s[k];
         gradient
             .fixed_rows_mut::<3>(3 * k)
             .copy_from(&(-n * (v.sign[k] * inv * inv)));
-        if hessian {
-            lxx.fixed_view_mut::<3, 3>(3 * k, 3 * k)
-                .copy_from(&(n * n.transpose() * (2.0 * inv * inv * inv)));
-            let mut block = n * v.a[k].transpose() * (2.0 * inv * inv * inv);
-            for c in 0..3 {
-                block[(c, c)] -= v.sign[k] * inv * inv;
-            }
-            lxp.fixed_view_mut::<3, 4>(3 * k, 0).copy_from(&block);
+        curvature[k] = 2.0 * inv * inv * inv;
+        let mut block = n * v.a[k].transpose() * curvature[k];
+        for c in 0..3 {
+            block[(c, c)] -= v.sign[k] * inv * inv;
         }
+        mixed.fixed_view_mut::<3, 4>(3 * k, 0).copy_from(&block);
     }
-    let hessian = if hessian {
-        let chol = at
-            .hessian
-            .cholesky()
-            .expect("the plane Hessian is positive definite at the optimum");
-        lxx - lxp * chol.solve(&lxp.transpose())
-    } else {
-        Matrix18::zeros()
-    };
     TrianglePotential {
         value: at.value,
         gradient,
-        hessian,
         plane: *p,
+        curvature,
+        mixed,
+        plane_hessian: at.hessian,
         iterations,
     }
 }

@@ -18,8 +18,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut runs = 0;
         let mut census = None;
         while clock.elapsed().as_secs_f64() < 1.0 || runs < 3 {
-            let (_, c) =
-                model.evaluate_counted(&ball, &Isometry3::identity(), &ball, &other, Order::Hessian)?;
+            let (_, c) = model.evaluate_counted(
+                &ball,
+                &Isometry3::identity(),
+                &ball,
+                &other,
+                Order::Hessian,
+            )?;
             census = Some(c);
             runs += 1;
         }

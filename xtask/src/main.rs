@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The benchmark suites, each a `[[bench]]` target of the `sdrs-benches` package.
-const SUITES: &[&str] = &["geometry", "contact", "dynamics", "diff"];
+const SUITES: &[&str] = &["geometry", "contact", "dynamics", "diff", "contact-mesh"];
 
 #[derive(Parser)]
 #[command(about = "Project automation for sdrs")]

@@ -49,15 +49,11 @@ fn triangle_potential_derivatives_match_differences() {
     for case in 0..200 {
         let gap = sample(0.3..4.0f64, &mut runner);
         let (a, b) = triangle_pair(&mut runner, gap);
-        let t = triangle_potential(&a, &b, None, 100)
-            .unwrap()
-            .unwrap();
+        let t = triangle_potential(&a, &b, None, 100).unwrap().unwrap();
         let x = flatten(&a, &b);
         let at = |x: &[f64; 18]| {
             let (a, b) = unflatten(x);
-            triangle_potential(&a, &b, None, 100)
-                .unwrap()
-                .unwrap()
+            triangle_potential(&a, &b, None, 100).unwrap().unwrap()
         };
         let fd = central_differences(|x| at(x).value, &x, 1e-4);
         let e = relative_error(t.gradient.as_slice(), &fd, 1e-12);
@@ -84,9 +80,7 @@ fn collapsed_triangles_give_the_centred_closed_form() {
     for r in [0.05, 0.3, 1.0, 7.0, 100.0] {
         let a = [Point3::origin(); 3];
         let b = [Point3::new(r, 0.0, 0.0); 3];
-        let t = triangle_potential(&a, &b, None, 100)
-            .unwrap()
-            .unwrap();
+        let t = triangle_potential(&a, &b, None, 100).unwrap().unwrap();
         let expected = centred(r).value;
         assert!(
             (t.value - expected).abs() < 1e-12 * expected,
@@ -102,9 +96,7 @@ fn triangle_forces_push_apart_and_grow_without_bound() {
     for case in 0..200 {
         let gap = sample(0.3..3.0f64, &mut runner);
         let (a, b) = triangle_pair(&mut runner, gap);
-        let t = triangle_potential(&a, &b, None, 100)
-            .unwrap()
-            .unwrap();
+        let t = triangle_potential(&a, &b, None, 100).unwrap().unwrap();
         let c = sdrs_contact::distance::triangle_triangle(&a, &b);
         let apart = c.a - c.b; // from B towards A
         for k in 0..6 {

@@ -1,13 +1,14 @@
 //! Ready-made scenes shared by the tests, examples and benchmarks: each returns a model with
 //! the step settings and control it is meant to run with.
 
-use crate::error::Result;
+use crate::error::{DynamicsError, Result};
+use crate::kinematics::{Kinematics, State};
 use crate::model::{JointKind, Link, MassModel, Model};
-use crate::stepper::{ContactSettings, Control, StepSettings};
-use nalgebra::{DVector, Isometry3, Translation3, UnitQuaternion, Vector3};
+use crate::stepper::{ContactSettings, Control, LongRangeContact, Motion, StepSettings};
+use nalgebra::{DVector, Isometry3, Point3, Translation3, UnitQuaternion, Vector3};
 use sdrs_contact::PlaneBarrier;
 use sdrs_contact::friction::PlaneFriction;
-use sdrs_geometry::ConvexHull;
+use sdrs_geometry::{ConvexHull, TriMesh};
 
 /// A scene: the model, how to step it, and its control.
 #[derive(Debug, Clone)]
@@ -197,4 +198,139 @@ pub fn rotating_chains(n: usize, dt: f64) -> Result<Scene> {
         settings,
         control,
     })
+}
+
+/// A flat square grid in the plane z = 0, `size` metres across with `cells` x `cells` square
+/// cells of two triangles each, facing up: a ground for mesh-based contact whose triangles
+/// stay small (the long-range hierarchy descends to the triangles near a body).
+pub fn ground_grid(size: f64, cells: usize) -> Result<TriMesh> {
+    if !(size.is_finite() && size > 0.0) || cells == 0 {
+        return Err(DynamicsError::InvalidSetting {
+            name: "ground grid size (cells)",
+            value: if cells == 0 { 0.0 } else { size },
+            allowed: "a positive finite size and at least one cell",
+        });
+    }
+    let n = cells + 1;
+    let step = size / cells as f64;
+    let vertices = (0..n * n)
+        .map(|k| {
+            let (i, j) = (k % n, k / n);
+            Point3::new(
+                -0.5 * size + step * i as f64,
+                -0.5 * size + step * j as f64,
+                0.0,
+            )
+        })
+        .collect();
+    let mut triangles = Vec::with_capacity(2 * cells * cells);
+    for j in 0..cells {
+        for i in 0..cells {
+            let v = |di: usize, dj: usize| ((j + dj) * n + i + di) as u32;
+            triangles.push([v(0, 0), v(1, 0), v(1, 1)]);
+            triangles.push([v(0, 0), v(1, 1), v(0, 1)]);
+        }
+    }
+    Ok(TriMesh::new(vertices, triangles).expect("a grid of positive size is a valid mesh"))
+}
+
+/// A scene with mesh-based contact: the model, how to step it, its long-range contact hook
+/// and where it starts.
+#[derive(Debug)]
+pub struct MeshScene {
+    /// The model, settings and (passive) control.
+    pub scene: Scene,
+    /// Long-range contact between the links' meshes.
+    pub contact: LongRangeContact,
+    /// The initial state and the poses one step earlier.
+    pub start: Motion,
+}
+
+/// The billiards scene of the long-range paper (sec. 6) for `balls` balls: one cue ball
+/// rolling at `speed` m/s towards a triangular rack of the others on a 1.5 m ground grid
+/// (30 x 30 cells). Balls: radius 5 cm, 0.2 kg lumped on the vertices of their hull, collision
+/// meshes icospheres of 320 triangles; contact: long-range, margin ε = 0.1, stiffness 1e-8
+/// (the paper's μ; the potential sums over all ~10⁵-10⁶ triangle pairs of a ball and the
+/// ground, so it must be small: a ball then rests about 0.5 mm above the grid), no friction.
+/// They start 0.5 mm above the ground.
+pub fn billiards(balls: usize, speed: f64, dt: f64) -> Result<MeshScene> {
+    let radius = 0.05;
+    let sphere = TriMesh::icosphere(radius, 2).map_err(|_| DynamicsError::InvalidSetting {
+        name: "ball radius",
+        value: radius,
+        allowed: "positive",
+    })?;
+    let hull = ConvexHull::new(
+        TriMesh::icosphere(radius, 1)
+            .expect("valid")
+            .vertices()
+            .to_vec(),
+    )
+    .expect("an icosphere is convex");
+    let ground = Link::new(
+        "ground",
+        None,
+        Isometry3::identity(),
+        JointKind::Fixed,
+        vec![cuboid(Vector3::new(0.75, 0.75, 0.01))],
+        MassModel::Lumped { mass: 1.0 },
+    )
+    .with_mesh(ground_grid(1.5, 30)?);
+    let mut links = vec![ground];
+    let lift = radius + 5e-4;
+    let spacing = 2.0 * radius + 0.01;
+    // The rack: rows of 1, 2, 3, ... balls along +x.
+    let mut placed = 0;
+    let mut row = 0;
+    while placed + 1 < balls {
+        for k in 0..=row {
+            if placed + 1 == balls {
+                break;
+            }
+            let x = 0.2 + row as f64 * spacing * 0.866;
+            let y = (k as f64 - 0.5 * row as f64) * spacing;
+            links.push(ball(format!("ball{placed}"), x, y, lift, &hull, &sphere));
+            placed += 1;
+        }
+        row += 1;
+    }
+    links.push(ball("cue".into(), -0.3, 0.0, lift, &hull, &sphere));
+    let model = Model::new(links)?;
+    let contact = LongRangeContact::new(
+        &model,
+        sdrs_contact::long_range::LongRange::new(0.1)?,
+        1e-8,
+        false,
+    )?;
+    let settings = StepSettings::new(dt)?;
+    let state = State::zero(&model);
+    let mut before = state.clone();
+    let cue = model.dof() - 6;
+    before.q[cue] -= speed * dt;
+    let start = Motion {
+        previous: Kinematics::new(&model, &before).poses().to_vec(),
+        state,
+    };
+    let control = Control::passive(&model);
+    Ok(MeshScene {
+        scene: Scene {
+            model,
+            settings,
+            control,
+        },
+        contact,
+        start,
+    })
+}
+
+fn ball(name: String, x: f64, y: f64, z: f64, hull: &ConvexHull, mesh: &TriMesh) -> Link {
+    Link::new(
+        name,
+        None,
+        Isometry3::translation(x, y, z),
+        JointKind::Free,
+        vec![hull.clone()],
+        MassModel::Lumped { mass: 0.2 },
+    )
+    .with_mesh(mesh.clone())
 }

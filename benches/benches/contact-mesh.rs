@@ -8,6 +8,10 @@
 //! - `long_range_brute_force`: the unblended sum over all triangle pairs (eq. 3) on the
 //!   smaller spheres, O(T²) inner solves.
 //!
+//! - `billiards_step`: one time step of the long-range paper's billiards scene (sec. 6: 16
+//!   balls of 320 triangles on a 1,800-triangle ground grid, long-range contact between all
+//!   137 link pairs) after 5 steps of the cue ball rolling in, for 4 and 16 balls.
+//!
 //! The report also lists what one hierarchical evaluation did (node pairs visited, exact
 //! triangle pairs solved, blended terms).
 
@@ -16,6 +20,8 @@ use nalgebra::Isometry3;
 use sdrs_benches::report_section;
 use sdrs_contact::Order;
 use sdrs_contact::long_range::{LongRange, MeshShape};
+use sdrs_dynamics::Simulator;
+use sdrs_dynamics::scenes::billiards;
 use sdrs_geometry::TriMesh;
 
 const LEVELS: [u32; 4] = [2, 3, 4, 5];
@@ -102,5 +108,33 @@ fn brute_force(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, hierarchical, brute_force);
+fn billiards_step(c: &mut Criterion) {
+    let mut group = c.benchmark_group("billiards_step");
+    group.sample_size(10);
+    for balls in [4, 16] {
+        let scene = billiards(balls, 2.0, 0.01).expect("scene");
+        let model = scene.scene.model.clone();
+        let control = scene.scene.control.clone();
+        let mut sim = Simulator::with_contact(
+            model.clone(),
+            scene.scene.settings.clone(),
+            Box::new(scene.contact),
+        );
+        let mut motion = scene.start;
+        for _ in 0..5 {
+            sim.advance(&mut motion, &control).expect("steps converge");
+        }
+        group.bench_function(BenchmarkId::new("step", balls), |b| {
+            b.iter(|| {
+                sim.step(&motion.state, &motion.previous, &control)
+                    .expect("steps converge")
+                    .1
+                    .iterations
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, hierarchical, brute_force, billiards_step);
 criterion_main!(benches);

@@ -28,5 +28,35 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             c.value, -c.gradient[8]
         );
     }
+    for x in [-0.3, 0.2, 0.5] {
+        let pose = Isometry3::translation(x, 0.0, 0.0505);
+        let out = model.evaluate(
+            &ground,
+            &Isometry3::identity(),
+            &ball,
+            &pose,
+            &mut (),
+            Order::Gradient,
+        )?;
+        let c = out.contact().ok_or("penetrating")?;
+        println!(
+            "ball at x = {x}: force on the ball along x {:.4e}, along z {:.4e}",
+            -c.gradient[6], -c.gradient[8]
+        );
+    }
+    let other = Isometry3::translation(0.5, 0.0, 0.0);
+    let out = model.evaluate(
+        &ball,
+        &Isometry3::identity(),
+        &ball,
+        &other,
+        &mut (),
+        Order::Gradient,
+    )?;
+    let c = out.contact().ok_or("penetrating")?;
+    println!(
+        "two balls 0.5 m apart along x: force on the second along x {:.4e}",
+        -c.gradient[6]
+    );
     Ok(())
 }

@@ -2,5 +2,6 @@
 
 mod backward;
 mod kinematics;
+mod long_range;
 mod physics;
 mod urdf;

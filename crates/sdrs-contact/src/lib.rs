@@ -16,9 +16,15 @@
 //!   forces, basis and positions) and the local vertices
 //!   ([`friction::PlaneFriction::evaluate_lagged`]).
 //! - [`PlaneBarrier::plane_sensitivity`]: how the optimal plane moves with poses and vertices.
+//! - [`long_range`]: the long-range potential between triangle meshes (long-range paper
+//!   sec. 4-5): exact triangle-pair plane potentials with globally supported barrier terms,
+//!   blended hierarchically with a closed form over bounding-sphere trees; pose gradient and
+//!   Hessian.
+//! - [`distance`]: closest points between mesh primitives (point-triangle, segment-segment,
+//!   triangle-triangle).
 //!
-//! Planned (see `docs/architecture.md`): the long-range hierarchical potential and the IPC
-//! baseline over triangle meshes.
+//! Planned (see `docs/architecture.md`): the long-range friction (appendix A.3) and shape
+//! derivatives, and the IPC baseline over triangle meshes.
 //!
 //! ```
 //! use sdrs_contact::{ContactModel, Order, PlaneBarrier};

@@ -90,6 +90,18 @@ fn check_dofs(base: &Control, dofs: &[usize]) -> Result<()> {
 
 /// Per-step position targets of the actuated DoFs, `steps x dofs` parameters (step-major);
 /// velocity targets and the other DoFs' targets are the base control's.
+///
+/// ```
+/// use sdrs_diff::{OpenLoop, Policy, PolicyInput};
+/// use sdrs_dynamics::{State, scenes::chain};
+/// let scene = chain(2, 0.01)?;
+/// let policy = OpenLoop::new(scene.control.clone(), vec![1], 3)?;
+/// let c = nalgebra::DVector::from_vec(vec![0.1, 0.2, 0.3]);
+/// let state = State::zero(&scene.model);
+/// let input = PolicyInput { step: 1, time: 0.02, current: &state, previous: None };
+/// assert_eq!(policy.control(&c, &input).position[1], 0.2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct OpenLoop {
     base: Control,
@@ -156,6 +168,21 @@ impl Policy for OpenLoop {
 /// Per actuated DoF `j`, a sum of `waves` sines added to the base position target:
 /// `θ*_j(τ) = θ*_base,j + Σ_w a_w sin(ω_w τ + φ_w)` and `θ̇*_j(τ) = Σ_w a_w ω_w cos(ω_w τ + φ_w)`.
 /// Parameters: `(a, ω, φ)` per wave, waves of a DoF together, DoFs in order.
+///
+/// ```
+/// use sdrs_diff::{Policy, PolicyInput, SineWaves};
+/// use sdrs_dynamics::{State, scenes::chain};
+/// let scene = chain(2, 0.01)?;
+/// let policy = SineWaves::new(scene.control.clone(), vec![0], 1)?;
+/// // a = 0.5, ω = π rad/s, φ = 0: at t = 0.5 s the target is base + 0.5, moving at 0.
+/// let c = nalgebra::DVector::from_vec(vec![0.5, std::f64::consts::PI, 0.0]);
+/// let state = State::zero(&scene.model);
+/// let input = PolicyInput { step: 49, time: 0.5, current: &state, previous: None };
+/// let u = policy.control(&c, &input);
+/// assert!((u.position[0] - (scene.control.position[0] + 0.5)).abs() < 1e-12);
+/// assert!(u.velocity[0].abs() < 1e-12);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct SineWaves {
     base: Control,
@@ -228,6 +255,19 @@ impl Policy for SineWaves {
 /// derivative (after the duration both hold the end value and zero). With 4 points the spline
 /// is one cubic (a Bézier curve), the SDRS chain benchmark's controller. Parameters: the
 /// control values of each DoF together, DoFs in order.
+///
+/// ```
+/// use sdrs_diff::{CubicSpline, Policy, PolicyInput};
+/// use sdrs_dynamics::{State, scenes::chain};
+/// let scene = chain(2, 0.01)?;
+/// let policy = CubicSpline::new(scene.control.clone(), vec![0], 4, 1.0)?;
+/// let c = nalgebra::DVector::from_vec(vec![0.0, 1.0, 1.0, 0.0]);
+/// let state = State::zero(&scene.model);
+/// let input = PolicyInput { step: 49, time: 0.5, current: &state, previous: None };
+/// // The Bézier curve of (0, 1, 1, 0) peaks at 3/4 halfway.
+/// assert!((policy.control(&c, &input).position[0] - 0.75).abs() < 1e-12);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct CubicSpline {
     base: Control,

@@ -105,6 +105,18 @@ impl Trajectory {
 
 /// Simulates `controls.len()` steps from `start` and records what the derivatives need.
 /// [`Recording::Blocks`] needs a simulator built with `StepSettings::backward`.
+///
+/// ```
+/// use sdrs_diff::{Recording, rollout};
+/// use sdrs_dynamics::scenes::chain;
+/// use sdrs_dynamics::{Motion, Simulator, State};
+/// let scene = chain(2, 0.01)?;
+/// let mut sim = Simulator::new(scene.model.clone(), scene.settings)?;
+/// let start = Motion::at_rest(&scene.model, State::zero(&scene.model));
+/// let t = rollout(&mut sim, &start, &vec![scene.control; 5], Recording::States)?;
+/// assert_eq!((t.states.len(), t.steps(), t.linearizations.len()), (6, 5, 0));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn rollout(
     sim: &mut Simulator,
     start: &Motion,

@@ -34,6 +34,23 @@ pub struct LongRangeContact {
 impl LongRangeContact {
     /// The potential scaled by `stiffness` between the meshes of `model`'s links (links
     /// without a mesh do not collide), skipping parent-child pairs when `skip_adjacent`.
+    ///
+    /// ```
+    /// use sdrs_contact::long_range::LongRange;
+    /// use sdrs_dynamics::{JointKind, Link, LongRangeContact, MassModel, Model, Simulator, StepSettings};
+    /// use sdrs_geometry::{ConvexHull, TriMesh};
+    /// use nalgebra::{Isometry3, Vector3};
+    /// let cube = |z: f64, joint| {
+    ///     Link::new("cube", None, Isometry3::translation(0.0, 0.0, z), joint,
+    ///         vec![ConvexHull::cuboid(Vector3::repeat(0.1)).unwrap()], MassModel::Lumped { mass: 1.0 })
+    ///     .with_mesh(TriMesh::cuboid(Vector3::repeat(0.1)).unwrap())
+    /// };
+    /// let model = Model::new(vec![cube(0.0, JointKind::Fixed), cube(1.0, JointKind::Free)])?;
+    /// let hook = LongRangeContact::new(&model, LongRange::new(0.1)?, 1e-6, false)?;
+    /// assert_eq!(hook.pairs(), &[[0, 1]]);
+    /// let sim = Simulator::with_contact(model, StepSettings::new(0.01)?, Box::new(hook));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn new(
         model: &Model,
         potential: LongRange,

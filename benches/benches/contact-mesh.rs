@@ -2,9 +2,9 @@
 //! gradient and 12x12 pose Hessian per evaluation).
 //!
 //! - `long_range_hierarchical`: the long-range potential of two icospheres of radius 0.5 m whose
-//!   surfaces are 1 cm apart, hierarchical (eq. 6-8) with margin ε = 0.1 and ε = 0.5, as the
-//!   triangle count per sphere grows 320 → 1,280 → 5,120 → 20,480 (the report fits the log-log
-//!   slope).
+//!   surfaces are 1 cm apart, hierarchical (eq. 6-8) with margin ε = 0.1 and ε = 0.5, cold
+//!   (no warm start) and warm (each exact pair starts from its last plane), as the triangle
+//!   count per sphere grows 320 → 1,280 → 5,120 → 20,480 (the report fits the log-log slope).
 //! - `long_range_brute_force`: the unblended sum over all triangle pairs (eq. 3) on the
 //!   smaller spheres, O(T²) inner solves.
 //!
@@ -19,7 +19,7 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use nalgebra::Isometry3;
 use sdrs_benches::report_section;
 use sdrs_contact::Order;
-use sdrs_contact::long_range::{LongRange, MeshShape};
+use sdrs_contact::long_range::{LongRange, LongRangeCache, MeshShape};
 use sdrs_dynamics::Simulator;
 use sdrs_dynamics::scenes::billiards;
 use sdrs_geometry::TriMesh;
@@ -30,9 +30,10 @@ fn ball(level: u32) -> MeshShape {
     MeshShape::new(TriMesh::icosphere(0.5, level).expect("icosphere")).expect("hierarchy")
 }
 
-/// The second sphere 1 cm from the first (surface to surface at the vertices).
-fn apart() -> Isometry3<f64> {
-    Isometry3::translation(1.01, 0.0, 0.0)
+/// The second sphere 1 cm from the first (surface to surface at the vertices), or 0.1 mm
+/// further for `variant` 1.
+fn apart(variant: usize) -> Isometry3<f64> {
+    Isometry3::translation(1.01 + 1e-4 * variant as f64, 0.0, 0.0)
 }
 
 fn hierarchical(c: &mut Criterion) {
@@ -53,7 +54,8 @@ fn hierarchical(c: &mut Criterion) {
                     &shape,
                     &Isometry3::identity(),
                     &shape,
-                    &apart(),
+                    &apart(0),
+                    &mut LongRangeCache::default(),
                     Order::Hessian,
                 )
                 .expect("spheres are apart");
@@ -61,21 +63,33 @@ fn hierarchical(c: &mut Criterion) {
                 "| {epsilon} | {t} | {} | {} | {} | {} | {} |\n",
                 census.node_pairs, census.exact, census.blended, census.centred, census.iterations
             ));
-            group.bench_function(BenchmarkId::new(format!("ε={epsilon}"), t), |b| {
-                b.iter(|| {
-                    model
-                        .evaluate_counted(
-                            &shape,
-                            &Isometry3::identity(),
-                            &shape,
-                            &apart(),
-                            Order::Hessian,
-                        )
-                        .expect("spheres are apart")
-                        .1
-                        .node_pairs
-                })
-            });
+            // Cold: a fresh cache each time. Warm: the cache kept while the second sphere
+            // alternates between two poses 0.1 mm apart, as between Newton iterations.
+            for warm in [false, true] {
+                let what = format!("ε={epsilon} {}", if warm { "warm" } else { "cold" });
+                let mut cache = LongRangeCache::default();
+                let mut k = 0;
+                group.bench_function(BenchmarkId::new(what, t), |b| {
+                    b.iter(|| {
+                        k += 1;
+                        if !warm {
+                            cache = LongRangeCache::default();
+                        }
+                        model
+                            .evaluate_counted(
+                                &shape,
+                                &Isometry3::identity(),
+                                &shape,
+                                &apart(k % 2),
+                                &mut cache,
+                                Order::Hessian,
+                            )
+                            .expect("spheres are apart")
+                            .1
+                            .node_pairs
+                    })
+                });
+            }
         }
     }
     md.push('\n');
@@ -97,7 +111,7 @@ fn brute_force(c: &mut Criterion) {
                         &shape,
                         &Isometry3::identity(),
                         &shape,
-                        &apart(),
+                        &apart(0),
                         Order::Hessian,
                     )
                     .expect("spheres are apart")

@@ -19,7 +19,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             &Isometry3::identity(),
             &ball,
             &pose,
-            &mut (),
+            &mut Default::default(),
             Order::Gradient,
         )?;
         let c = out.contact().ok_or("penetrating")?;
@@ -35,7 +35,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             &Isometry3::identity(),
             &ball,
             &pose,
-            &mut (),
+            &mut Default::default(),
             Order::Gradient,
         )?;
         let c = out.contact().ok_or("penetrating")?;
@@ -50,7 +50,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         &Isometry3::identity(),
         &ball,
         &other,
-        &mut (),
+        &mut Default::default(),
         Order::Gradient,
     )?;
     let c = out.contact().ok_or("penetrating")?;

@@ -23,6 +23,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 &Isometry3::identity(),
                 &ball,
                 &other,
+                &mut Default::default(),
                 Order::Hessian,
             )?;
             census = Some(c);

@@ -144,7 +144,10 @@ fn eval(
     pb: &Isometry3<f64>,
     order: Order,
 ) -> PairContact {
-    match model.evaluate(a, pa, b, pb, &mut (), order).unwrap() {
+    match model
+        .evaluate(a, pa, b, pb, &mut Default::default(), order)
+        .unwrap()
+    {
         PairOutcome::Separated(c) => c,
         PairOutcome::Penetrating => panic!("penetrating"),
     }
@@ -162,7 +165,7 @@ fn hierarchical_pose_derivatives_match_differences_across_blend_regions() {
         let pa = Isometry3::identity();
         let pb = Isometry3::from_parts(Translation3::new(distance, 0.1, -0.05), turn);
         let (out, census) = model
-            .evaluate_counted(&a, &pa, &b, &pb, Order::Hessian)
+            .evaluate_counted(&a, &pa, &b, &pb, &mut Default::default(), Order::Hessian)
             .unwrap();
         let c = out.contact().unwrap().clone();
         seen.0 += census.exact;
@@ -219,7 +222,14 @@ fn the_hierarchical_potential_is_a_barrier_pushes_apart_and_never_vanishes() {
     let overlapping = Isometry3::translation(0.9, 0.0, 0.0);
     assert_eq!(
         model
-            .evaluate(&a, &pa, &b, &overlapping, &mut (), Order::Value)
+            .evaluate(
+                &a,
+                &pa,
+                &b,
+                &overlapping,
+                &mut Default::default(),
+                Order::Value
+            )
             .unwrap(),
         PairOutcome::Penetrating
     );
@@ -263,7 +273,7 @@ fn without_blending_the_hierarchy_is_the_brute_force_sum() {
     let model = LongRange::new(0.5).unwrap();
     let id = Isometry3::identity();
     let (h, census) = model
-        .evaluate_counted(&a, &id, &b, &id, Order::Hessian)
+        .evaluate_counted(&a, &id, &b, &id, &mut Default::default(), Order::Hessian)
         .unwrap();
     assert_eq!((census.blended, census.centred, census.exact), (0, 0, 4));
     let bf = model.brute_force(&a, &id, &b, &id, Order::Hessian).unwrap();
@@ -274,7 +284,7 @@ fn without_blending_the_hierarchy_is_the_brute_force_sum() {
     // Further apart the hierarchy blends and stays below the exact sum (Lemma 5.1 iii).
     let far = Isometry3::translation(0.0, 0.0, 3.0);
     let (h, census) = model
-        .evaluate_counted(&a, &id, &b, &far, Order::Value)
+        .evaluate_counted(&a, &id, &b, &far, &mut Default::default(), Order::Value)
         .unwrap();
     let bf = model.brute_force(&a, &id, &b, &far, Order::Value).unwrap();
     assert!(census.centred > 0);
@@ -290,13 +300,64 @@ fn long_range_refuses_bad_input() {
     let bad = Isometry3::translation(f64::NAN, 0.0, 0.0);
     assert!(
         model
-            .evaluate(&a, &Isometry3::identity(), &a, &bad, &mut (), Order::Value)
+            .evaluate(
+                &a,
+                &Isometry3::identity(),
+                &a,
+                &bad,
+                &mut Default::default(),
+                Order::Value
+            )
             .is_err()
     );
     let far = Isometry3::translation(3.0, 0.0, 0.0);
     assert!(
         model
-            .evaluate(&a, &Isometry3::identity(), &a, &far, &mut (), Order::Design)
+            .evaluate(
+                &a,
+                &Isometry3::identity(),
+                &a,
+                &far,
+                &mut Default::default(),
+                Order::Design
+            )
             .is_err()
+    );
+}
+
+#[test]
+fn warm_starts_change_the_cost_not_the_result() {
+    use sdrs_contact::long_range::LongRangeCache;
+    let model = LongRange::new(0.1).unwrap();
+    let a = ball(0.5, 2);
+    let id = Isometry3::identity();
+    let mut cache = LongRangeCache::default();
+    let first = Isometry3::translation(1.01, 0.0, 0.0);
+    model
+        .evaluate_counted(&a, &id, &a, &first, &mut cache, Order::Hessian)
+        .unwrap();
+    let moved = Isometry3::translation(1.0101, 0.0, 0.0001);
+    let (warm, warm_census) = model
+        .evaluate_counted(&a, &id, &a, &moved, &mut cache, Order::Hessian)
+        .unwrap();
+    let (cold, cold_census) = model
+        .evaluate_counted(
+            &a,
+            &id,
+            &a,
+            &moved,
+            &mut LongRangeCache::default(),
+            Order::Hessian,
+        )
+        .unwrap();
+    let (w, c) = (warm.contact().unwrap(), cold.contact().unwrap());
+    assert!((w.value - c.value).abs() < 1e-12 * c.value);
+    assert!((w.gradient - c.gradient).norm() < 1e-9 * c.gradient.norm());
+    assert!((w.hessian - c.hessian).norm() < 1e-8 * c.hessian.norm());
+    assert!(
+        5 * warm_census.iterations < 4 * cold_census.iterations,
+        "warm {} vs cold {} Newton iterations",
+        warm_census.iterations,
+        cold_census.iterations
     );
 }

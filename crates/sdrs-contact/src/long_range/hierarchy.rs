@@ -14,9 +14,10 @@ use super::radial::{BodyPoint, TwistTerm, add_radial, blend, centred};
 use super::triangle::triangle_potential;
 use crate::error::Result;
 use crate::twist::Twist;
-use nalgebra::{Isometry3, Point3, SMatrix};
+use nalgebra::{Isometry3, Point3, SMatrix, Vector4};
 use sdrs_geometry::sphere_tree::{NodeId, NodeKind};
 use sdrs_geometry::{SphereTree, TriMesh};
+use std::collections::HashMap;
 
 /// One body of a pair: mesh, hierarchy and pose, with world positions precomputed.
 pub(super) struct PlacedBody<'a> {
@@ -75,6 +76,10 @@ pub(super) struct Recursion<'a> {
     pub(super) hessian: bool,
     pub(super) max_iterations: usize,
     pub(super) census: Census,
+    /// Optimal planes of the exact pairs of the last evaluation (warm starts).
+    pub(super) previous: HashMap<(u32, u32), Vector4<f64>>,
+    /// Optimal planes of this evaluation's exact pairs.
+    pub(super) planes: HashMap<(u32, u32), Vector4<f64>>,
 }
 
 impl Recursion<'_> {
@@ -142,9 +147,11 @@ impl Recursion<'_> {
     pub(super) fn exact(&mut self, ta: u32, tb: u32, out: &mut TwistTerm) -> Result<bool> {
         self.census.exact += 1;
         let (xa, xb) = (self.a.corners(ta), self.b.corners(tb));
-        let Some(t) = triangle_potential(&xa, &xb, None, self.max_iterations)? else {
+        let start = self.previous.get(&(ta, tb)).copied();
+        let Some(t) = triangle_potential(&xa, &xb, start, self.max_iterations)? else {
             return Ok(false);
         };
+        self.planes.insert((ta, tb), t.plane);
         self.census.iterations += t.iterations;
         let point = |k: usize| {
             let (body, position, origin) = if k < 3 {

@@ -16,7 +16,7 @@
 //! let ball = MeshShape::new(TriMesh::icosphere(0.5, 1)?)?;
 //! let model = LongRange::new(0.5)?;
 //! let far = Isometry3::translation(100.0, 0.0, 0.0);
-//! let out = model.evaluate(&ball, &Isometry3::identity(), &ball, &far, &mut (), Order::Gradient)?;
+//! let out = model.evaluate(&ball, &Isometry3::identity(), &ball, &far, &mut Default::default(), Order::Gradient)?;
 //! let c = out.contact().unwrap();
 //! // 100 m apart the bodies still push each other apart (no vanishing gradient).
 //! assert!(c.gradient[0] > 0.0 && c.gradient[6] < 0.0);
@@ -35,9 +35,10 @@ use crate::error::{ContactError, Result, positive};
 use crate::model::{ContactModel, Order, PairContact, PairOutcome};
 use crate::twist::Matrix12;
 use hierarchy::{Census, PlacedBody, Recursion};
-use nalgebra::Isometry3;
+use nalgebra::{Isometry3, Vector4};
 use radial::TwistTerm;
 use sdrs_geometry::{SphereTree, TriMesh};
+use std::collections::HashMap;
 
 /// A body's triangle mesh (body frame) with its layered bounding-sphere hierarchy.
 #[derive(Debug, Clone)]
@@ -64,6 +65,15 @@ impl MeshShape {
     pub fn tree(&self) -> &SphereTree {
         &self.tree
     }
+}
+
+/// Warm-start data of one pair of bodies: the optimal plane of every exact triangle pair of
+/// the last evaluation. After a 0.1 mm move at a 1 cm gap, exact pairs take ~4.8 Newton
+/// iterations from their last plane instead of ~7.3 from the closest-point plane (and skip
+/// the closest-point query).
+#[derive(Debug, Clone, Default)]
+pub struct LongRangeCache {
+    planes: HashMap<(u32, u32), Vector4<f64>>,
 }
 
 /// The hierarchical long-range potential with blending margin `ε` (eq. 6-8).
@@ -95,21 +105,37 @@ impl LongRange {
         pose_a: &Isometry3<f64>,
         b: &MeshShape,
         pose_b: &Isometry3<f64>,
+        cache: &mut LongRangeCache,
         order: Order,
     ) -> Result<(PairOutcome, Census)> {
         check(pose_a, pose_b, order)?;
-        let mut rec = Recursion {
+        let mut rec = self.recursion(a, pose_a, b, pose_b, order);
+        rec.previous = std::mem::take(&mut cache.planes);
+        let mut term = TwistTerm::zero();
+        let apart = rec.pair(a.tree.root(), b.tree.root(), &mut term)?;
+        cache.planes = rec.planes;
+        let outcome = outcome(apart.then_some(term), order, rec.census.iterations);
+        Ok((outcome, rec.census))
+    }
+
+    fn recursion<'a>(
+        &self,
+        a: &'a MeshShape,
+        pose_a: &Isometry3<f64>,
+        b: &'a MeshShape,
+        pose_b: &Isometry3<f64>,
+        order: Order,
+    ) -> Recursion<'a> {
+        Recursion {
             a: PlacedBody::new(&a.mesh, &a.tree, pose_a),
             b: PlacedBody::new(&b.mesh, &b.tree, pose_b),
             epsilon: self.epsilon,
             hessian: order >= Order::Hessian,
             max_iterations: self.max_iterations,
             census: Census::default(),
-        };
-        let mut term = TwistTerm::zero();
-        let apart = rec.pair(a.tree.root(), b.tree.root(), &mut term)?;
-        let outcome = outcome(apart.then_some(term), order, rec.census.iterations);
-        Ok((outcome, rec.census))
+            previous: HashMap::new(),
+            planes: HashMap::new(),
+        }
     }
 
     /// The unblended sum of exact triangle-pair potentials over all pairs (eq. 3): the
@@ -123,14 +149,7 @@ impl LongRange {
         order: Order,
     ) -> Result<PairOutcome> {
         check(pose_a, pose_b, order)?;
-        let mut rec = Recursion {
-            a: PlacedBody::new(&a.mesh, &a.tree, pose_a),
-            b: PlacedBody::new(&b.mesh, &b.tree, pose_b),
-            epsilon: self.epsilon,
-            hessian: order >= Order::Hessian,
-            max_iterations: self.max_iterations,
-            census: Census::default(),
-        };
+        let mut rec = self.recursion(a, pose_a, b, pose_b, order);
         let mut sum = TwistTerm::zero();
         for ta in 0..a.mesh.triangles().len() as u32 {
             for tb in 0..b.mesh.triangles().len() as u32 {
@@ -179,7 +198,7 @@ fn outcome(term: Option<TwistTerm>, order: Order, iterations: usize) -> PairOutc
 
 impl ContactModel for LongRange {
     type Shape = MeshShape;
-    type Cache = ();
+    type Cache = LongRangeCache;
 
     /// Infinite: the potential has global support (every pair of bodies interacts).
     fn support_distance(&self) -> f64 {
@@ -192,10 +211,10 @@ impl ContactModel for LongRange {
         pose_a: &Isometry3<f64>,
         b: &MeshShape,
         pose_b: &Isometry3<f64>,
-        _cache: &mut (),
+        cache: &mut LongRangeCache,
         order: Order,
     ) -> Result<PairOutcome> {
-        self.evaluate_counted(a, pose_a, b, pose_b, order)
+        self.evaluate_counted(a, pose_a, b, pose_b, cache, order)
             .map(|(outcome, _)| outcome)
     }
 }

@@ -16,7 +16,7 @@ use crate::error::{DynamicsError, Result};
 use crate::kinematics::Kinematics;
 use crate::model::Model;
 use nalgebra::{DMatrix, DVector};
-use sdrs_contact::long_range::{LongRange, MeshShape};
+use sdrs_contact::long_range::{LongRange, LongRangeCache, MeshShape};
 use sdrs_contact::twist::Matrix12;
 use sdrs_contact::{ContactModel, Order, PairContact, PairOutcome};
 use std::time::Instant;
@@ -28,6 +28,8 @@ pub struct LongRangeContact {
     stiffness: f64,
     shapes: Vec<Option<MeshShape>>,
     pairs: Vec<[usize; 2]>,
+    /// Warm starts per pair.
+    caches: Vec<LongRangeCache>,
     timings: StepTimings,
 }
 
@@ -88,6 +90,7 @@ impl LongRangeContact {
             potential,
             stiffness,
             shapes,
+            caches: vec![LongRangeCache::default(); pairs.len()],
             pairs,
             timings: StepTimings::default(),
         })
@@ -98,7 +101,8 @@ impl LongRangeContact {
         &self.pairs
     }
 
-    fn evaluate(&self, kin: &Kinematics, [a, b]: [usize; 2], order: Order) -> Result<PairOutcome> {
+    fn evaluate(&mut self, kin: &Kinematics, k: usize, order: Order) -> Result<PairOutcome> {
+        let [a, b] = self.pairs[k];
         let shape = |i: usize| self.shapes[i].as_ref().expect("pairs have meshes");
         self.potential
             .evaluate(
@@ -106,7 +110,7 @@ impl LongRangeContact {
                 &kin.poses()[a],
                 shape(b),
                 &kin.poses()[b],
-                &mut (),
+                &mut self.caches[k],
                 order,
             )
             .map_err(|source| DynamicsError::Contact {
@@ -140,8 +144,9 @@ impl ContactHook for LongRangeContact {
             value: 0.0,
             active_pairs: 0,
         };
-        for &pair in &self.pairs {
-            let PairOutcome::Separated(c) = self.evaluate(kin, pair, order)? else {
+        for k in 0..self.pairs.len() {
+            let pair = self.pairs[k];
+            let PairOutcome::Separated(c) = self.evaluate(kin, k, order)? else {
                 self.timings.normal += clock.elapsed();
                 return Ok(None);
             };
@@ -165,8 +170,9 @@ impl ContactHook for LongRangeContact {
 
     fn pair_terms(&mut self, _: &Model, kin: &Kinematics) -> Result<Vec<PairTerm>> {
         let mut terms = Vec::with_capacity(self.pairs.len());
-        for &pair in &self.pairs {
-            let outcome = self.evaluate(kin, pair, Order::Hessian)?;
+        for k in 0..self.pairs.len() {
+            let pair = self.pairs[k];
+            let outcome = self.evaluate(kin, k, Order::Hessian)?;
             let c: &PairContact = outcome
                 .contact()
                 .expect("a step's solution is collision-free");
@@ -182,8 +188,9 @@ impl ContactHook for LongRangeContact {
     }
 
     fn penetration(&mut self, _: &Model, now: &Kinematics) -> DynamicsError {
-        for &pair in &self.pairs {
-            if let Ok(PairOutcome::Penetrating) = self.evaluate(now, pair, Order::Value) {
+        for k in 0..self.pairs.len() {
+            let pair = self.pairs[k];
+            if let Ok(PairOutcome::Penetrating) = self.evaluate(now, k, Order::Value) {
                 return DynamicsError::InitialPenetration {
                     link_a: pair[0],
                     link_b: pair[1],

@@ -53,6 +53,7 @@ pub mod batch;
 pub mod distance;
 pub mod error;
 pub mod friction;
+pub mod ipc;
 pub mod long_range;
 pub mod model;
 pub mod plane;

@@ -4,5 +4,6 @@ mod barrier;
 mod batch;
 mod common;
 mod friction;
+mod ipc;
 mod long_range;
 mod plane;

@@ -1,0 +1,23 @@
+//! The IPC baseline (Li et al. 2020), the mesh-based barrier both papers compare against:
+//! squared distances between mesh primitives by Voronoi-region type ([`distance`]), the
+//! clamped log barrier ([`barrier`]) and the edge-edge mollifier ([`mollifier`]), each with
+//! exact gradients and Hessians. Conventions follow the IPC Toolkit (`ipctk`): distances are
+//! squared, the barrier acts on squared distances with `d̂²`, and the reference numbers the
+//! tests hold were produced with `ipctk` 1.6.1 (`benches/reference/ipctk_reference.py`).
+//!
+//! Derivatives of the distance functions and the mollifier come from second-order dual
+//! numbers (`num-dual`) over the 12 coordinates of a primitive pair: exact, and checked
+//! against `ipctk`; slower than hand-expanded expressions (a later optimisation).
+//!
+//! ```
+//! use sdrs_contact::ipc::distance::{PointTriangleType, point_triangle};
+//! use nalgebra::Point3;
+//! let t = [Point3::origin(), Point3::new(1.0, 0.0, 0.0), Point3::new(0.0, 1.0, 0.0)];
+//! let d = point_triangle(&Point3::new(0.2, 0.3, 0.7), &t);
+//! assert_eq!(d.kind, PointTriangleType::Face);
+//! assert!((d.value - 0.49).abs() < 1e-15); // squared distance
+//! ```
+
+pub mod barrier;
+pub mod distance;
+pub mod mollifier;

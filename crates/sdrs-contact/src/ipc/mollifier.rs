@@ -1,0 +1,44 @@
+//! The edge-edge mollifier of IPC: nearly parallel edges have an ill-defined closest-point
+//! type, so their barrier is multiplied by `m(x) = (2 − x/ε) x/ε` for `x < ε` (1 beyond),
+//! `x = |(a1 − a0) × (b1 − b0)|²`, with `ε = 10⁻³ |a1 − a0|² |b1 − b0|²` at rest.
+
+use super::distance::{Matrix12, Vector12, cross_squared, pair_coords, split_pair};
+use nalgebra::{Point3, SVector};
+use num_dual::{Dual2SVec64, hessian};
+
+/// `ε_x = 10⁻³ |a1 − a0|² |b1 − b0|²` of edges at rest.
+pub fn threshold(a: &[Point3<f64>; 2], b: &[Point3<f64>; 2]) -> f64 {
+    1e-3 * (a[1] - a[0]).norm_squared() * (b[1] - b[0]).norm_squared()
+}
+
+/// `m` with its gradient and Hessian over `a0, a1, b0, b1`.
+///
+/// ```
+/// use sdrs_contact::ipc::mollifier::{mollifier, threshold};
+/// use nalgebra::Point3;
+/// let a = [Point3::origin(), Point3::new(1.0, 0.0, 0.0)];
+/// let crossing = [Point3::new(0.5, -0.5, 0.1), Point3::new(0.5, 0.5, 0.1)];
+/// assert_eq!(mollifier(&a, &crossing, threshold(&a, &crossing)).0, 1.0);
+/// let parallel = [Point3::new(0.0, 0.1, 0.1), Point3::new(1.0, 0.1, 0.1)];
+/// assert_eq!(mollifier(&a, &parallel, threshold(&a, &parallel)).0, 0.0);
+/// ```
+pub fn mollifier(
+    a: &[Point3<f64>; 2],
+    b: &[Point3<f64>; 2],
+    eps: f64,
+) -> (f64, Vector12, Matrix12) {
+    let x = pair_coords(a, b);
+    hessian(
+        |x: SVector<Dual2SVec64<12>, 12>| {
+            let [a0, a1, b0, b1] = split_pair(&x);
+            let c = cross_squared(&a0, &a1, &b0, &b1);
+            if c.re < eps {
+                let r = c / eps;
+                r * (-r + 2.0)
+            } else {
+                Dual2SVec64::<12>::from_re(1.0)
+            }
+        },
+        &x,
+    )
+}

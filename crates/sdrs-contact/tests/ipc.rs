@@ -1,0 +1,371 @@
+//! The IPC primitives against reference numbers from `ipctk` 1.6.1 (PyPI), produced by
+//! `benches/reference/ipctk_reference.py` and held here as constants: squared distances,
+//! their gradient and Hessian norms and types for every Voronoi region, the edge-edge
+//! mollifier and the clamped log barrier; plus derivatives against differences.
+
+use nalgebra::Point3;
+use sdrs_contact::ipc::barrier::barrier;
+use sdrs_contact::ipc::distance::{EdgeEdgeType, PointTriangleType, edge_edge, point_triangle};
+use sdrs_contact::ipc::mollifier::{mollifier, threshold};
+use sdrs_geometry::testing::{central_differences, relative_error};
+
+type V = [f64; 3];
+type PointTriangleRow = (V, V, V, V, PointTriangleType, f64, f64, f64);
+type EdgeEdgeRow = (V, V, V, V, EdgeEdgeType, f64, f64, f64, f64, f64, f64, f64);
+
+/// `(p, t0, t1, t2, type, d², |∇d²|, |∇²d²|_F)`.
+const POINT_TRIANGLE: [PointTriangleRow; 8] = [
+    (
+        [0.2, 0.3, 0.7],
+        [0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0],
+        PointTriangleType::Face,
+        0.48999999999999994,
+        1.6446276174259022,
+        6.192769977966241,
+    ),
+    (
+        [-0.4, -0.3, 0.2],
+        [0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0],
+        PointTriangleType::Vertex(0),
+        0.29000000000000004,
+        1.5231546211727818,
+        6.928203230275509,
+    ),
+    (
+        [1.5, -0.2, 0.3],
+        [0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0],
+        PointTriangleType::Vertex(1),
+        0.38,
+        1.7435595774162693,
+        6.928203230275509,
+    ),
+    (
+        [-0.1, 1.6, -0.4],
+        [0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0],
+        PointTriangleType::Vertex(2),
+        0.5300000000000001,
+        2.0591260281974004,
+        6.928203230275509,
+    ),
+    (
+        [0.5, -0.5, 0.25],
+        [0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0],
+        PointTriangleType::Edge(0),
+        0.3125,
+        1.3693063937629153,
+        5.202163011671203,
+    ),
+    (
+        [0.8, 0.8, -0.3],
+        [0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0],
+        PointTriangleType::Edge(1),
+        0.2700000000000001,
+        1.2727922061357857,
+        4.640215512236474,
+    ),
+    (
+        [-0.6, 0.4, 0.1],
+        [0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0],
+        PointTriangleType::Edge(2),
+        0.37,
+        1.499866660740214,
+        5.436322286251984,
+    ),
+    (
+        [0.31, 0.17, -0.05],
+        [0.1, -0.2, 0.3],
+        [1.2, 0.1, -0.1],
+        [-0.3, 0.9, 0.2],
+        PointTriangleType::Face,
+        0.038867729737797896,
+        0.45622527674543917,
+        2.899073716927906,
+    ),
+];
+
+/// `(a0, a1, b0, b1, type, d², |∇d²|, |∇²d²|_F, ε_x, m, |∇m|, |∇²m|_F)`.
+const EDGE_EDGE: [EdgeEdgeRow; 9] = [
+    (
+        [0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [0.5, -0.5, 0.3],
+        [0.5, 0.5, 0.3],
+        EdgeEdgeType { a: None, b: None },
+        0.09,
+        0.6,
+        2.6719281427463573,
+        0.001,
+        1.0,
+        0.0,
+        0.0,
+    ),
+    (
+        [0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [-0.5, -0.5, 0.3],
+        [-0.5, 0.5, 0.3],
+        EdgeEdgeType {
+            a: Some(0),
+            b: None,
+        },
+        0.33999999999999997,
+        1.42828568570857,
+        5.292409659125038,
+        0.001,
+        1.0,
+        0.0,
+        0.0,
+    ),
+    (
+        [0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [1.5, -0.5, 0.3],
+        [1.5, 0.5, 0.3],
+        EdgeEdgeType {
+            a: Some(1),
+            b: None,
+        },
+        0.33999999999999997,
+        1.42828568570857,
+        5.292409659125038,
+        0.001,
+        1.0,
+        0.0,
+        0.0,
+    ),
+    (
+        [0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [0.5, 0.2, 0.3],
+        [0.5, 1.2, 0.3],
+        EdgeEdgeType {
+            a: None,
+            b: Some(0),
+        },
+        0.13,
+        0.8831760866327847,
+        4.624975675611711,
+        0.001,
+        1.0,
+        0.0,
+        0.0,
+    ),
+    (
+        [0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [0.5, -1.2, 0.3],
+        [0.5, -0.2, 0.3],
+        EdgeEdgeType {
+            a: None,
+            b: Some(1),
+        },
+        0.13,
+        0.8831760866327847,
+        4.624975675611711,
+        0.001,
+        1.0,
+        0.0,
+        0.0,
+    ),
+    (
+        [0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [-0.5, 0.2, 0.3],
+        [-0.5, 1.2, 0.3],
+        EdgeEdgeType {
+            a: Some(0),
+            b: Some(0),
+        },
+        0.38,
+        1.7435595774162693,
+        6.928203230275509,
+        0.001,
+        1.0,
+        0.0,
+        0.0,
+    ),
+    (
+        [0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [1.2, 0.3, 0.3],
+        [1.7, 1.2, 0.2],
+        EdgeEdgeType {
+            a: Some(1),
+            b: Some(0),
+        },
+        0.21999999999999997,
+        1.3266499161421599,
+        6.928203230275509,
+        0.0010699999999999998,
+        1.0,
+        0.0,
+        0.0,
+    ),
+    (
+        [0.1, 0.2, 0.0],
+        [1.1, -0.1, 0.2],
+        [0.3, 0.9, 0.4],
+        [0.8, -0.6, 0.5],
+        EdgeEdgeType { a: None, b: None },
+        0.12461538461538463,
+        0.7127282729473513,
+        2.9426753716544747,
+        0.0028363,
+        1.0,
+        0.0,
+        0.0,
+    ),
+    (
+        [0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [0.2, 0.1, 0.05],
+        [0.9, 0.1001, 0.05],
+        EdgeEdgeType {
+            a: None,
+            b: Some(0),
+        },
+        0.012500000000000004,
+        0.2898275349237888,
+        4.783481995366974,
+        0.0004900000099999999,
+        4.081590920450616e-05,
+        1.4091692985919884,
+        34401.50508537213,
+    ),
+];
+
+/// `(d, d̂, b, b', b'')`.
+const BARRIER: [(f64, f64, f64, f64, f64); 4] = [
+    (
+        0.0001,
+        0.001,
+        1.8650939253251768e-06,
+        -0.01224465316738928,
+        121.60517018598809,
+    ),
+    (
+        0.0005,
+        0.001,
+        1.732867951399863e-07,
+        -0.0011931471805599453,
+        6.386294361119891,
+    ),
+    (
+        0.00099,
+        0.001,
+        1.0050335853501504e-12,
+        -3.020168180801316e-07,
+        0.06060674251610454,
+    ),
+    (
+        0.02,
+        0.0404,
+        0.00029260106034968117,
+        -0.04949437846565502,
+        6.526595022826227,
+    ),
+];
+
+fn p(v: &V) -> Point3<f64> {
+    Point3::new(v[0], v[1], v[2])
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * b.abs().max(1e-300) || (a == 0.0 && b == 0.0)
+}
+
+#[test]
+fn point_triangle_distances_match_ipctk() {
+    for (k, (q, t0, t1, t2, kind, d, g, h)) in POINT_TRIANGLE.iter().enumerate() {
+        let r = point_triangle(&p(q), &[p(t0), p(t1), p(t2)]);
+        assert_eq!(r.kind, *kind, "case {k}");
+        assert!(close(r.value, *d), "case {k}: d² {} vs {d}", r.value);
+        assert!(
+            close(r.gradient.norm(), *g),
+            "case {k}: |∇d²| {} vs {g}",
+            r.gradient.norm()
+        );
+        assert!(
+            close(r.hessian.norm(), *h),
+            "case {k}: |∇²d²| {} vs {h}",
+            r.hessian.norm()
+        );
+    }
+}
+
+#[test]
+fn edge_edge_distances_and_mollifier_match_ipctk() {
+    for (k, (a0, a1, b0, b1, kind, d, g, h, eps, m, mg, mh)) in EDGE_EDGE.iter().enumerate() {
+        let (a, b) = ([p(a0), p(a1)], [p(b0), p(b1)]);
+        let r = edge_edge(&a, &b);
+        assert_eq!(r.kind, *kind, "case {k}");
+        assert!(close(r.value, *d), "case {k}: d² {} vs {d}", r.value);
+        assert!(
+            close(r.gradient.norm(), *g),
+            "case {k}: |∇d²| {} vs {g}",
+            r.gradient.norm()
+        );
+        assert!(
+            close(r.hessian.norm(), *h),
+            "case {k}: |∇²d²| {} vs {h}",
+            r.hessian.norm()
+        );
+        assert!(close(threshold(&a, &b), *eps), "case {k}: ε_x");
+        let (mv, mgrad, mhess) = mollifier(&a, &b, *eps);
+        assert!(close(mv, *m), "case {k}: m {mv} vs {m}");
+        assert!(
+            close(mgrad.norm(), *mg),
+            "case {k}: |∇m| {} vs {mg}",
+            mgrad.norm()
+        );
+        assert!(
+            close(mhess.norm(), *mh),
+            "case {k}: |∇²m| {} vs {mh}",
+            mhess.norm()
+        );
+    }
+}
+
+#[test]
+fn the_barrier_matches_ipctk() {
+    for (d, dhat, b, b1, b2) in BARRIER {
+        let (v, v1, v2) = barrier(d, dhat).unwrap();
+        assert!(
+            close(v, b) && close(v1, b1) && close(v2, b2),
+            "d = {d}: {v} {v1} {v2}"
+        );
+    }
+}
+
+#[test]
+fn distance_derivatives_match_differences() {
+    for (q, t0, t1, t2, ..) in POINT_TRIANGLE {
+        let x: [f64; 12] = std::array::from_fn(|i| [q, t0, t1, t2][i / 3][i % 3]);
+        let at = |x: &[f64; 12]| {
+            let v = |k: usize| Point3::new(x[3 * k], x[3 * k + 1], x[3 * k + 2]);
+            point_triangle(&v(0), &[v(1), v(2), v(3)])
+        };
+        let r = at(&x);
+        let fd = central_differences(|x| at(x).value, &x, 1e-4);
+        assert!(relative_error(r.gradient.as_slice(), &fd, 1e-12) < 1e-9);
+        let fd_h: Vec<f64> = central_differences(|x| at(x).gradient, &x, 1e-4)
+            .iter()
+            .flat_map(|c| c.iter().copied().collect::<Vec<_>>())
+            .collect();
+        assert!(relative_error(r.hessian.as_slice(), &fd_h, 1e-12) < 1e-8);
+    }
+}

@@ -28,6 +28,55 @@ impl Closest {
     }
 }
 
+/// The Voronoi region of a triangle `(t0, t1, t2)` a point is closest to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TriangleRegion {
+    /// Vertex `t_k`.
+    Vertex(usize),
+    /// Edge `k`: `t0t1`, `t1t2` or `t2t0`.
+    Edge(usize),
+    /// The face interior.
+    Face,
+}
+
+/// The region of triangle `t` closest to `p` and the closest point in it.
+pub fn triangle_region(p: &Point3<f64>, t: &[Point3<f64>; 3]) -> (TriangleRegion, Point3<f64>) {
+    let [a, b, c] = *t;
+    let (ab, ac, ap) = (b - a, c - a, p - a);
+    let (d1, d2) = (ab.dot(&ap), ac.dot(&ap));
+    if d1 <= 0.0 && d2 <= 0.0 {
+        return (TriangleRegion::Vertex(0), a);
+    }
+    let bp = p - b;
+    let (d3, d4) = (ab.dot(&bp), ac.dot(&bp));
+    if d3 >= 0.0 && d4 <= d3 {
+        return (TriangleRegion::Vertex(1), b);
+    }
+    let vc = d1 * d4 - d3 * d2;
+    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
+        return (TriangleRegion::Edge(0), a + ab * (d1 / (d1 - d3)));
+    }
+    let cp = p - c;
+    let (d5, d6) = (ab.dot(&cp), ac.dot(&cp));
+    if d6 >= 0.0 && d5 <= d6 {
+        return (TriangleRegion::Vertex(2), c);
+    }
+    let vb = d5 * d2 - d1 * d6;
+    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
+        return (TriangleRegion::Edge(2), a + ac * (d2 / (d2 - d6)));
+    }
+    let va = d3 * d6 - d5 * d4;
+    if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
+        let w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+        return (TriangleRegion::Edge(1), b + (c - b) * w);
+    }
+    let denom = 1.0 / (va + vb + vc);
+    (
+        TriangleRegion::Face,
+        a + ab * (vb * denom) + ac * (vc * denom),
+    )
+}
+
 /// The point of triangle `t` closest to `p` (Voronoi regions of vertices, edges and face).
 ///
 /// ```
@@ -41,38 +90,7 @@ impl Closest {
 /// assert_eq!(point_triangle(&Point3::new(2.0, -1.0, 0.0), &t).b, t[1]);
 /// ```
 pub fn point_triangle(p: &Point3<f64>, t: &[Point3<f64>; 3]) -> Closest {
-    let [a, b, c] = *t;
-    let (ab, ac, ap) = (b - a, c - a, p - a);
-    let (d1, d2) = (ab.dot(&ap), ac.dot(&ap));
-    if d1 <= 0.0 && d2 <= 0.0 {
-        return Closest::new(*p, a);
-    }
-    let bp = p - b;
-    let (d3, d4) = (ab.dot(&bp), ac.dot(&bp));
-    if d3 >= 0.0 && d4 <= d3 {
-        return Closest::new(*p, b);
-    }
-    let vc = d1 * d4 - d3 * d2;
-    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
-        return Closest::new(*p, a + ab * (d1 / (d1 - d3)));
-    }
-    let cp = p - c;
-    let (d5, d6) = (ab.dot(&cp), ac.dot(&cp));
-    if d6 >= 0.0 && d5 <= d6 {
-        return Closest::new(*p, c);
-    }
-    let vb = d5 * d2 - d1 * d6;
-    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
-        return Closest::new(*p, a + ac * (d2 / (d2 - d6)));
-    }
-    let va = d3 * d6 - d5 * d4;
-    if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
-        let w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
-        return Closest::new(*p, b + (c - b) * w);
-    }
-    let denom = 1.0 / (va + vb + vc);
-    let (v, w) = (vb * denom, vc * denom);
-    Closest::new(*p, a + ab * v + ac * w)
+    Closest::new(*p, triangle_region(p, t).1)
 }
 
 /// The closest points of segments `[p0, p1]` and `[q0, q1]`, including parallel and

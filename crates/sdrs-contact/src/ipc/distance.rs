@@ -15,16 +15,8 @@ pub type Vector12 = SVector<f64, 12>;
 /// Hessian over the 12 coordinates of a primitive pair.
 pub type Matrix12 = SMatrix<f64, 12, 12>;
 
-/// Where a point is closest to a triangle `(t0, t1, t2)`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PointTriangleType {
-    /// Vertex `t_k`.
-    Vertex(usize),
-    /// Edge `k`: `t0t1`, `t1t2` or `t2t0`.
-    Edge(usize),
-    /// The face interior.
-    Face,
-}
+/// Where a point is closest to a triangle `(t0, t1, t2)`: the triangle's Voronoi region.
+pub use crate::distance::TriangleRegion as PointTriangleType;
 
 /// Where two edges `(a0, a1)`, `(b0, b1)` are closest: at an endpoint (`Some(k)`) or the
 /// interior (`None`) of each.
@@ -105,32 +97,7 @@ fn split(x: &SVector<D2, 12>) -> [[D2; 3]; 4] {
 
 /// The region of `p` relative to triangle `t` (Voronoi regions of its vertices, edges, face).
 pub fn point_triangle_type(p: &Point3<f64>, t: &[Point3<f64>; 3]) -> PointTriangleType {
-    let [a, b, c] = *t;
-    let (ab, ac, ap) = (b - a, c - a, p - a);
-    let (d1, d2) = (ab.dot(&ap), ac.dot(&ap));
-    if d1 <= 0.0 && d2 <= 0.0 {
-        return PointTriangleType::Vertex(0);
-    }
-    let bp = p - b;
-    let (d3, d4) = (ab.dot(&bp), ac.dot(&bp));
-    if d3 >= 0.0 && d4 <= d3 {
-        return PointTriangleType::Vertex(1);
-    }
-    if d1 * d4 - d3 * d2 <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
-        return PointTriangleType::Edge(0);
-    }
-    let cp = p - c;
-    let (d5, d6) = (ab.dot(&cp), ac.dot(&cp));
-    if d6 >= 0.0 && d5 <= d6 {
-        return PointTriangleType::Vertex(2);
-    }
-    if d5 * d2 - d1 * d6 <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
-        return PointTriangleType::Edge(2);
-    }
-    if d3 * d6 - d5 * d4 <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
-        return PointTriangleType::Edge(1);
-    }
-    PointTriangleType::Face
+    crate::distance::triangle_region(p, t).0
 }
 
 /// The squared point–triangle distance with its type and derivatives (coordinates `p, t0,

@@ -82,6 +82,15 @@ pub trait ContactHook: std::fmt::Debug + Send {
     fn timings(&self) -> StepTimings;
 }
 
+/// The derivative order an evaluation that fills a gradient and/or a Hessian needs.
+pub(super) fn order_for(gradient: bool, hessian: bool) -> Order {
+    match (gradient, hessian) {
+        (_, true) => Order::Hessian,
+        (true, false) => Order::Gradient,
+        _ => Order::Value,
+    }
+}
+
 /// A hull of the scene: its link and index in that link.
 #[derive(Debug, Clone, Copy)]
 struct HullRef {
@@ -277,11 +286,7 @@ impl ContactHook for SdrsContact {
         mut gradient: Option<&mut DVector<f64>>,
         mut hessian: Option<&mut DMatrix<f64>>,
     ) -> Result<Option<ContactEnergy>> {
-        let order = match (gradient.is_some(), hessian.is_some()) {
-            (_, true) => Order::Hessian,
-            (true, false) => Order::Gradient,
-            _ => Order::Value,
-        };
+        let order = order_for(gradient.is_some(), hessian.is_some());
         let mut add = |links: [usize; 2], pair: &PairContact, scale: f64| {
             if let Some(g) = gradient.as_deref_mut() {
                 let h = hessian.is_some().then(|| pair.hessian * scale);

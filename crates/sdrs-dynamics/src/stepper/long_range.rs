@@ -11,7 +11,7 @@
 //! attachments), so the backward pass sees the contact through the link poses only.
 
 use super::StepTimings;
-use super::contact::{ContactEnergy, ContactHook, PairTerm};
+use super::contact::{ContactEnergy, ContactHook, PairTerm, order_for};
 use crate::error::{DynamicsError, Result};
 use crate::kinematics::Kinematics;
 use crate::model::Model;
@@ -135,11 +135,7 @@ impl ContactHook for LongRangeContact {
         mut hessian: Option<&mut DMatrix<f64>>,
     ) -> Result<Option<ContactEnergy>> {
         let clock = Instant::now();
-        let order = match (gradient.is_some(), hessian.is_some()) {
-            (_, true) => Order::Hessian,
-            (true, false) => Order::Gradient,
-            _ => Order::Value,
-        };
+        let order = order_for(gradient.is_some(), hessian.is_some());
         let mut energy = ContactEnergy {
             value: 0.0,
             active_pairs: 0,

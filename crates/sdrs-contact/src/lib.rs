@@ -22,9 +22,11 @@
 //!   Hessian.
 //! - [`distance`]: closest points between mesh primitives (point-triangle, segment-segment,
 //!   triangle-triangle).
+//! - [`ipc`]: the IPC baseline's primitives (squared distances by Voronoi type, clamped log
+//!   barrier, edge-edge mollifier) with exact derivatives, matched to `ipctk`.
 //!
 //! Planned (see `docs/architecture.md`): the long-range friction (appendix A.3) and shape
-//! derivatives, and the IPC baseline over triangle meshes.
+//! derivatives; the IPC potential over meshes (collision sets, broad phase, friction).
 //!
 //! ```
 //! use sdrs_contact::{ContactModel, Order, PlaneBarrier};

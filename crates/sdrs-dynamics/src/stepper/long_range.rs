@@ -6,7 +6,8 @@
 //! `μ`) sets how far from contact bodies come to rest: 1e-6 to 1e-8 gives millimetre to
 //! sub-millimetre gaps at everyday masses (paper Table 2).
 //!
-//! Friction (appendix A.3) and derivatives with respect to the mesh vertices are not
+//! Link pairs are evaluated in parallel on rayon's thread pool (deterministic: results are
+//! summed in pair order). Friction (appendix A.3) and derivatives with respect to the mesh vertices are not
 //! provided: the mesh is not part of the design vector (`Model::design` covers hulls and
 //! attachments), so the backward pass sees the contact through the link poses only.
 
@@ -16,6 +17,7 @@ use crate::error::{DynamicsError, Result};
 use crate::kinematics::Kinematics;
 use crate::model::Model;
 use nalgebra::{DMatrix, DVector};
+use rayon::prelude::*;
 use sdrs_contact::long_range::{LongRange, LongRangeCache, MeshShape};
 use sdrs_contact::twist::Matrix12;
 use sdrs_contact::{ContactModel, Order, PairContact, PairOutcome};
@@ -102,23 +104,52 @@ impl LongRangeContact {
     }
 
     fn evaluate(&mut self, kin: &Kinematics, k: usize, order: Order) -> Result<PairOutcome> {
-        let [a, b] = self.pairs[k];
-        let shape = |i: usize| self.shapes[i].as_ref().expect("pairs have meshes");
-        self.potential
-            .evaluate(
-                shape(a),
-                &kin.poses()[a],
-                shape(b),
-                &kin.poses()[b],
-                &mut self.caches[k],
-                order,
-            )
-            .map_err(|source| DynamicsError::Contact {
-                link_a: a,
-                link_b: b,
-                source,
-            })
+        evaluate_pair(
+            &self.potential,
+            &self.shapes,
+            kin,
+            self.pairs[k],
+            &mut self.caches[k],
+            order,
+        )
     }
+
+    /// Every pair at `kin`, in parallel (each pair owns its cache; the results come back in
+    /// pair order, so the sums are the same for any thread count).
+    fn evaluate_all(&mut self, kin: &Kinematics, order: Order) -> Result<Vec<PairOutcome>> {
+        let (potential, shapes) = (&self.potential, &self.shapes);
+        self.pairs
+            .par_iter()
+            .zip(self.caches.par_iter_mut())
+            .map(|(&pair, cache)| evaluate_pair(potential, shapes, kin, pair, cache, order))
+            .collect()
+    }
+}
+
+/// One link pair's potential at `kin`.
+fn evaluate_pair(
+    potential: &LongRange,
+    shapes: &[Option<MeshShape>],
+    kin: &Kinematics,
+    [a, b]: [usize; 2],
+    cache: &mut LongRangeCache,
+    order: Order,
+) -> Result<PairOutcome> {
+    let shape = |i: usize| shapes[i].as_ref().expect("pairs have meshes");
+    potential
+        .evaluate(
+            shape(a),
+            &kin.poses()[a],
+            shape(b),
+            &kin.poses()[b],
+            cache,
+            order,
+        )
+        .map_err(|source| DynamicsError::Contact {
+            link_a: a,
+            link_b: b,
+            source,
+        })
 }
 
 impl ContactHook for LongRangeContact {
@@ -140,9 +171,9 @@ impl ContactHook for LongRangeContact {
             value: 0.0,
             active_pairs: 0,
         };
-        for k in 0..self.pairs.len() {
-            let pair = self.pairs[k];
-            let PairOutcome::Separated(c) = self.evaluate(kin, k, order)? else {
+        let outcomes = self.evaluate_all(kin, order)?;
+        for (&pair, outcome) in self.pairs.iter().zip(&outcomes) {
+            let PairOutcome::Separated(c) = outcome else {
                 self.timings.normal += clock.elapsed();
                 return Ok(None);
             };
@@ -165,10 +196,9 @@ impl ContactHook for LongRangeContact {
     }
 
     fn pair_terms(&mut self, _: &Model, kin: &Kinematics) -> Result<Vec<PairTerm>> {
+        let outcomes = self.evaluate_all(kin, Order::Hessian)?;
         let mut terms = Vec::with_capacity(self.pairs.len());
-        for k in 0..self.pairs.len() {
-            let pair = self.pairs[k];
-            let outcome = self.evaluate(kin, k, Order::Hessian)?;
+        for (&pair, outcome) in self.pairs.iter().zip(&outcomes) {
             let c: &PairContact = outcome
                 .contact()
                 .expect("a step's solution is collision-free");

@@ -8,6 +8,9 @@
 //! - `long_range_brute_force`: the unblended sum over all triangle pairs (eq. 3) on the
 //!   smaller spheres, O(T²) inner solves.
 //!
+//! - `ipc`: the IPC barrier potential (Li et al. 2020) between the same spheres with
+//!   d̂ = 2 cm (vertex–face and edge–edge pairs through the BVH broad phase, exact local
+//!   Hessians), for the same triangle counts.
 //! - `billiards_step`: one time step of the long-range paper's billiards scene (sec. 6: 16
 //!   balls of 320 triangles on a 1,800-triangle ground grid, long-range contact between all
 //!   137 link pairs) after 5 steps of the cue ball rolling in, for 4 and 16 balls.
@@ -18,8 +21,9 @@
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use nalgebra::Isometry3;
 use sdrs_benches::report_section;
-use sdrs_contact::Order;
+use sdrs_contact::ipc::potential::{Ipc, IpcShape};
 use sdrs_contact::long_range::{LongRange, LongRangeCache, MeshShape};
+use sdrs_contact::{ContactModel, Order};
 use sdrs_dynamics::Simulator;
 use sdrs_dynamics::scenes::billiards;
 use sdrs_geometry::TriMesh;
@@ -122,6 +126,32 @@ fn brute_force(c: &mut Criterion) {
     group.finish();
 }
 
+fn ipc(c: &mut Criterion) {
+    let mut group = c.benchmark_group("ipc");
+    group.sample_size(10);
+    let model = Ipc::new(0.02).expect("dhat");
+    for level in LEVELS {
+        let shape = IpcShape::new(TriMesh::icosphere(0.5, level).expect("icosphere"));
+        let t = shape.mesh().triangles().len();
+        group.bench_function(BenchmarkId::new("d̂=2cm", t), |b| {
+            b.iter(|| {
+                model
+                    .evaluate(
+                        &shape,
+                        &Isometry3::identity(),
+                        &shape,
+                        &apart(0),
+                        &mut (),
+                        Order::Hessian,
+                    )
+                    .expect("spheres are apart")
+                    .value()
+            })
+        });
+    }
+    group.finish();
+}
+
 fn billiards_step(c: &mut Criterion) {
     let mut group = c.benchmark_group("billiards_step");
     group.sample_size(10);
@@ -150,5 +180,5 @@ fn billiards_step(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, hierarchical, brute_force, billiards_step);
+criterion_group!(benches, hierarchical, brute_force, ipc, billiards_step);
 criterion_main!(benches);

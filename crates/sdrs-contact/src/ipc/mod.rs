@@ -21,3 +21,4 @@
 pub mod barrier;
 pub mod distance;
 pub mod mollifier;
+pub mod potential;

@@ -10,10 +10,11 @@
 //!
 //! Every term is returned with its gradient and Hessian in the two bodies' twists.
 
-use super::radial::{BodyPoint, TwistTerm, add_radial, blend, centred};
+use super::radial::{add_radial, blend, centred};
 use super::triangle::triangle_potential;
 use crate::error::Result;
 use crate::twist::Twist;
+use crate::twist::{BodyPoint, TwistTerm};
 use nalgebra::{Isometry3, Point3, SMatrix, Vector4};
 use sdrs_geometry::sphere_tree::{NodeId, NodeKind};
 use sdrs_geometry::{SphereTree, TriMesh};

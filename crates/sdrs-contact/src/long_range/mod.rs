@@ -34,9 +34,9 @@ pub mod triangle;
 use crate::error::{ContactError, Result, positive};
 use crate::model::{ContactModel, Order, PairContact, PairOutcome};
 use crate::twist::Matrix12;
+use crate::twist::TwistTerm;
 use hierarchy::{Census, PlacedBody, Recursion};
 use nalgebra::{Isometry3, Vector4};
-use radial::TwistTerm;
 use sdrs_geometry::{SphereTree, TriMesh};
 use std::collections::HashMap;
 

@@ -1,9 +1,9 @@
-//! Functions of the distance between two points carried by two rigid bodies — the centred
-//! potential (long-range paper eq. 5 and 7) and the blending weight (eq. 4) — and the map of
-//! point derivatives to the bodies' twists.
+//! Functions of the distance between two points carried by two rigid bodies: the centred
+//! potential (long-range paper eq. 5 and 7) and the blending weight (eq. 4), accumulated in
+//! the bodies' twists ([`crate::twist::TwistTerm`]).
 
-use crate::twist::{Matrix12, Vector12, rotation_curvature};
-use nalgebra::{Matrix3, Point3, Vector3};
+use crate::twist::{BodyPoint, TwistTerm};
+use nalgebra::{Matrix3, Vector3};
 
 /// A scalar function of `r` with its first two derivatives.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -44,105 +44,6 @@ pub fn blend(r: f64, d1: f64, d2: f64) -> Radial {
         value: s * s * s * (10.0 + s * (6.0 * s - 15.0)),
         first: 30.0 * s * s * (s - 1.0) * (s - 1.0) / w,
         second: 60.0 * s * (2.0 * s - 1.0) * (s - 1.0) / (w * w),
-    }
-}
-
-/// A term's value with its gradient and Hessian with respect to the twists of the two bodies
-/// (see [`crate::twist`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct TwistTerm {
-    /// The value.
-    pub value: f64,
-    /// Gradient (body A's twist, then B's).
-    pub gradient: Vector12,
-    /// Hessian.
-    pub hessian: Matrix12,
-}
-
-impl TwistTerm {
-    /// Zero.
-    pub fn zero() -> Self {
-        Self {
-            value: 0.0,
-            gradient: Vector12::zeros(),
-            hessian: Matrix12::zeros(),
-        }
-    }
-
-    /// Adds `(1 − φ) near + φ far` with `φ` a function of the configuration: the product rule
-    /// in value, gradient and Hessian.
-    pub fn add_blend(&mut self, near: &TwistTerm, far: &TwistTerm, phi: &TwistTerm) {
-        let w = phi.value;
-        let dv = far.value - near.value;
-        let dg = far.gradient - near.gradient;
-        self.value += (1.0 - w) * near.value + w * far.value;
-        self.gradient += near.gradient * (1.0 - w) + far.gradient * w + phi.gradient * dv;
-        let cross = phi.gradient * dg.transpose();
-        self.hessian += near.hessian * (1.0 - w)
-            + far.hessian * w
-            + cross
-            + cross.transpose()
-            + phi.hessian * dv;
-    }
-
-    /// Adds `other`.
-    pub fn add(&mut self, other: &TwistTerm) {
-        self.value += other.value;
-        self.gradient += other.gradient;
-        self.hessian += other.hessian;
-    }
-
-    /// Adds the twist gradient of a point gradient `g` at `point`: `(g, r × g)` on its body.
-    pub fn add_point_gradient(&mut self, point: &BodyPoint, g: &Vector3<f64>) {
-        let col = 6 * point.body;
-        let r = point.offset();
-        let mut v = self.gradient.fixed_rows_mut::<3>(col);
-        v += g;
-        let mut w = self.gradient.fixed_rows_mut::<3>(col + 3);
-        w += r.cross(g);
-    }
-
-    /// Adds `J_xᵀ m J_y` for a point-space Hessian block `m` between points `x` and `y`, with
-    /// `J = [I, −[r]×]`: `[[m, −m R_y], [R_x m, −R_x m R_y]]`, `R = [r]×`.
-    pub fn add_point_block(&mut self, x: &BodyPoint, y: &BodyPoint, m: &Matrix3<f64>) {
-        let (rx, ry) = (x.offset().cross_matrix(), y.offset().cross_matrix());
-        let (cx, cy) = (6 * x.body, 6 * y.body);
-        let m_ry = m * ry;
-        let rx_m = rx * m;
-        let h = &mut self.hessian;
-        let mut b = h.fixed_view_mut::<3, 3>(cx, cy);
-        b += m;
-        let mut b = h.fixed_view_mut::<3, 3>(cx, cy + 3);
-        b -= m_ry;
-        let mut b = h.fixed_view_mut::<3, 3>(cx + 3, cy);
-        b += rx_m;
-        let mut b = h.fixed_view_mut::<3, 3>(cx + 3, cy + 3);
-        b -= rx * m_ry;
-    }
-
-    /// Adds the second-order rotation term `g·∂²y/∂ω²` of a point gradient `g` at `point`.
-    pub fn add_point_curvature(&mut self, point: &BodyPoint, g: &Vector3<f64>) {
-        let c = 6 * point.body + 3;
-        let mut b = self.hessian.fixed_view_mut::<3, 3>(c, c);
-        b += rotation_curvature(&point.offset(), g);
-    }
-}
-
-/// A point on one of the two bodies: its world position and its body's origin.
-#[derive(Debug, Clone, Copy)]
-pub struct BodyPoint {
-    /// 0 for body A, 1 for body B.
-    pub body: usize,
-    /// World position.
-    pub position: Point3<f64>,
-    /// World position of the body's origin (the twist's rotation centre).
-    pub origin: Point3<f64>,
-}
-
-impl BodyPoint {
-    /// `r`: the offset from the body's origin.
-    pub fn offset(&self) -> Vector3<f64> {
-        self.position - self.origin
     }
 }
 

@@ -114,3 +114,15 @@ pub trait ContactModel: Sync {
         order: Order,
     ) -> Result<PairOutcome>;
 }
+
+/// Both poses of a pair must be finite.
+pub(crate) fn check_poses(pose_a: &Isometry3<f64>, pose_b: &Isometry3<f64>) -> Result<()> {
+    for (body, pose) in [pose_a, pose_b].into_iter().enumerate() {
+        let finite = pose.translation.vector.iter().all(|c| c.is_finite())
+            && pose.rotation.coords.iter().all(|c| c.is_finite());
+        if !finite {
+            return Err(crate::error::ContactError::NonFinitePose { body });
+        }
+    }
+    Ok(())
+}

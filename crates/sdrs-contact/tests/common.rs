@@ -57,3 +57,24 @@ impl VertexJacobians {
         )
     }
 }
+
+/// Relative errors `(gradient, Hessian)` of a pair's pose derivatives `c` against central
+/// differences (step `h`) of `at`, the pair evaluated with its poses perturbed by a 12-vector
+/// of twists (A's, then B's). Differencing the gradient field adds an antisymmetric term from
+/// the non-commuting rotations (see `sdrs_contact::twist`); the Hessian is compared with its
+/// symmetric part.
+pub fn pose_derivative_errors(
+    c: &PairContact,
+    h: f64,
+    at: impl Fn(&[f64; 12], Order) -> PairContact,
+) -> (f64, f64) {
+    let fd = central_differences(|x| at(x, Order::Value).value, &[0.0; 12], h);
+    let gradient = relative_error(c.gradient.as_slice(), &fd, 1e-15);
+    let columns = central_differences(|x| at(x, Order::Gradient).gradient, &[0.0; 12], h);
+    let raw = nalgebra::DMatrix::from_fn(12, 12, |i, j| columns[j][i]);
+    let sym = (&raw + raw.transpose()) * 0.5;
+    (
+        gradient,
+        relative_error(c.hessian.as_slice(), sym.as_slice(), 1e-15),
+    )
+}

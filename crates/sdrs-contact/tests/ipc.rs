@@ -375,12 +375,12 @@ mod whole {
     //! stiffness one, on configurations with one active collision each, and its pose
     //! derivatives against differences.
 
+    use crate::common::pose_derivative_errors;
     use nalgebra::{DMatrix, Isometry3, Point3, Translation3, UnitQuaternion, Vector3};
     use sdrs_contact::ipc::potential::{Ipc, IpcShape};
     use sdrs_contact::twist::{Twist, perturb};
     use sdrs_contact::{ContactModel, Order, PairContact, PairOutcome};
     use sdrs_geometry::TriMesh;
-    use sdrs_geometry::testing::{central_differences, relative_error};
 
     fn mesh(v: &[[f64; 3]], f: &[[u32; 3]]) -> IpcShape {
         IpcShape::new(
@@ -513,13 +513,11 @@ mod whole {
                     order,
                 )
             };
-            let fd = central_differences(|x| at(x, Order::Value).value, &[0.0; 12], 1e-6);
-            assert!(relative_error(c.gradient.as_slice(), &fd, 1e-15) < 1e-6);
-            let columns =
-                central_differences(|x| at(x, Order::Gradient).gradient, &[0.0; 12], 1e-6);
-            let raw = DMatrix::from_fn(12, 12, |i, j| columns[j][i]);
-            let sym = (&raw + raw.transpose()) * 0.5;
-            assert!(relative_error(c.hessian.as_slice(), sym.as_slice(), 1e-15) < 1e-5);
+            let (g, h) = pose_derivative_errors(&c, 1e-6, at);
+            assert!(
+                g < 1e-6 && h < 1e-5,
+                "gradient error {g:e}, Hessian error {h:e}"
+            );
             let psd = Ipc::new(0.01).unwrap().with_psd_projection(true);
             let h = eval(&psd, &a, &pa, &b, &pb, Order::Hessian).hessian;
             // The projection acts on each term's point Hessian; the pose map adds the

@@ -3,7 +3,8 @@
 //! (Barrier-Form, Smoothness, Non-prehensile, Non-vanishing), plus agreement with the
 //! brute-force sum where nothing is blended.
 
-use nalgebra::{DMatrix, Isometry3, Point3, Translation3, UnitQuaternion, Vector3};
+use crate::common::pose_derivative_errors;
+use nalgebra::{Isometry3, Point3, Translation3, UnitQuaternion, Vector3};
 use proptest::test_runner::TestRunner;
 use sdrs_contact::long_range::radial::centred;
 use sdrs_contact::long_range::triangle::triangle_potential;
@@ -182,19 +183,14 @@ fn hierarchical_pose_derivatives_match_differences_across_blend_regions() {
                 order,
             )
         };
-        let fd = central_differences(|x| at(x, Order::Value).value, &[0.0; 12], 1e-5);
-        let e = relative_error(c.gradient.as_slice(), &fd, 1e-12);
+        let (g, h) = pose_derivative_errors(&c, 1e-5, at);
         assert!(
-            e < 1e-7,
-            "distance {distance}: gradient error {e:e} ({census:?})"
+            g < 1e-7,
+            "distance {distance}: gradient error {g:e} ({census:?})"
         );
-        let columns = central_differences(|x| at(x, Order::Gradient).gradient, &[0.0; 12], 1e-5);
-        let raw = DMatrix::from_fn(12, 12, |i, j| columns[j][i]);
-        let sym = (&raw + raw.transpose()) * 0.5;
-        let e = relative_error(c.hessian.as_slice(), sym.as_slice(), 1e-12);
         assert!(
-            e < 1e-6,
-            "distance {distance}: Hessian error {e:e} ({census:?})"
+            h < 1e-6,
+            "distance {distance}: Hessian error {h:e} ({census:?})"
         );
     }
     assert!(

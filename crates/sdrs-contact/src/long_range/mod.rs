@@ -163,13 +163,7 @@ impl LongRange {
 }
 
 fn check(pose_a: &Isometry3<f64>, pose_b: &Isometry3<f64>, order: Order) -> Result<()> {
-    for (body, pose) in [pose_a, pose_b].into_iter().enumerate() {
-        let finite = pose.translation.vector.iter().all(|x| x.is_finite())
-            && pose.rotation.coords.iter().all(|x| x.is_finite());
-        if !finite {
-            return Err(ContactError::NonFinitePose { body });
-        }
-    }
+    crate::model::check_poses(pose_a, pose_b)?;
     if order == Order::Design {
         return Err(ContactError::Unsupported {
             what: "mesh-vertex (design) derivatives of the long-range potential",

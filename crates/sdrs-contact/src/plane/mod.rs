@@ -159,11 +159,6 @@ impl Default for PlaneBarrier {
     }
 }
 
-fn finite_pose(pose: &Isometry3<f64>) -> bool {
-    pose.translation.vector.iter().all(|c| c.is_finite())
-        && pose.rotation.coords.iter().all(|c| c.is_finite())
-}
-
 impl ContactModel for PlaneBarrier {
     type Shape = ConvexHull;
     type Cache = PlaneCache;
@@ -255,11 +250,7 @@ impl PlaneBarrier {
         pose_b: &'a Isometry3<f64>,
         cache: &mut PlaneCache,
     ) -> Result<Solved<'a>> {
-        for (body, pose) in [pose_a, pose_b].into_iter().enumerate() {
-            if !finite_pose(pose) {
-                return Err(ContactError::NonFinitePose { body });
-            }
-        }
+        crate::model::check_poses(pose_a, pose_b)?;
         let separation = match gjk_distance(a, pose_a, b, pose_b, &self.gjk, &mut cache.gjk) {
             Proximity::Intersecting { .. } => {
                 cache.plane = None;

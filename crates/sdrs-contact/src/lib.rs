@@ -62,5 +62,5 @@ pub mod plane;
 pub mod twist;
 
 pub use error::{ContactError, Result};
-pub use model::{ContactModel, Order, PairContact, PairOutcome, VertexDerivatives};
+pub use model::{ContactModel, FromMesh, Order, PairContact, PairOutcome, VertexDerivatives};
 pub use plane::{PlaneBarrier, PlaneCache};

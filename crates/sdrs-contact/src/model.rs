@@ -115,6 +115,16 @@ pub trait ContactModel: Sync {
     ) -> Result<PairOutcome>;
 }
 
+/// A body shape built from a triangle mesh (the mesh-based models: long-range, IPC), so that
+/// a scene can hand its links' meshes to any of them.
+pub trait FromMesh: Sized {
+    /// The shape of `mesh` (body frame).
+    fn from_mesh(mesh: sdrs_geometry::TriMesh) -> Result<Self>;
+
+    /// The mesh.
+    fn mesh(&self) -> &sdrs_geometry::TriMesh;
+}
+
 /// Both poses of a pair must be finite.
 pub(crate) fn check_poses(pose_a: &Isometry3<f64>, pose_b: &Isometry3<f64>) -> Result<()> {
     for (body, pose) in [pose_a, pose_b].into_iter().enumerate() {

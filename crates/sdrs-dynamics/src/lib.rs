@@ -61,7 +61,7 @@ pub use model::{JointKind, Link, MassModel, Model};
 pub use scenes::Scene;
 pub use stepper::{
     ContactEnergy, ContactHook, ContactSettings, Control, ExternalEnergy, Linearization,
-    LongRangeContact, Motion, Objective, PairTerm, PairVertex, SdrsContact, Simulator,
+    LongRangeContact, MeshContact, Motion, Objective, PairTerm, PairVertex, SdrsContact, Simulator,
     StepDerivatives, StepReport, StepSettings, StepTimings,
 };
 pub use urdf::{UrdfOptions, load_urdf, urdf_from_str};

@@ -65,3 +65,52 @@ fn far_apart_balls_push_each_other_apart() {
         "momentum: {left:?} {right:?}"
     );
 }
+
+#[test]
+fn any_mesh_model_plugs_in_and_finite_supports_cull_far_pairs() {
+    use sdrs_contact::ContactModel;
+    use sdrs_contact::ipc::potential::{Ipc, IpcShape};
+    use sdrs_dynamics::{ContactHook, Kinematics, MeshContact};
+    let cube = |z: f64, joint| {
+        Link::new(
+            "cube",
+            None,
+            Isometry3::translation(0.0, 0.0, z),
+            joint,
+            vec![ConvexHull::cuboid(Vector3::repeat(0.5)).unwrap()],
+            MassModel::Lumped { mass: 1.0 },
+        )
+        .with_mesh(TriMesh::cuboid(Vector3::repeat(0.5)).unwrap())
+    };
+    let model = Model::new(vec![
+        cube(0.0, JointKind::Fixed),
+        cube(1.005, JointKind::Free),
+    ])
+    .unwrap();
+    let mut hook = MeshContact::new(&model, Ipc::new(0.01).unwrap(), 2.0, false).unwrap();
+    let energy = |hook: &mut MeshContact<Ipc>, state: &State| {
+        let kin = Kinematics::new(&model, state);
+        hook.add(&model, &kin, None, None).unwrap().unwrap().value
+    };
+    // 5 mm apart: the hook's energy is the stiffness times the model's.
+    let near = State::zero(&model);
+    let shape = IpcShape::new(TriMesh::cuboid(Vector3::repeat(0.5)).unwrap());
+    let direct = Ipc::new(0.01)
+        .unwrap()
+        .evaluate(
+            &shape,
+            &Isometry3::identity(),
+            &shape,
+            &Isometry3::translation(0.0, 0.0, 1.005),
+            &mut (),
+            sdrs_contact::Order::Value,
+        )
+        .unwrap()
+        .value();
+    assert!(direct > 0.0);
+    assert!((energy(&mut hook, &near) - 2.0 * direct).abs() < 1e-12 * direct);
+    // 5 cm apart (beyond d̂): culled, zero.
+    let mut far = State::zero(&model);
+    far.q[2] = 0.045;
+    assert_eq!(energy(&mut hook, &far), 0.0);
+}

@@ -52,6 +52,16 @@ impl IpcShape {
     }
 }
 
+impl crate::model::FromMesh for IpcShape {
+    fn from_mesh(mesh: TriMesh) -> Result<Self> {
+        Ok(Self::new(mesh))
+    }
+
+    fn mesh(&self) -> &TriMesh {
+        &self.mesh
+    }
+}
+
 /// The IPC barrier potential with activation distance `d̂`.
 ///
 /// ```

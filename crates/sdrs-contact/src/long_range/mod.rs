@@ -76,6 +76,16 @@ pub struct LongRangeCache {
     planes: HashMap<(u32, u32), Vector4<f64>>,
 }
 
+impl crate::model::FromMesh for MeshShape {
+    fn from_mesh(mesh: TriMesh) -> Result<Self> {
+        Self::new(mesh)
+    }
+
+    fn mesh(&self) -> &TriMesh {
+        &self.mesh
+    }
+}
+
 /// The hierarchical long-range potential with blending margin `ε` (eq. 6-8).
 #[derive(Debug, Clone, PartialEq)]
 pub struct LongRange {

@@ -18,12 +18,12 @@
 
 mod backward;
 pub mod contact;
-mod long_range;
+mod mesh_contact;
 mod settings;
 
 pub use backward::StepDerivatives;
 pub use contact::{ContactEnergy, ContactHook, PairTerm, PairVertex, SdrsContact};
-pub use long_range::LongRangeContact;
+pub use mesh_contact::{LongRangeContact, MeshContact};
 pub use settings::{ContactSettings, Control, ExternalEnergy, StepSettings};
 
 use crate::energy::{link_energy, rows};

@@ -1,41 +1,60 @@
-//! [`LongRangeContact`]: the long-range hierarchical potential between the links' triangle
-//! meshes as a [`ContactHook`] (long-range paper, sec. 4-5).
+//! Mesh-based contact as a [`ContactHook`]: any [`ContactModel`] over triangle meshes (its
+//! shapes built with [`FromMesh`]) between the links' collision meshes ([`crate::Link::mesh`]).
 //!
-//! The potential has global support: every pair of links that carry a mesh interacts at any
-//! distance (there is no broad phase to cull with). The contact stiffness `κ` (the paper's
-//! `μ`) sets how far from contact bodies come to rest: 1e-6 to 1e-8 gives millimetre to
-//! sub-millimetre gaps at everyday masses (paper Table 2).
+//! - [`LongRangeContact`]: the long-range hierarchical potential (long-range paper sec. 4-5).
+//!   Its support is global: every pair of links with a mesh interacts at any distance. The
+//!   contact stiffness `κ` (the paper's `μ`) sets how far from contact bodies rest: the
+//!   potential sums over all triangle pairs, so `κ` must be small (1e-8 for the billiards
+//!   balls, sub-millimetre gaps; paper Table 2 uses 1e-6 to 1e-10).
+//! - Any other mesh model, e.g. `MeshContact<sdrs_contact::ipc::potential::Ipc>`; link pairs
+//!   whose mesh boxes are farther apart than a finite support are skipped. Caveat: the stepper
+//!   checks only the end point of each line-search step, so a locally supported barrier (IPC)
+//!   can be stepped across by a fast or thin body (a ball through a one-sided ground sheet in
+//!   one step was observed); IPC proper filters steps by continuous collision detection, which
+//!   the stepper does not do yet.
 //!
 //! Link pairs are evaluated in parallel on rayon's thread pool (deterministic: results are
-//! summed in pair order). Friction (appendix A.3) and derivatives with respect to the mesh vertices are not
-//! provided: the mesh is not part of the design vector (`Model::design` covers hulls and
-//! attachments), so the backward pass sees the contact through the link poses only.
+//! summed in pair order), each with its own warm-start cache. Friction and derivatives with
+//! respect to the mesh vertices are not provided: the mesh is not part of the design vector
+//! (`Model::design` covers hulls and attachments), so the backward pass sees the contact
+//! through the link poses only.
 
 use super::StepTimings;
 use super::contact::{ContactEnergy, ContactHook, PairTerm, order_for};
 use crate::error::{DynamicsError, Result};
 use crate::kinematics::Kinematics;
 use crate::model::Model;
-use nalgebra::{DMatrix, DVector};
+use nalgebra::{DMatrix, DVector, Isometry3};
 use rayon::prelude::*;
-use sdrs_contact::long_range::{LongRange, LongRangeCache, MeshShape};
+use sdrs_contact::long_range::LongRange;
 use sdrs_contact::twist::Matrix12;
-use sdrs_contact::{ContactModel, Order, PairContact, PairOutcome};
+use sdrs_contact::{ContactModel, FromMesh, Order, PairContact, PairOutcome};
+use sdrs_geometry::Aabb;
 use std::time::Instant;
 
-/// Long-range contact between every pair of links with a collision mesh.
+/// Contact between every pair of links with a collision mesh under the mesh model `M`.
 #[derive(Debug)]
-pub struct LongRangeContact {
-    potential: LongRange,
+pub struct MeshContact<M: ContactModel> {
+    potential: M,
     stiffness: f64,
-    shapes: Vec<Option<MeshShape>>,
+    shapes: Vec<Option<M::Shape>>,
+    /// Each mesh's body-frame box.
+    boxes: Vec<Option<Aabb>>,
     pairs: Vec<[usize; 2]>,
     /// Warm starts per pair.
-    caches: Vec<LongRangeCache>,
+    caches: Vec<M::Cache>,
     timings: StepTimings,
 }
 
-impl LongRangeContact {
+/// The long-range hierarchical potential between link meshes.
+pub type LongRangeContact = MeshContact<LongRange>;
+
+impl<M> MeshContact<M>
+where
+    M: ContactModel + std::fmt::Debug,
+    M::Shape: FromMesh + std::fmt::Debug,
+    M::Cache: std::fmt::Debug,
+{
     /// The potential scaled by `stiffness` between the meshes of `model`'s links (links
     /// without a mesh do not collide), skipping parent-child pairs when `skip_adjacent`.
     ///
@@ -55,15 +74,10 @@ impl LongRangeContact {
     /// let sim = Simulator::with_contact(model, StepSettings::new(0.01)?, Box::new(hook));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn new(
-        model: &Model,
-        potential: LongRange,
-        stiffness: f64,
-        skip_adjacent: bool,
-    ) -> Result<Self> {
+    pub fn new(model: &Model, potential: M, stiffness: f64, skip_adjacent: bool) -> Result<Self> {
         if !(stiffness.is_finite() && stiffness > 0.0) {
             return Err(DynamicsError::InvalidSetting {
-                name: "long-range contact stiffness",
+                name: "mesh contact stiffness",
                 value: stiffness,
                 allowed: "positive and finite",
             });
@@ -74,10 +88,14 @@ impl LongRangeContact {
             .map(|l| {
                 l.mesh
                     .clone()
-                    .map(|m| MeshShape::new(m).map_err(DynamicsError::ContactSettings))
+                    .map(|m| M::Shape::from_mesh(m).map_err(DynamicsError::ContactSettings))
                     .transpose()
             })
             .collect::<Result<Vec<_>>>()?;
+        let boxes = shapes
+            .iter()
+            .map(|s| s.as_ref().map(|s| s.mesh().aabb()))
+            .collect();
         let links = model.links();
         let mut pairs = Vec::new();
         for a in 0..links.len() {
@@ -92,7 +110,8 @@ impl LongRangeContact {
             potential,
             stiffness,
             shapes,
-            caches: vec![LongRangeCache::default(); pairs.len()],
+            boxes,
+            caches: (0..pairs.len()).map(|_| M::Cache::default()).collect(),
             pairs,
             timings: StepTimings::default(),
         })
@@ -104,9 +123,11 @@ impl LongRangeContact {
     }
 
     fn evaluate(&mut self, kin: &Kinematics, k: usize, order: Order) -> Result<PairOutcome> {
+        let (potential, shapes, boxes) = (&self.potential, &self.shapes, &self.boxes);
         evaluate_pair(
-            &self.potential,
-            &self.shapes,
+            potential,
+            shapes,
+            boxes,
             kin,
             self.pairs[k],
             &mut self.caches[k],
@@ -117,24 +138,53 @@ impl LongRangeContact {
     /// Every pair at `kin`, in parallel (each pair owns its cache; the results come back in
     /// pair order, so the sums are the same for any thread count).
     fn evaluate_all(&mut self, kin: &Kinematics, order: Order) -> Result<Vec<PairOutcome>> {
-        let (potential, shapes) = (&self.potential, &self.shapes);
+        let (potential, shapes, boxes) = (&self.potential, &self.shapes, &self.boxes);
         self.pairs
             .par_iter()
             .zip(self.caches.par_iter_mut())
-            .map(|(&pair, cache)| evaluate_pair(potential, shapes, kin, pair, cache, order))
+            .map(|(&pair, cache)| evaluate_pair(potential, shapes, boxes, kin, pair, cache, order))
             .collect()
     }
 }
 
-/// One link pair's potential at `kin`.
-fn evaluate_pair(
-    potential: &LongRange,
-    shapes: &[Option<MeshShape>],
+/// The world box of a body-frame box at `pose` (its eight corners moved).
+fn world_box(b: &Aabb, pose: &Isometry3<f64>) -> Aabb {
+    let corners: Vec<_> = (0..8)
+        .map(|k| {
+            let pick = |bit: usize, lo: f64, hi: f64| if k >> bit & 1 == 0 { lo } else { hi };
+            pose * nalgebra::Point3::new(
+                pick(0, b.mins.x, b.maxs.x),
+                pick(1, b.mins.y, b.maxs.y),
+                pick(2, b.mins.z, b.maxs.z),
+            )
+        })
+        .collect();
+    Aabb::from_points(&corners)
+}
+
+/// One link pair's potential at `kin`; zero without evaluating when the model's support is
+/// finite and the meshes' boxes are farther apart than it.
+fn evaluate_pair<M: ContactModel>(
+    potential: &M,
+    shapes: &[Option<M::Shape>],
+    boxes: &[Option<Aabb>],
     kin: &Kinematics,
     [a, b]: [usize; 2],
-    cache: &mut LongRangeCache,
+    cache: &mut M::Cache,
     order: Order,
 ) -> Result<PairOutcome> {
+    let support = potential.support_distance();
+    if support.is_finite() {
+        let world = |i: usize| {
+            world_box(
+                boxes[i].as_ref().expect("pairs have meshes"),
+                &kin.poses()[i],
+            )
+        };
+        if !world(a).inflated(support).intersects(&world(b)) {
+            return Ok(PairOutcome::Separated(PairContact::zero()));
+        }
+    }
     let shape = |i: usize| shapes[i].as_ref().expect("pairs have meshes");
     potential
         .evaluate(
@@ -152,7 +202,12 @@ fn evaluate_pair(
         })
 }
 
-impl ContactHook for LongRangeContact {
+impl<M> ContactHook for MeshContact<M>
+where
+    M: ContactModel + std::fmt::Debug + Send,
+    M::Shape: FromMesh + std::fmt::Debug + Send,
+    M::Cache: std::fmt::Debug,
+{
     fn begin_step(&mut self, _: &Model, _: &Kinematics) -> Result<()> {
         self.timings = StepTimings::default();
         Ok(())

@@ -161,8 +161,8 @@ impl ChainReach {
             rollout_policy(&mut sim, &start, &self.policy, c, STEPS, Recording::Blocks)?;
         let last = trajectory.last();
         let tip = self.tip(p);
-        let (world, _, _) = link_point(&model, last, self.tip_link, &tip, &Vector3::zeros());
-        let miss = world.coords - TARGET;
+        let pose = Kinematics::new(&model, last).poses()[self.tip_link];
+        let miss = (pose * tip).coords - TARGET;
         let g = 2.0 * miss;
         let (_, dq, attachments) = link_point(&model, last, self.tip_link, &tip, &g);
         let mut loss = LossGradient::final_state(&model, STEPS, dq);
@@ -175,7 +175,7 @@ impl ChainReach {
         let design = grad.design.as_ref().ok_or("design blocks missing")?;
         let mut dp = self.design.pullback(design);
         // The tip itself moves down the last link as it lengthens.
-        let down = Kinematics::new(&model, last).poses()[self.tip_link].rotation * -Vector3::z();
+        let down = pose.rotation * -Vector3::z();
         dp[LINKS - 1] += down.dot(&g);
         Ok(Evaluation {
             loss: miss.norm_squared(),

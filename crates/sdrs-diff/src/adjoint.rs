@@ -10,7 +10,7 @@ use crate::error::{DiffError, Result};
 use crate::pose::pose_adjoint;
 use crate::step::Factor;
 use crate::trajectory::Trajectory;
-use nalgebra::{DMatrix, DVector};
+use nalgebra::DVector;
 use sdrs_dynamics::{Model, Simulator};
 
 /// The explicit partial derivatives of a loss `L(θ^0 … θ^H, u, d)`: a final-state loss plus
@@ -167,10 +167,7 @@ pub fn adjoint(
     for t in (0..steps).rev() {
         let lin = trajectory.linearization(sim, t)?;
         let blocks = &lin.derivatives;
-        let mu = Factor::new(&lin.hessian, t)?
-            .neg_solve(&DMatrix::from_column_slice(n, 1, lambda[t + 1].as_slice()))
-            .column(0)
-            .into_owned();
+        let mu = Factor::new(&lin.hessian, t)?.neg_solve_vector(&lambda[t + 1]);
         lambda[t] += blocks.current.transpose() * &mu;
         out.target_position[t] += blocks.target_position.component_mul(&mu);
         out.target_velocity[t] += blocks.target_velocity.component_mul(&mu);

@@ -27,7 +27,15 @@ pub fn pose_adjoint(
     state: &State,
     twist_gradient: &DVector<f64>,
 ) -> (DVector<f64>, DVector<f64>) {
-    let kin = Kinematics::new(model, state);
+    adjoint_at(model, &Kinematics::new(model, state), twist_gradient)
+}
+
+/// [`pose_adjoint`] at kinematics already computed.
+fn adjoint_at(
+    model: &Model,
+    kin: &Kinematics,
+    twist_gradient: &DVector<f64>,
+) -> (DVector<f64>, DVector<f64>) {
     let links = model.links().len();
     let mut coordinates = DVector::zeros(model.dof());
     let mut attachments = DVector::zeros(3 * links);
@@ -39,7 +47,7 @@ pub fn pose_adjoint(
         let force = Vector3::new(g[0], g[1], g[2]);
         for i in ancestry(model, l) {
             let mut rows = attachments.fixed_rows_mut::<3>(3 * i);
-            rows += parent_rotation(model, &kin, i).transpose() * force;
+            rows += parent_rotation(model, kin, i).transpose() * force;
         }
     }
     (coordinates, attachments)
@@ -95,7 +103,8 @@ pub fn link_point(
     point: &Point3<f64>,
     position_gradient: &Vector3<f64>,
 ) -> (Point3<f64>, DVector<f64>, DVector<f64>) {
-    let pose = Kinematics::new(model, state).poses()[link];
+    let kin = Kinematics::new(model, state);
+    let pose = kin.poses()[link];
     let world = pose * point;
     // δp = v + ω × (p − t): the twist gradient is (g, (p − t) × g).
     let arm = world - Point3::from(pose.translation.vector);
@@ -106,6 +115,6 @@ pub fn link_point(
     twist
         .fixed_rows_mut::<3>(6 * link + 3)
         .copy_from(&arm.cross(position_gradient));
-    let (coordinates, attachments) = pose_adjoint(model, state, &twist);
+    let (coordinates, attachments) = adjoint_at(model, &kin, &twist);
     (world, coordinates, attachments)
 }

@@ -1,7 +1,7 @@
 //! One step's derivatives by the implicit function theorem: `∂θ^{t+1}/∂y = −H⁻¹ ∂²O/∂θ^{t+1}∂y`.
 
 use crate::error::{DiffError, Result};
-use nalgebra::{Cholesky, DMatrix, Dyn, LU};
+use nalgebra::{Cholesky, DMatrix, DVector, Dyn, LU};
 use sdrs_dynamics::{Linearization, Model};
 
 /// A factorised step Hessian: Cholesky when positive definite (the usual case at a
@@ -34,6 +34,15 @@ impl Factor {
             Self::Cholesky(c) => c.inverse(),
             Self::Lu(lu) => lu.try_inverse().expect("checked invertible"),
         }
+    }
+
+    /// `−H⁻¹ b`.
+    pub fn neg_solve_vector(&self, b: &DVector<f64>) -> DVector<f64> {
+        let x = match self {
+            Self::Cholesky(c) => c.solve(b),
+            Self::Lu(lu) => lu.solve(b).expect("checked invertible"),
+        };
+        -x
     }
 
     /// `−H⁻¹ B` (the columns of `B` are right-hand sides).

@@ -101,6 +101,7 @@ pub fn tangent(
     let offset = 3 * links;
     let attachments = seeds.design.rows(0, offset).into_owned();
     let vertices = seeds.design.rows(offset, model.design_len() - offset);
+    let design_seeded = seeds.design.iter().any(|x| *x != 0.0);
     let mut states = vec![seeds.initial.clone()];
     let mut previous_twists = seeds.initial_previous.clone();
     for t in 0..trajectory.steps() {
@@ -128,7 +129,7 @@ pub fn tangent(
                 row += rp * *p + rv * *v;
             }
         }
-        if seeds.design.iter().any(|x| *x != 0.0) {
+        if design_seeded {
             match (&b.vertices, &b.attachments) {
                 (Some(bv), Some(ba)) => rhs += bv * vertices + ba * &attachments,
                 _ => {

@@ -33,7 +33,6 @@ pub mod triangle;
 
 use crate::error::{ContactError, Result, positive};
 use crate::model::{ContactModel, Order, PairContact, PairOutcome};
-use crate::twist::Matrix12;
 use crate::twist::TwistTerm;
 use hierarchy::{Census, PlacedBody, Recursion};
 use nalgebra::{Isometry3, Vector4};
@@ -194,8 +193,6 @@ fn outcome(term: Option<TwistTerm>, order: Order, iterations: usize) -> PairOutc
     }
     if order >= Order::Hessian {
         c.hessian = (t.hessian + t.hessian.transpose()) * 0.5;
-    } else {
-        c.hessian = Matrix12::zeros();
     }
     PairOutcome::Separated(c)
 }

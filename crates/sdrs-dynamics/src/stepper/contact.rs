@@ -91,6 +91,30 @@ pub(super) fn order_for(gradient: bool, hessian: bool) -> Order {
     }
 }
 
+/// Adds `scale` times a pair's twist gradient (and Hessian, when `hessian` is given) to the
+/// generalized ones through the two links' Jacobians.
+pub(super) fn add_pair(
+    model: &Model,
+    kin: &Kinematics,
+    links: [usize; 2],
+    pair: &PairContact,
+    scale: f64,
+    gradient: Option<&mut DVector<f64>>,
+    hessian: Option<&mut DMatrix<f64>>,
+) {
+    if let Some(g) = gradient {
+        let h = hessian.is_some().then(|| pair.hessian * scale);
+        kin.add_term(
+            model,
+            links,
+            &(pair.gradient * scale),
+            h.as_ref(),
+            g,
+            hessian,
+        );
+    }
+}
+
 /// A hull of the scene: its link and index in that link.
 #[derive(Debug, Clone, Copy)]
 struct HullRef {
@@ -288,17 +312,15 @@ impl ContactHook for SdrsContact {
     ) -> Result<Option<ContactEnergy>> {
         let order = order_for(gradient.is_some(), hessian.is_some());
         let mut add = |links: [usize; 2], pair: &PairContact, scale: f64| {
-            if let Some(g) = gradient.as_deref_mut() {
-                let h = hessian.is_some().then(|| pair.hessian * scale);
-                kin.add_term(
-                    model,
-                    links,
-                    &(pair.gradient * scale),
-                    h.as_ref(),
-                    g,
-                    hessian.as_deref_mut(),
-                );
-            }
+            add_pair(
+                model,
+                kin,
+                links,
+                pair,
+                scale,
+                gradient.as_deref_mut(),
+                hessian.as_deref_mut(),
+            )
         };
         let stiffness = self.settings.stiffness;
         let mut energy = ContactEnergy {

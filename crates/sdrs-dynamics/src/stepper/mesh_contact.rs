@@ -20,7 +20,7 @@
 //! through the link poses only.
 
 use super::StepTimings;
-use super::contact::{ContactEnergy, ContactHook, PairTerm, order_for};
+use super::contact::{ContactEnergy, ContactHook, PairTerm, add_pair, order_for};
 use crate::error::{DynamicsError, Result};
 use crate::kinematics::Kinematics;
 use crate::model::Model;
@@ -232,19 +232,20 @@ where
                 self.timings.normal += clock.elapsed();
                 return Ok(None);
             };
+            if c.value == 0.0 {
+                continue;
+            }
             energy.value += self.stiffness * c.value;
             energy.active_pairs += 1;
-            if let Some(g) = gradient.as_deref_mut() {
-                let h = hessian.is_some().then(|| c.hessian * self.stiffness);
-                kin.add_term(
-                    model,
-                    pair,
-                    &(c.gradient * self.stiffness),
-                    h.as_ref(),
-                    g,
-                    hessian.as_deref_mut(),
-                );
-            }
+            add_pair(
+                model,
+                kin,
+                pair,
+                c,
+                self.stiffness,
+                gradient.as_deref_mut(),
+                hessian.as_deref_mut(),
+            );
         }
         self.timings.normal += clock.elapsed();
         Ok(Some(energy))
@@ -257,6 +258,9 @@ where
             let c: &PairContact = outcome
                 .contact()
                 .expect("a step's solution is collision-free");
+            if c.value == 0.0 {
+                continue;
+            }
             terms.push(PairTerm {
                 links: pair,
                 gradient: c.gradient * self.stiffness,

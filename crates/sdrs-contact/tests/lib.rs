@@ -6,4 +6,5 @@ mod common;
 mod friction;
 mod ipc;
 mod long_range;
+mod long_range_friction;
 mod plane;

@@ -19,14 +19,28 @@ pub struct FrictionPoint {
     pub position: Vector3<f64>,
     /// Its plane distance `q = σ(n·y + o)` at step t.
     pub distance: f64,
-    /// Magnitude of its normal force at step t, `|f⊥| = stiffness · |P'_s(q)| · |n|` (eq. 8).
+    /// Magnitude of its normal force at step t: `stiffness · |P'_s(q)| · |n|` for a hull pair
+    /// (SDRS eq. 8), `stiffness · |∂P_local/∂y|` for a triangle pair (long-range eq. 12).
     pub normal_force: f64,
     /// `∂p*/∂x`: how the step-t plane moves with this local vertex (4x3).
     pub plane_derivative: SMatrix<f64, 4, 3>,
 }
 
+/// Where a frame's normal forces come from, and so how they move with the step-t state.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Forces {
+    /// The SDRS plane barrier with support `s`: each force is a function of the plane and of
+    /// its point's step-t position (SDRS eq. 8).
+    Barrier { support: f64 },
+    /// A long-range triangle pair: the frame's six points are the two triangles' corners, and
+    /// the forces are functions of all six step-t positions, `∂|f_k|/∂y_l` (6x18).
+    Triangles { derivative: SMatrix<f64, 6, 18> },
+}
+
 /// The separating plane of step t (normal and in-plane basis) and the vertices it pressed,
-/// with their normal forces: everything SDRS friction (eq. 8-13) lags by one step.
+/// with their normal forces: everything SDRS friction (eq. 8-13) lags by one step. Built for
+/// a hull pair by [`FrictionFrame::new`], for a long-range triangle pair by
+/// [`crate::long_range::friction`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct FrictionFrame {
     plane: Vector4<f64>,
@@ -36,7 +50,7 @@ pub struct FrictionFrame {
     poses: [Isometry3<f64>; 2],
     plane_pose_derivative: SMatrix<f64, 4, 12>,
     stiffness: f64,
-    support: f64,
+    forces: Forces,
 }
 
 /// An orthonormal basis of the plane orthogonal to the unit vector `n`.
@@ -91,17 +105,36 @@ impl FrictionFrame {
                 })
             })
             .collect();
-        let normal = n.normalize();
-        Ok(Some(Self {
-            plane: p,
+        Ok(Some(Self::assemble(
+            p,
+            points,
+            [*pose_a, *pose_b],
+            sensitivity.pose,
+            stiffness,
+            Forces::Barrier { support: s },
+        )))
+    }
+
+    /// A frame from its parts; the unit normal and basis follow from the plane.
+    pub(crate) fn assemble(
+        plane: Vector4<f64>,
+        points: Vec<FrictionPoint>,
+        poses: [Isometry3<f64>; 2],
+        plane_pose_derivative: SMatrix<f64, 4, 12>,
+        stiffness: f64,
+        forces: Forces,
+    ) -> Self {
+        let normal = plane.xyz().normalize();
+        Self {
+            plane,
             normal,
             basis: tangent_basis(&normal),
             points,
-            poses: [*pose_a, *pose_b],
-            plane_pose_derivative: sensitivity.pose,
+            poses,
+            plane_pose_derivative,
             stiffness,
-            support: s,
-        }))
+            forces,
+        }
     }
 
     /// The step-t plane `(n, o)` (unnormalised, as the barrier solves for it).
@@ -124,9 +157,17 @@ impl FrictionFrame {
         self.stiffness
     }
 
-    /// The barrier support `s` of the step-t plane.
-    pub fn support(&self) -> f64 {
-        self.support
+    /// The barrier support `s` of the step-t plane; `None` for a triangle-pair frame, whose
+    /// forces come from the long-range potential.
+    pub fn support(&self) -> Option<f64> {
+        match self.forces {
+            Forces::Barrier { support } => Some(support),
+            Forces::Triangles { .. } => None,
+        }
+    }
+
+    pub(crate) fn forces(&self) -> &Forces {
+        &self.forces
     }
 
     /// The unit normal of the step-t plane (from the first body towards the second).

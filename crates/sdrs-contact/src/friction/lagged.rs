@@ -15,6 +15,7 @@
 //! `δB = −n̂ (δn̂ᵀ B)`, which keeps it orthonormal and orthogonal to `n̂`.
 
 use super::solve::scaled_inverse;
+use super::frame::Forces;
 use super::{FrictionCache, FrictionFrame, Lagged, PlaneFriction};
 use crate::barrier::barrier;
 use crate::error::Result;
@@ -48,22 +49,39 @@ struct Variation {
     position: Vector3<f64>,
     /// Of the step-t plane `(n, o)`.
     plane: Vector4<f64>,
+    /// Of its normal force, besides what a plane barrier's force does with the plane and the
+    /// position (triangle-pair frames, whose forces depend on all six corners).
+    force: f64,
 }
 
 impl Variation {
     fn of_position_t(k: usize) -> Self {
         Self {
             position_t: Vector3::ith(k, 1.0),
-            position: Vector3::zeros(),
-            plane: Vector4::zeros(),
+            ..Self::none()
         }
     }
 
     fn of_plane(k: usize) -> Self {
         Self {
+            plane: Vector4::ith(k, 1.0),
+            ..Self::none()
+        }
+    }
+
+    fn of_force() -> Self {
+        Self {
+            force: 1.0,
+            ..Self::none()
+        }
+    }
+
+    fn none() -> Self {
+        Self {
             position_t: Vector3::zeros(),
             position: Vector3::zeros(),
-            plane: Vector4::ith(k, 1.0),
+            plane: Vector4::zeros(),
+            force: 0.0,
         }
     }
 }
@@ -72,7 +90,8 @@ impl Variation {
 struct PointState<'a> {
     lagged: &'a Lagged,
     sign: f64,
-    /// `P'_s(q)`, `P''_s(q)` at its step-t plane distance.
+    /// `P'_s(q)`, `P''_s(q)` at its step-t plane distance (zero when the forces do not come
+    /// from a plane barrier).
     d1: f64,
     d2: f64,
     normal_force: f64,
@@ -133,7 +152,10 @@ impl PlaneFriction {
             .zip(&solved.slip)
             .zip(frame.points())
             .map(|((l, d), p)| {
-                let (_, d1, d2) = barrier(p.distance, frame.support()).unwrap_or_default();
+                let (_, d1, d2) = frame
+                    .support()
+                    .and_then(|s| barrier(p.distance, s))
+                    .unwrap_or_default();
                 let y = poses[p.body] * p.local;
                 PointState {
                     lagged: l,
@@ -156,15 +178,32 @@ impl PlaneFriction {
                 column += self.variation(frame, state, p.position, &Variation::of_plane(k));
             }
         }
+        // Triangle-pair forces move with every corner: the response to each point's force,
+        // and `through_forces(m, δy)`, the response to moving point m's step-t position by δy.
+        let by_force: Vec<Outputs> = states
+            .iter()
+            .zip(frame.points())
+            .map(|(state, p)| self.variation(frame, state, p.position, &Variation::of_force()))
+            .collect();
+        let through_forces = |m: usize, dy: &Vector3<f64>| -> Outputs {
+            match frame.forces() {
+                Forces::Barrier { .. } => Outputs::zeros(),
+                Forces::Triangles { derivative } => {
+                    let df = derivative.fixed_view::<6, 3>(0, 3 * m) * dy;
+                    by_force.iter().zip(df.iter()).map(|(r, d)| r * *d).sum()
+                }
+            }
+        };
         // Step-t twists: through the plane, and through each point's y^t (δy^t = δv + δω × r^t).
         let mut step: SMatrix<f64, 16, 12> = plane * frame.plane_pose_derivative();
-        for (state, p) in states.iter().zip(frame.points()) {
+        for (m, (state, p)) in states.iter().zip(frame.points()).enumerate() {
             let r_t = p.position - frame.poses()[p.body].translation.vector;
             let mut by_position = SMatrix::<f64, 16, 3>::zeros();
             for k in 0..3 {
                 by_position.set_column(
                     k,
-                    &self.variation(frame, state, p.position, &Variation::of_position_t(k)),
+                    &(self.variation(frame, state, p.position, &Variation::of_position_t(k))
+                        + through_forces(m, &Vector3::ith(k, 1.0))),
                 );
             }
             let mut cols = step.fixed_view_mut::<16, 6>(0, 6 * p.body);
@@ -180,8 +219,13 @@ impl PlaneFriction {
             step_mixed.set_column(j, &g);
             step_gradient[j] = v;
         }
-        // Local vertices: y^t = R^t x + t^t, y = R x + t, and the plane.
-        for (state, p) in states.iter().zip(frame.points()) {
+        // Local vertices: y^t = R^t x + t^t, y = R x + t, and the plane. Hull vertices only:
+        // a triangle pair's margin also moves with its corners' spread (not modelled).
+        let hull_points = match frame.forces() {
+            Forces::Barrier { .. } => frame.points(),
+            Forces::Triangles { .. } => &[],
+        };
+        for (state, p) in states.iter().zip(hull_points) {
             let rotation_t: Matrix3<f64> = frame.poses()[p.body].rotation.into();
             let rotation: Matrix3<f64> = poses[p.body].rotation.into();
             let mut gradient = Vector3::zeros();
@@ -191,7 +235,7 @@ impl PlaneFriction {
                 let own = Variation {
                     position_t: dy_t.into_owned(),
                     position: dy.into_owned(),
-                    plane: Vector4::zeros(),
+                    ..Variation::none()
                 };
                 let s = self.variation(frame, state, p.position, &own)
                     + plane * p.plane_derivative.column(k);
@@ -229,9 +273,11 @@ impl PlaneFriction {
         let basis = frame.basis();
         let (dn, d_offset) = (delta.plane.xyz(), delta.plane.w);
         let l = state.lagged;
-        // Normal force f = −κ P'(q) |n| with q = σ (n·y^t + o), and the weight a = μΔt A_ε(f).
+        // Normal force f = −κ P'(q) |n| with q = σ (n·y^t + o) for a plane barrier (plus any
+        // explicit change), and the weight a = μΔt A_ε(f).
         let dq = state.sign * (dn.dot(&position_t) + d_offset + n.dot(&delta.position_t));
-        let d_force = -frame.stiffness() * (state.d2 * n_norm * dq + state.d1 * unit.dot(&dn));
+        let d_force =
+            delta.force - frame.stiffness() * (state.d2 * n_norm * dq + state.d1 * unit.dot(&dn));
         let f = state.normal_force;
         let d_weight = self.mu * self.dt * f / (f * f + self.force_epsilon).sqrt() * d_force;
         // Unit normal and parallel-transported basis.

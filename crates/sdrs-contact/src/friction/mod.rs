@@ -28,7 +28,7 @@
 //! - `ε` of eq. 11-12 is split into a velocity smoothing `ε_v` (m²/s²) and a force smoothing
 //!   `ε_f` (N²), since the two have different units.
 
-mod frame;
+pub(crate) mod frame;
 mod lagged;
 mod solve;
 

@@ -27,6 +27,7 @@
 //! ([`Order::Design`] is refused with [`ContactError::Unsupported`]); friction (appendix A.3)
 //! is not implemented yet.
 
+pub mod friction;
 pub mod hierarchy;
 pub mod radial;
 pub mod triangle;

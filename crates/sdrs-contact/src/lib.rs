@@ -19,14 +19,17 @@
 //! - [`long_range`]: the long-range potential between triangle meshes (long-range paper
 //!   sec. 4-5): exact triangle-pair plane potentials with globally supported barrier terms,
 //!   blended hierarchically with a closed form over bounding-sphere trees; pose gradient and
-//!   Hessian.
+//!   Hessian; and its friction ([`long_range::friction`], appendix A.3: plane friction on
+//!   every triangle pair within the margin, with step-t derivatives).
 //! - [`distance`]: closest points between mesh primitives (point-triangle, segment-segment,
 //!   triangle-triangle).
-//! - [`ipc`]: the IPC baseline's primitives (squared distances by Voronoi type, clamped log
-//!   barrier, edge-edge mollifier) with exact derivatives, matched to `ipctk`.
+//! - [`ipc`]: the IPC baseline: primitives (squared distances by Voronoi type, clamped log
+//!   barrier, edge-edge mollifier) with exact derivatives matched to `ipctk`, the potential
+//!   between two meshes, and IPC's lagged friction.
+//! - [`LaggedFriction`]: the trait of friction models lagged by one step between mesh shapes.
 //!
-//! Planned (see `docs/architecture.md`): the long-range friction (appendix A.3) and shape
-//! derivatives; the IPC potential over meshes (collision sets, broad phase, friction).
+//! Not yet provided (see `docs/architecture.md`): mesh-vertex (shape) derivatives of the
+//! long-range potential and of the IPC models, and step-t derivatives of IPC friction.
 //!
 //! ```
 //! use sdrs_contact::{ContactModel, Order, PlaneBarrier};
@@ -62,5 +65,7 @@ pub mod plane;
 pub mod twist;
 
 pub use error::{ContactError, Result};
-pub use model::{ContactModel, FromMesh, Order, PairContact, PairOutcome, VertexDerivatives};
+pub use model::{
+    ContactModel, FromMesh, LaggedFriction, Order, PairContact, PairOutcome, VertexDerivatives,
+};
 pub use plane::{PlaneBarrier, PlaneCache};

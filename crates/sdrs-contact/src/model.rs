@@ -115,6 +115,45 @@ pub trait ContactModel: Sync {
     ) -> Result<PairOutcome>;
 }
 
+/// Friction lagged by one step between two shapes: data gathered at the step-t poses
+/// ([`LaggedFriction::frames`], e.g. contact planes and normal forces) and an energy of the
+/// step-(t+1) poses, as the time stepper of a mesh model uses it.
+pub trait LaggedFriction: Sync {
+    /// The shapes it acts between (those of the normal-contact model it goes with).
+    type Shape;
+    /// The lagged data of one pair of bodies.
+    type Frames: Send + std::fmt::Debug;
+
+    /// The lagged data of bodies `a` and `b` at their step-t poses, with normal forces scaled
+    /// by the contact `stiffness`.
+    fn frames(
+        &self,
+        stiffness: f64,
+        a: &Self::Shape,
+        pose_a: &Isometry3<f64>,
+        b: &Self::Shape,
+        pose_b: &Isometry3<f64>,
+    ) -> Result<Self::Frames>;
+
+    /// The friction energy at the step-(t+1) poses with its derivatives up to `order`.
+    fn evaluate(
+        &self,
+        frames: &mut Self::Frames,
+        pose_a: &Isometry3<f64>,
+        pose_b: &Isometry3<f64>,
+        order: Order,
+    ) -> Result<PairContact>;
+
+    /// The energy with its step-(t+1) gradient and Hessian and its step-t derivatives, for the
+    /// adjoint of a time step.
+    fn evaluate_lagged(
+        &self,
+        frames: &mut Self::Frames,
+        pose_a: &Isometry3<f64>,
+        pose_b: &Isometry3<f64>,
+    ) -> Result<crate::friction::LaggedContact>;
+}
+
 /// A body shape built from a triangle mesh (the mesh-based models: long-range, IPC), so that
 /// a scene can hand its links' meshes to any of them.
 pub trait FromMesh: Sized {

@@ -556,3 +556,155 @@ mod whole {
         );
     }
 }
+
+/// IPC's lagged friction: a small block 5 mm above a slab (d̂ = 1 cm), turned about the
+/// vertical so that no edges are parallel, its bottom corners over the interior of one of the
+/// slab's top triangles (away from the face's diagonal).
+mod friction {
+    use crate::common::pose_derivative_errors;
+    use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
+    use sdrs_contact::ipc::friction::IpcFriction;
+    use sdrs_contact::ipc::potential::{Ipc, IpcShape};
+    use sdrs_contact::twist::{Twist, perturb};
+    use sdrs_contact::{ContactError, ContactModel, LaggedFriction, Order};
+    use sdrs_geometry::TriMesh;
+
+    const MU: f64 = 0.4;
+    const STIFFNESS: f64 = 50.0;
+
+    struct Scene {
+        slab: IpcShape,
+        block: IpcShape,
+        ipc: Ipc,
+        now: [Isometry3<f64>; 2],
+    }
+
+    fn scene() -> Scene {
+        let slab = IpcShape::new(TriMesh::cuboid(Vector3::new(1.0, 1.0, 0.1)).unwrap());
+        let block = IpcShape::new(TriMesh::cuboid(Vector3::repeat(0.1)).unwrap());
+        let turn = UnitQuaternion::from_scaled_axis(Vector3::z() * 0.3);
+        let above = Isometry3::from_parts(Translation3::new(0.6, 0.0, 0.205), turn);
+        Scene {
+            slab,
+            block,
+            ipc: Ipc::new(0.01).unwrap(),
+            now: [Isometry3::identity(), above],
+        }
+    }
+
+    /// ε_v Δt = 1 mm of slip is smoothed.
+    fn model(s: &Scene) -> IpcFriction {
+        IpcFriction::new(&s.ipc, MU, 0.01)
+            .unwrap()
+            .with_velocity_epsilon(0.1)
+            .unwrap()
+    }
+
+    #[test]
+    fn pose_derivatives_match_differences() {
+        let s = scene();
+        let f = model(&s);
+        // Slips inside the smoothing (0.3 mm) and beyond it (5 mm), with a small turn.
+        for (slip, turn) in [(3e-4, 1e-3), (5e-3, 1e-2)] {
+            let next = Translation3::new(slip, 0.5 * slip, 1e-4)
+                * s.now[1]
+                * UnitQuaternion::from_scaled_axis(Vector3::new(0.1, -0.2, 1.0) * turn);
+            let mut frames = f
+                .frames(STIFFNESS, &s.slab, &s.now[0], &s.block, &s.now[1])
+                .unwrap();
+            assert_eq!(
+                frames.len(),
+                4,
+                "the block's bottom corners over the slab's face"
+            );
+            let c = f
+                .evaluate(&mut frames, &s.now[0], &next, Order::Hessian)
+                .unwrap();
+            let at = |x: &[f64; 12], order| {
+                let (xa, xb) = (
+                    Twist::from_column_slice(&x[..6]),
+                    Twist::from_column_slice(&x[6..]),
+                );
+                let (a, b) = (perturb(&s.now[0], &xa), perturb(&next, &xb));
+                f.evaluate(&mut frames.clone(), &a, &b, order).unwrap()
+            };
+            let (eg, eh) = pose_derivative_errors(&c, 1e-6, at);
+            assert!(
+                eg < 1e-6 && eh < 1e-5,
+                "slip {slip}: gradient {eg:e}, Hessian {eh:e}"
+            );
+        }
+    }
+
+    /// Beyond the smoothing, a sliding block feels μ times the IPC potential's normal force,
+    /// against the slip; without slip, none.
+    #[test]
+    fn sliding_friction_is_mu_times_the_normal_force() {
+        let s = scene();
+        let f = model(&s);
+        let normal = s
+            .ipc
+            .evaluate(
+                &s.slab,
+                &s.now[0],
+                &s.block,
+                &s.now[1],
+                &mut (),
+                Order::Gradient,
+            )
+            .unwrap()
+            .contact()
+            .unwrap()
+            .gradient[8]
+            * -STIFFNESS;
+        assert!(normal > 0.0);
+        let mut frames = f
+            .frames(STIFFNESS, &s.slab, &s.now[0], &s.block, &s.now[1])
+            .unwrap();
+        let along = Vector3::new(0.6, 0.8, 0.0);
+        let next = Translation3::from(along * 5e-3) * s.now[1];
+        let c = f
+            .evaluate(&mut frames, &s.now[0], &next, Order::Gradient)
+            .unwrap();
+        let on_block = -c.gradient.fixed_rows::<3>(6).into_owned();
+        assert!(
+            (on_block + along * MU * normal).norm() < 1e-9 * MU * normal,
+            "{on_block:?}"
+        );
+        let still = f
+            .evaluate(&mut frames, &s.now[0], &s.now[1], Order::Gradient)
+            .unwrap();
+        assert!(still.gradient.norm() < 1e-12 * MU * normal);
+    }
+
+    #[test]
+    fn bad_input_is_refused() {
+        let s = scene();
+        assert!(matches!(
+            IpcFriction::new(&s.ipc, -0.1, 0.01),
+            Err(ContactError::InvalidSetting { .. })
+        ));
+        let f = model(&s);
+        let mut bad = s.now[1];
+        bad.translation.z = f64::INFINITY;
+        assert!(matches!(
+            f.frames(STIFFNESS, &s.slab, &s.now[0], &s.block, &bad),
+            Err(ContactError::NonFinitePose { body: 1 })
+        ));
+        assert!(
+            f.frames(0.0, &s.slab, &s.now[0], &s.block, &s.now[1])
+                .is_err()
+        );
+        let mut frames = f
+            .frames(STIFFNESS, &s.slab, &s.now[0], &s.block, &s.now[1])
+            .unwrap();
+        assert!(matches!(
+            f.evaluate_lagged(&mut frames, &s.now[0], &s.now[1]),
+            Err(ContactError::Unsupported { .. })
+        ));
+        assert!(matches!(
+            f.evaluate(&mut frames, &s.now[0], &s.now[1], Order::Design),
+            Err(ContactError::Unsupported { .. })
+        ));
+    }
+}

@@ -43,7 +43,11 @@ fn sliding(runner: &mut TestRunner) -> Sliding {
         Vector3::new(u(-1.0, 1.0), u(-1.0, 1.0), u(-1.0, 1.0)),
         Vector3::new(u(-3.0, 3.0), u(-3.0, 3.0), u(-3.0, 3.0)),
     );
-    let tilt = UnitQuaternion::from_scaled_axis(Vector3::new(u(-0.01, 0.01), u(-0.01, 0.01), u(-3.0, 3.0)));
+    let tilt = UnitQuaternion::from_scaled_axis(Vector3::new(
+        u(-0.01, 0.01),
+        u(-0.01, 0.01),
+        u(-3.0, 3.0),
+    ));
     let at = Isometry3::from_parts(
         Translation3::new(u(-0.5, 0.5), u(-0.5, 0.5), 0.2 + u(2e-3, 1e-2)),
         tilt,
@@ -83,7 +87,11 @@ fn pose_derivatives_match_differences() {
         let s = sliding(&mut runner);
         let f = model();
         let mut lagged = frames(&s, &s.now);
-        assert!(lagged.len() > 10, "case {case}: {} rubbing pairs", lagged.len());
+        assert!(
+            lagged.len() > 10,
+            "case {case}: {} rubbing pairs",
+            lagged.len()
+        );
         let c = f
             .evaluate(&mut lagged, &s.next[0], &s.next[1], Order::Hessian)
             .unwrap();
@@ -95,7 +103,10 @@ fn pose_derivatives_match_differences() {
         };
         // The energy varies on the slip smoothing length √ε_v·Δt = 1e-4 m: steps well below.
         let (eg, eh) = pose_derivative_errors(&c, 1e-6, at);
-        assert!(eg < 1e-6 && eh < 1e-5, "case {case}: gradient {eg:e}, Hessian {eh:e}");
+        assert!(
+            eg < 1e-6 && eh < 1e-5,
+            "case {case}: gradient {eg:e}, Hessian {eh:e}"
+        );
     }
 }
 
@@ -134,7 +145,8 @@ fn friction_opposes_the_slip_and_the_forces_cancel() {
         let s = sliding(&mut runner);
         // The block alone slides 5 mm along a random in-plane direction.
         let up = s.now[0].rotation * Vector3::z();
-        let along = (s.now[0].rotation * Vector3::new(sample(-1.0..1.0, &mut runner), 1.0, 0.0)).normalize();
+        let along = (s.now[0].rotation * Vector3::new(sample(-1.0..1.0, &mut runner), 1.0, 0.0))
+            .normalize();
         let next = Translation3::from(along * 5e-3) * s.now[1];
         let mut lagged = frames(&s, &s.now);
         let c = model()
@@ -142,11 +154,20 @@ fn friction_opposes_the_slip_and_the_forces_cancel() {
             .unwrap();
         let on_block = -c.gradient.fixed_rows::<3>(6).into_owned();
         let on_slab = -c.gradient.fixed_rows::<3>(0).into_owned();
-        assert!((on_block + on_slab).norm() < 1e-9 * on_block.norm(), "case {case}");
-        assert!(on_block.dot(&along) < -0.999 * on_block.norm(), "case {case}: {on_block:?}");
+        assert!(
+            (on_block + on_slab).norm() < 1e-9 * on_block.norm(),
+            "case {case}"
+        );
+        assert!(
+            on_block.dot(&along) < -0.999 * on_block.norm(),
+            "case {case}: {on_block:?}"
+        );
         // In each pair's plane, which the block's tilt (≤ 10 mrad) and the pair's geometry
         // turn slightly away from the slab's face.
-        assert!(on_block.dot(&up).abs() < 0.05 * on_block.norm(), "case {case}");
+        assert!(
+            on_block.dot(&up).abs() < 0.05 * on_block.norm(),
+            "case {case}"
+        );
         // Coulomb's bound: each pressed corner of the block resists with at most μ|f⊥|.
         let pressing: f64 = lagged
             .frames()
@@ -197,7 +218,10 @@ fn bad_input_is_refused() {
         LongRangeFriction::new(PlaneFriction::new(0.5, DT).unwrap(), 0.0),
         Err(ContactError::InvalidSetting { .. })
     ));
-    assert!(f.frames(-1.0, &s.slab, &s.now[0], &s.block, &s.now[1]).is_err());
+    assert!(
+        f.frames(-1.0, &s.slab, &s.now[0], &s.block, &s.now[1])
+            .is_err()
+    );
     // Touching at step t: the lagged forces are infinite.
     let inside = [s.now[0], s.now[0]];
     assert!(matches!(

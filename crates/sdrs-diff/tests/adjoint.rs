@@ -147,3 +147,74 @@ fn trajectory_gradients_match_differences_with_contact_and_friction() {
         errors.len()
     );
 }
+
+/// Weights on the block's position alone: its rotation coordinates are re-centred every step,
+/// so a loss on them would depend on the chart.
+fn position_weights(n: usize) -> DVector<f64> {
+    DVector::from_fn(n, |k, _| if k < 3 { ((k + 1) as f64).sin() } else { 0.0 })
+}
+
+/// Through long-range contact and friction (a block sliding to a stop on a slab, both
+/// triangle meshes): the gradient of its final position with respect to its initial state
+/// and the velocity it starts with (the poses before the start) against differences.
+#[test]
+fn trajectory_gradients_through_long_range_friction_match_differences() {
+    use sdrs_dynamics::scenes::sliding_block;
+    const H: usize = 10;
+    const MU: f64 = 0.3;
+    let simulator = || {
+        let scene = sliding_block(0.5, MU, 0.01).unwrap();
+        let mut settings = scene.scene.settings.clone();
+        settings.backward = true;
+        settings.tolerance = 1e-9;
+        let sim =
+            Simulator::with_contact(scene.scene.model.clone(), settings, Box::new(scene.contact));
+        (sim, scene.start, scene.scene.control, scene.scene.model)
+    };
+    let (mut sim, start, control, model) = simulator();
+    let n = model.dof();
+    let controls = vec![control; H];
+    let trajectory = rollout(&mut sim, &start, &controls, Recording::States).unwrap();
+    assert!(trajectory.active_pairs.iter().all(|&a| a > 0));
+    let g = adjoint(
+        &mut sim,
+        &trajectory,
+        &LossGradient::final_state(&model, H, position_weights(n)),
+    )
+    .unwrap();
+    let loss = |motion: &Motion| {
+        let (mut sim, _, _, _) = simulator();
+        let t = rollout(&mut sim, motion, &controls, Recording::States).unwrap();
+        t.last().q.dot(&position_weights(n))
+    };
+    // Steps well below the friction's slip smoothing (1 mm/s · 10 ms = 1e-5 m).
+    let h = 1e-6;
+    let mut worst: f64 = 0.0;
+    let scale = g.initial.amax().max(g.initial_previous.amax());
+    for k in 0..n {
+        let mut plus = start.clone();
+        plus.state.q[k] += h;
+        let mut minus = start.clone();
+        minus.state.q[k] -= h;
+        let fd = (loss(&plus) - loss(&minus)) / (2.0 * h);
+        let e = relative(g.initial[k], fd, scale);
+        worst = worst.max(e);
+        assert!(e < 1e-5, "θ^0[{k}]: {} vs {fd}", g.initial[k]);
+    }
+    // The pose before the start, moved along x (the start velocity) and turned about z.
+    for k in [0, 5] {
+        let shifted = |by: f64| {
+            let mut m = start.clone();
+            let mut xi = sdrs_contact::twist::Twist::zeros();
+            xi[k] = by;
+            m.previous[1] = sdrs_contact::twist::perturb(&m.previous[1], &xi);
+            m
+        };
+        let fd = (loss(&shifted(h)) - loss(&shifted(-h))) / (2.0 * h);
+        let analytic = g.initial_previous[6 + k];
+        let e = relative(analytic, fd, scale);
+        worst = worst.max(e);
+        assert!(e < 1e-5, "ξ^-1[{k}]: {analytic} vs {fd}");
+    }
+    eprintln!("long-range friction trajectory: worst relative error {worst:e}");
+}

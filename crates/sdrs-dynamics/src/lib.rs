@@ -60,8 +60,8 @@ pub use kinematics::{Kinematics, State, forward_kinematics};
 pub use model::{JointKind, Link, MassModel, Model};
 pub use scenes::Scene;
 pub use stepper::{
-    ContactEnergy, ContactHook, ContactSettings, Control, ExternalEnergy, Linearization,
-    LongRangeContact, MeshContact, Motion, Objective, PairTerm, PairVertex, SdrsContact, Simulator,
-    StepDerivatives, StepReport, StepSettings, StepTimings,
+    ContactEnergy, ContactHook, ContactSettings, Control, ExternalEnergy, IpcContact,
+    Linearization, LongRangeContact, MeshContact, Motion, Objective, PairTerm, PairVertex,
+    SdrsContact, Simulator, StepDerivatives, StepReport, StepSettings, StepTimings,
 };
 pub use urdf::{UrdfOptions, load_urdf, urdf_from_str};

@@ -8,6 +8,8 @@ use crate::stepper::{ContactSettings, Control, LongRangeContact, Motion, StepSet
 use nalgebra::{DVector, Isometry3, Point3, Translation3, UnitQuaternion, Vector3};
 use sdrs_contact::PlaneBarrier;
 use sdrs_contact::friction::PlaneFriction;
+use sdrs_contact::long_range::LongRange;
+use sdrs_contact::long_range::friction::LongRangeFriction;
 use sdrs_geometry::{ConvexHull, TriMesh};
 
 /// A scene: the model, how to step it, and its control.
@@ -234,6 +236,51 @@ pub fn ground_grid(size: f64, cells: usize) -> Result<TriMesh> {
     Ok(TriMesh::new(vertices, triangles).expect("a grid of positive size is a valid mesh"))
 }
 
+/// A free 1 kg, 20 cm cube (triangle mesh, 12 triangles) 1 mm above a fixed 2 m x 2 m x 20 cm
+/// slab (mesh top face at z = 0), sliding along +x at `speed` m/s: long-range contact (margin
+/// ε = 0.1, stiffness 1e-7: the cube rests about 1 mm above the slab) with long-range
+/// friction of coefficient `mu` when it is positive.
+pub fn sliding_block(speed: f64, mu: f64, dt: f64) -> Result<MeshScene> {
+    let link = |name: &str, z: f64, half: Vector3<f64>, joint| {
+        let mesh = TriMesh::cuboid(half).expect("positive half extents");
+        Link::new(
+            name,
+            None,
+            Isometry3::translation(0.0, 0.0, z),
+            joint,
+            vec![cuboid(half)],
+            MassModel::Lumped { mass: 1.0 },
+        )
+        .with_mesh(mesh)
+    };
+    let model = Model::new(vec![
+        link("slab", -0.1, Vector3::new(1.0, 1.0, 0.1), JointKind::Fixed),
+        link("block", 0.101, Vector3::repeat(0.1), JointKind::Free),
+    ])?;
+    let epsilon = 0.1;
+    let mut contact = LongRangeContact::new(&model, LongRange::new(epsilon)?, 1e-7, false)?;
+    if mu > 0.0 {
+        let friction = PlaneFriction::new(mu, dt)?;
+        contact = contact.with_friction(LongRangeFriction::new(friction, epsilon)?);
+    }
+    let state = State::zero(&model);
+    let mut before = state.clone();
+    before.q[0] -= speed * dt;
+    let start = Motion {
+        previous: Kinematics::new(&model, &before).poses().to_vec(),
+        state,
+    };
+    Ok(MeshScene {
+        scene: Scene {
+            control: Control::passive(&model),
+            settings: StepSettings::new(dt)?,
+            model,
+        },
+        contact,
+        start,
+    })
+}
+
 /// A scene with mesh-based contact: the model, how to step it, its long-range contact hook
 /// and where it starts.
 #[derive(Debug)]
@@ -296,12 +343,7 @@ pub fn billiards(balls: usize, speed: f64, dt: f64) -> Result<MeshScene> {
     }
     links.push(ball("cue".into(), -0.3, 0.0, lift, &hull, &sphere));
     let model = Model::new(links)?;
-    let contact = LongRangeContact::new(
-        &model,
-        sdrs_contact::long_range::LongRange::new(0.1)?,
-        1e-8,
-        false,
-    )?;
+    let contact = LongRangeContact::new(&model, LongRange::new(0.1)?, 1e-8, false)?;
     let settings = StepSettings::new(dt)?;
     let state = State::zero(&model);
     let mut before = state.clone();

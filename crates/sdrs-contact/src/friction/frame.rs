@@ -34,7 +34,9 @@ pub(crate) enum Forces {
     Barrier { support: f64 },
     /// A long-range triangle pair: the frame's six points are the two triangles' corners, and
     /// the forces are functions of all six step-t positions, `∂|f_k|/∂y_l` (6x18).
-    Triangles { derivative: SMatrix<f64, 6, 18> },
+    Triangles {
+        derivative: Box<SMatrix<f64, 6, 18>>,
+    },
 }
 
 /// The separating plane of step t (normal and in-plane basis) and the vertices it pressed,

@@ -14,8 +14,8 @@
 //! tangent basis. The basis is moved with the normal by parallel transport,
 //! `δB = −n̂ (δn̂ᵀ B)`, which keeps it orthonormal and orthogonal to `n̂`.
 
-use super::solve::scaled_inverse;
 use super::frame::Forces;
+use super::solve::scaled_inverse;
 use super::{FrictionCache, FrictionFrame, Lagged, PlaneFriction};
 use crate::barrier::barrier;
 use crate::error::Result;

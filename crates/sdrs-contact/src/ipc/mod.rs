@@ -1,7 +1,8 @@
 //! The IPC baseline (Li et al. 2020), the mesh-based barrier both papers compare against:
 //! squared distances between mesh primitives by Voronoi-region type ([`distance`]), the
 //! clamped log barrier ([`barrier`]) and the edge-edge mollifier ([`mollifier`]), each with
-//! exact gradients and Hessians. Conventions follow the IPC Toolkit (`ipctk`): distances are
+//! exact gradients and Hessians; the potential between two meshes ([`potential`]) and IPC's
+//! lagged friction ([`friction`]). Conventions follow the IPC Toolkit (`ipctk`): distances are
 //! squared, the barrier acts on squared distances with `d̂²`, and the reference numbers the
 //! tests hold were produced with `ipctk` 1.6.1 (`benches/reference/ipctk_reference.py`).
 //!
@@ -20,5 +21,6 @@
 
 pub mod barrier;
 pub mod distance;
+pub mod friction;
 pub mod mollifier;
 pub mod potential;

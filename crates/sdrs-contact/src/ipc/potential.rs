@@ -94,6 +94,11 @@ impl Ipc {
         })
     }
 
+    /// The activation distance `d̂`.
+    pub fn dhat(&self) -> f64 {
+        self.dhat
+    }
+
     /// Projects every term's 12x12 Hessian (in the coordinates of its four points) onto the
     /// positive semi-definite cone before mapping it to the poses, as IPC's Newton solver does.
     pub fn with_psd_projection(mut self, on: bool) -> Self {
@@ -110,11 +115,23 @@ enum Primitive {
     Face(usize, u32),
 }
 
+/// A vertex–face or edge–edge pair of the two bodies whose boxes are within `d̂`.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Candidate {
+    /// A vertex of one body and a face (triangle index) of the other.
+    PointFace {
+        vertex: (usize, u32),
+        face: (usize, u32),
+    },
+    /// An edge (index into [`IpcShape::edges`]) of each body.
+    EdgeEdge { a: (usize, u32), b: (usize, u32) },
+}
+
 /// A body placed in the world.
-struct Placed<'a> {
-    shape: &'a IpcShape,
+pub(super) struct Placed<'a> {
+    pub(super) shape: &'a IpcShape,
     origin: Point3<f64>,
-    vertices: Vec<Point3<f64>>,
+    pub(super) vertices: Vec<Point3<f64>>,
 }
 
 impl Placed<'_> {
@@ -125,6 +142,122 @@ impl Placed<'_> {
             origin: self.origin,
         }
     }
+}
+
+/// The two bodies at their poses.
+pub(super) fn place<'a>(
+    a: &'a IpcShape,
+    pose_a: &Isometry3<f64>,
+    b: &'a IpcShape,
+    pose_b: &Isometry3<f64>,
+) -> [Placed<'a>; 2] {
+    [(a, pose_a), (b, pose_b)].map(|(shape, pose)| Placed {
+        shape,
+        origin: Point3::from(pose.translation.vector),
+        vertices: shape.mesh.vertices().iter().map(|v| pose * v).collect(),
+    })
+}
+
+impl Candidate {
+    /// Its four points: the vertex and the face's corners, or the two edges' ends.
+    pub(super) fn points(&self, bodies: &[Placed; 2]) -> [BodyPoint; 4] {
+        match *self {
+            Candidate::PointFace {
+                vertex: (kv, v),
+                face: (kf, f),
+            } => {
+                let t = bodies[kf].shape.mesh.triangles()[f as usize];
+                [
+                    bodies[kv].point(kv, v),
+                    bodies[kf].point(kf, t[0]),
+                    bodies[kf].point(kf, t[1]),
+                    bodies[kf].point(kf, t[2]),
+                ]
+            }
+            Candidate::EdgeEdge {
+                a: (ka, ea),
+                b: (kb, eb),
+            } => {
+                let (ea, eb) = (
+                    bodies[ka].shape.edges[ea as usize],
+                    bodies[kb].shape.edges[eb as usize],
+                );
+                [
+                    bodies[ka].point(ka, ea[0]),
+                    bodies[ka].point(ka, ea[1]),
+                    bodies[kb].point(kb, eb[0]),
+                    bodies[kb].point(kb, eb[1]),
+                ]
+            }
+        }
+    }
+}
+
+impl Candidate {
+    /// The edge–edge mollifier's threshold, from the rest (body-frame) edges; 0 for a
+    /// vertex–face pair (not mollified).
+    pub(super) fn mollifier_threshold(&self, bodies: &[Placed; 2]) -> f64 {
+        let Candidate::EdgeEdge {
+            a: (ka, ea),
+            b: (kb, eb),
+        } = *self
+        else {
+            return 0.0;
+        };
+        let rest = |k: usize, e: u32| {
+            let v = bodies[k].shape.mesh.vertices();
+            let e = bodies[k].shape.edges[e as usize];
+            [v[e[0] as usize], v[e[1] as usize]]
+        };
+        threshold(&rest(ka, ea), &rest(kb, eb))
+    }
+}
+
+/// The vertex–face and edge–edge candidates of two placed bodies: pairs whose boxes are
+/// within `dhat`, from the broad phase's BVH over every vertex, edge and face box.
+pub(super) fn candidates(dhat: f64, bodies: &[Placed; 2]) -> Result<Vec<Candidate>> {
+    let mut proxies = Vec::new();
+    let mut primitives = Vec::new();
+    for (k, body) in bodies.iter().enumerate() {
+        let v = &body.vertices;
+        for (i, p) in v.iter().enumerate() {
+            proxies.push(Proxy {
+                body: k,
+                aabb: Aabb::new(*p, *p),
+            });
+            primitives.push(Primitive::Vertex(k, i as u32));
+        }
+        for (i, e) in body.shape.edges.iter().enumerate() {
+            let aabb = Aabb::from_points(e.iter().map(|&j| &v[j as usize]));
+            proxies.push(Proxy { body: k, aabb });
+            primitives.push(Primitive::Edge(k, i as u32));
+        }
+        for (i, t) in body.shape.mesh.triangles().iter().enumerate() {
+            let aabb = Aabb::from_points(t.iter().map(|&j| &v[j as usize]));
+            proxies.push(Proxy { body: k, aabb });
+            primitives.push(Primitive::Face(k, i as u32));
+        }
+    }
+    let mut broad = BroadPhase::new(0.5 * dhat).map_err(|e| ContactError::Geometry {
+        message: e.to_string(),
+    })?;
+    let mut pairs = Vec::new();
+    broad.candidate_pairs(&proxies, |_, _| false, &mut pairs);
+    Ok(pairs
+        .into_iter()
+        .filter_map(|(i, j)| match (primitives[i], primitives[j]) {
+            (Primitive::Vertex(kv, v), Primitive::Face(kf, f))
+            | (Primitive::Face(kf, f), Primitive::Vertex(kv, v)) => Some(Candidate::PointFace {
+                vertex: (kv, v),
+                face: (kf, f),
+            }),
+            (Primitive::Edge(ka, ea), Primitive::Edge(kb, eb)) => Some(Candidate::EdgeEdge {
+                a: (ka, ea),
+                b: (kb, eb),
+            }),
+            _ => None,
+        })
+        .collect())
 }
 
 impl Ipc {
@@ -202,67 +335,18 @@ impl ContactModel for Ipc {
                 what: "mesh-vertex (design) derivatives of the IPC potential",
             });
         }
-        let bodies = [(a, pose_a), (b, pose_b)].map(|(shape, pose)| Placed {
-            shape,
-            origin: Point3::from(pose.translation.vector),
-            vertices: shape.mesh.vertices().iter().map(|v| pose * v).collect(),
-        });
-        // Every primitive's box; the broad phase pairs boxes within d̂ of each other.
-        let mut proxies = Vec::new();
-        let mut primitives = Vec::new();
-        for (k, body) in bodies.iter().enumerate() {
-            let v = &body.vertices;
-            for (i, p) in v.iter().enumerate() {
-                proxies.push(Proxy {
-                    body: k,
-                    aabb: Aabb::new(*p, *p),
-                });
-                primitives.push(Primitive::Vertex(k, i as u32));
-            }
-            for (i, e) in body.shape.edges.iter().enumerate() {
-                let aabb = Aabb::from_points(e.iter().map(|&j| &v[j as usize]));
-                proxies.push(Proxy { body: k, aabb });
-                primitives.push(Primitive::Edge(k, i as u32));
-            }
-            for (i, t) in body.shape.mesh.triangles().iter().enumerate() {
-                let aabb = Aabb::from_points(t.iter().map(|&j| &v[j as usize]));
-                proxies.push(Proxy { body: k, aabb });
-                primitives.push(Primitive::Face(k, i as u32));
-            }
-        }
-        let mut broad = BroadPhase::new(0.5 * self.dhat).map_err(|e| ContactError::Geometry {
-            message: e.to_string(),
-        })?;
-        let mut pairs = Vec::new();
-        broad.candidate_pairs(&proxies, |_, _| false, &mut pairs);
+        let bodies = place(a, pose_a, b, pose_b);
         let hessian = order >= Order::Hessian;
         let mut out = TwistTerm::zero();
-        for (i, j) in pairs {
-            let (points, d) = match (primitives[i], primitives[j]) {
-                (Primitive::Vertex(kv, v), Primitive::Face(kf, f))
-                | (Primitive::Face(kf, f), Primitive::Vertex(kv, v)) => {
-                    let t = bodies[kf].shape.mesh.triangles()[f as usize];
-                    let points = [
-                        bodies[kv].point(kv, v),
-                        bodies[kf].point(kf, t[0]),
-                        bodies[kf].point(kf, t[1]),
-                        bodies[kf].point(kf, t[2]),
-                    ];
+        for candidate in candidates(self.dhat, &bodies)? {
+            let points = candidate.points(&bodies);
+            let d = match candidate {
+                Candidate::PointFace { .. } => {
                     let tri = [points[1].position, points[2].position, points[3].position];
                     let d = point_triangle(&points[0].position, &tri);
-                    (points, (d.value, d.gradient, d.hessian, None))
+                    (d.value, d.gradient, d.hessian, None)
                 }
-                (Primitive::Edge(ka, ea), Primitive::Edge(kb, eb)) => {
-                    let (ea, eb) = (
-                        bodies[ka].shape.edges[ea as usize],
-                        bodies[kb].shape.edges[eb as usize],
-                    );
-                    let points = [
-                        bodies[ka].point(ka, ea[0]),
-                        bodies[ka].point(ka, ea[1]),
-                        bodies[kb].point(kb, eb[0]),
-                        bodies[kb].point(kb, eb[1]),
-                    ];
+                Candidate::EdgeEdge { .. } => {
                     let (x, y) = (
                         [points[0].position, points[1].position],
                         [points[2].position, points[3].position],
@@ -271,18 +355,9 @@ impl ContactModel for Ipc {
                     if d.value >= self.dhat * self.dhat {
                         continue;
                     }
-                    // The mollifier's threshold from the rest (body-frame) edges.
-                    let rest = |k: usize, e: [u32; 2]| {
-                        let v = bodies[k].shape.mesh.vertices();
-                        [v[e[0] as usize], v[e[1] as usize]]
-                    };
-                    let eps = threshold(&rest(ka, ea), &rest(kb, eb));
-                    (
-                        points,
-                        (d.value, d.gradient, d.hessian, Some(mollifier(&x, &y, eps))),
-                    )
+                    let eps = candidate.mollifier_threshold(&bodies);
+                    (d.value, d.gradient, d.hessian, Some(mollifier(&x, &y, eps)))
                 }
-                _ => continue,
             };
             let (d2, grad, hess, mollified) = d;
             if d2 >= self.dhat * self.dhat {

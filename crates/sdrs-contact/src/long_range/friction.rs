@@ -182,7 +182,8 @@ impl LongRangeFriction {
         tb: u32,
     ) -> Result<Option<FrictionFrame>> {
         let ids = [bodies[0].corners(ta), bodies[1].corners(tb)];
-        let local = |body: usize, k: usize| bodies[body].shape.mesh().vertices()[ids[body][k] as usize];
+        let local =
+            |body: usize, k: usize| bodies[body].shape.mesh().vertices()[ids[body][k] as usize];
         let world: [[Point3<f64>; 3]; 2] =
             std::array::from_fn(|body| std::array::from_fn(|k| bodies[body].pose * local(body, k)));
         let Some(t) = triangle_potential(&world[0], &world[1], None, self.max_iterations)? else {
@@ -197,14 +198,18 @@ impl LongRangeFriction {
         // hierarchy): constant under rigid motion.
         let radius = |body: usize| {
             let c = centroid(body);
-            world[body].iter().map(|p| (p - c).norm()).fold(0.0, f64::max)
+            world[body]
+                .iter()
+                .map(|p| (p - c).norm())
+                .fold(0.0, f64::max)
         };
         let d1 = radius(0) + radius(1);
         let phi = blend(r, d1, (1.0 + self.epsilon) * d1);
         if phi.value >= 1.0 {
             return Ok(None);
         }
-        let (gradient, hessian) = local_potential(&t.gradient, &t.hessian(), t.value, &offset, &phi);
+        let (gradient, hessian) =
+            local_potential(&t.gradient, &t.hessian(), t.value, &offset, &phi);
         // Forces κ|g_k| and their derivatives κ ĝ_kᵀ ∂g_k/∂y.
         let mut forces = [0.0; 6];
         let mut derivative = SMatrix::<f64, 6, 18>::zeros();
@@ -213,7 +218,10 @@ impl LongRangeFriction {
             forces[k] = stiffness * g.norm();
             if forces[k] > 0.0 {
                 let unit = g / g.norm();
-                derivative.set_row(k, &(unit.transpose() * hessian.fixed_rows::<3>(3 * k) * stiffness));
+                derivative.set_row(
+                    k,
+                    &(unit.transpose() * hessian.fixed_rows::<3>(3 * k) * stiffness),
+                );
             }
         }
         // The frame's plane follows SDRS's orientation (normal from A towards B): −p.
@@ -253,7 +261,9 @@ impl LongRangeFriction {
             [*bodies[0].pose, *bodies[1].pose],
             plane_pose,
             stiffness,
-            Forces::Triangles { derivative },
+            Forces::Triangles {
+                derivative: Box::new(derivative),
+            },
         )))
     }
 
@@ -275,7 +285,9 @@ impl LongRangeFriction {
         }
         let mut out = PairContact::zero();
         for (frame, cache) in &mut frames.frames {
-            let c = self.friction.evaluate(frame, pose_a, pose_b, cache, order)?;
+            let c = self
+                .friction
+                .evaluate(frame, pose_a, pose_b, cache, order)?;
             add(&mut out, &c);
         }
         Ok(out)
@@ -294,7 +306,9 @@ impl LongRangeFriction {
         let mut contact = PairContact::zero();
         let (mut step_gradient, mut step_mixed) = (Vector12::zeros(), Matrix12::zeros());
         for (frame, cache) in &mut frames.frames {
-            let l = self.friction.evaluate_lagged(frame, pose_a, pose_b, cache)?;
+            let l = self
+                .friction
+                .evaluate_lagged(frame, pose_a, pose_b, cache)?;
             add(&mut contact, &l.contact);
             step_gradient += l.step_gradient;
             step_mixed += l.step_mixed;
@@ -331,7 +345,8 @@ fn local_potential(
     let mut ddr = Matrix18::zeros();
     let transverse = (Matrix3::identity() - e * e.transpose()) / (9.0 * r);
     for k in 0..6 {
-        dr.fixed_rows_mut::<3>(3 * k).copy_from(&(e * (sign(k) / 3.0)));
+        dr.fixed_rows_mut::<3>(3 * k)
+            .copy_from(&(e * (sign(k) / 3.0)));
         for l in 0..6 {
             ddr.fixed_view_mut::<3, 3>(3 * k, 3 * l)
                 .copy_from(&(transverse * (sign(k) * sign(l))));
@@ -343,4 +358,39 @@ fn local_potential(
         - (dr * gradient.transpose() + gradient * dr.transpose()) * phi.first
         - (dr * dr.transpose() * phi.second + ddr * phi.first) * value;
     (g, h)
+}
+
+impl crate::model::LaggedFriction for LongRangeFriction {
+    type Shape = MeshShape;
+    type Frames = TriangleFrames;
+
+    fn frames(
+        &self,
+        stiffness: f64,
+        a: &MeshShape,
+        pose_a: &Isometry3<f64>,
+        b: &MeshShape,
+        pose_b: &Isometry3<f64>,
+    ) -> Result<TriangleFrames> {
+        LongRangeFriction::frames(self, stiffness, a, pose_a, b, pose_b)
+    }
+
+    fn evaluate(
+        &self,
+        frames: &mut TriangleFrames,
+        pose_a: &Isometry3<f64>,
+        pose_b: &Isometry3<f64>,
+        order: Order,
+    ) -> Result<PairContact> {
+        LongRangeFriction::evaluate(self, frames, pose_a, pose_b, order)
+    }
+
+    fn evaluate_lagged(
+        &self,
+        frames: &mut TriangleFrames,
+        pose_a: &Isometry3<f64>,
+        pose_b: &Isometry3<f64>,
+    ) -> Result<LaggedContact> {
+        LongRangeFriction::evaluate_lagged(self, frames, pose_a, pose_b)
+    }
 }

@@ -23,9 +23,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! Friction (appendix A.3) is [`friction::LongRangeFriction`].
+//!
 //! Limitations: derivatives with respect to the mesh vertices (shape) are not provided yet
-//! ([`Order::Design`] is refused with [`ContactError::Unsupported`]); friction (appendix A.3)
-//! is not implemented yet.
+//! ([`Order::Design`] is refused with [`ContactError::Unsupported`]).
 
 pub mod friction;
 pub mod hierarchy;

@@ -6,18 +6,23 @@
 //!   contact stiffness `κ` (the paper's `μ`) sets how far from contact bodies rest: the
 //!   potential sums over all triangle pairs, so `κ` must be small (1e-8 for the billiards
 //!   balls, sub-millimetre gaps; paper Table 2 uses 1e-6 to 1e-10).
-//! - Any other mesh model, e.g. `MeshContact<sdrs_contact::ipc::potential::Ipc>`; link pairs
+//! - Any other mesh model, e.g. the IPC baseline ([`IpcContact`]); link pairs
 //!   whose mesh boxes are farther apart than a finite support are skipped. Caveat: the stepper
 //!   checks only the end point of each line-search step, so a locally supported barrier (IPC)
 //!   can be stepped across by a fast or thin body (a ball through a one-sided ground sheet in
 //!   one step was observed); IPC proper filters steps by continuous collision detection, which
 //!   the stepper does not do yet.
 //!
+//! Friction is optional ([`MeshContact::with_friction`]): a [`LaggedFriction`] model for the
+//! same shapes gathers its lagged data from the step-t state at the start of each step, and
+//! its energy of the step-(t+1) state joins the objective; for the long-range potential that
+//! is [`sdrs_contact::long_range::friction::LongRangeFriction`] (long-range paper A.3).
+//!
 //! Link pairs are evaluated in parallel on rayon's thread pool (deterministic: results are
-//! summed in pair order), each with its own warm-start cache. Friction and derivatives with
-//! respect to the mesh vertices are not provided: the mesh is not part of the design vector
-//! (`Model::design` covers hulls and attachments), so the backward pass sees the contact
-//! through the link poses only.
+//! summed in pair order), each with its own warm-start cache. Derivatives with respect to the
+//! mesh vertices are not provided: the mesh is not part of the design vector (`Model::design`
+//! covers hulls and attachments), so the backward pass sees the contact through the link
+//! poses only.
 
 use super::StepTimings;
 use super::contact::{ContactEnergy, ContactHook, PairTerm, add_pair, order_for};
@@ -26,16 +31,23 @@ use crate::kinematics::Kinematics;
 use crate::model::Model;
 use nalgebra::{DMatrix, DVector, Isometry3};
 use rayon::prelude::*;
+use sdrs_contact::ipc::friction::IpcFriction;
+use sdrs_contact::ipc::potential::Ipc;
 use sdrs_contact::long_range::LongRange;
+use sdrs_contact::long_range::friction::LongRangeFriction;
 use sdrs_contact::twist::Matrix12;
-use sdrs_contact::{ContactModel, FromMesh, Order, PairContact, PairOutcome};
+use sdrs_contact::{ContactModel, FromMesh, LaggedFriction, Order, PairContact, PairOutcome};
 use sdrs_geometry::Aabb;
 use std::time::Instant;
 
-/// Contact between every pair of links with a collision mesh under the mesh model `M`.
+/// Contact between every pair of links with a collision mesh under the mesh model `M`, with
+/// optional lagged friction `F`.
 #[derive(Debug)]
-pub struct MeshContact<M: ContactModel> {
+pub struct MeshContact<M: ContactModel, F: LaggedFriction> {
     potential: M,
+    friction: Option<F>,
+    /// Each pair's lagged friction data of the current step.
+    frames: Vec<Option<F::Frames>>,
     stiffness: f64,
     shapes: Vec<Option<M::Shape>>,
     /// Each mesh's body-frame box.
@@ -46,14 +58,20 @@ pub struct MeshContact<M: ContactModel> {
     timings: StepTimings,
 }
 
-/// The long-range hierarchical potential between link meshes.
-pub type LongRangeContact = MeshContact<LongRange>;
+/// The long-range hierarchical potential between link meshes, with optional long-range
+/// friction.
+pub type LongRangeContact = MeshContact<LongRange, LongRangeFriction>;
 
-impl<M> MeshContact<M>
+/// The IPC baseline between link meshes, with optional IPC friction (no step-t derivatives:
+/// a backward pass through it is refused).
+pub type IpcContact = MeshContact<Ipc, IpcFriction>;
+
+impl<M, F> MeshContact<M, F>
 where
     M: ContactModel + std::fmt::Debug,
     M::Shape: FromMesh + std::fmt::Debug,
     M::Cache: std::fmt::Debug,
+    F: LaggedFriction<Shape = M::Shape> + std::fmt::Debug,
 {
     /// The potential scaled by `stiffness` between the meshes of `model`'s links (links
     /// without a mesh do not collide), skipping parent-child pairs when `skip_adjacent`.
@@ -108,6 +126,8 @@ where
         }
         Ok(Self {
             potential,
+            friction: None,
+            frames: Vec::new(),
             stiffness,
             shapes,
             boxes,
@@ -115,6 +135,13 @@ where
             pairs,
             timings: StepTimings::default(),
         })
+    }
+
+    /// Adds lagged friction between the same meshes (its normal forces scaled by the contact
+    /// stiffness).
+    pub fn with_friction(mut self, friction: F) -> Self {
+        self.friction = Some(friction);
+        self
     }
 
     /// The pairs of links that interact.
@@ -143,6 +170,77 @@ where
             .par_iter()
             .zip(self.caches.par_iter_mut())
             .map(|(&pair, cache)| evaluate_pair(potential, shapes, boxes, kin, pair, cache, order))
+            .collect()
+    }
+}
+
+/// The error of contact model `source` between links `a` and `b` (a penetration at step t
+/// as [`DynamicsError::InitialPenetration`]).
+fn contact_error(
+    [link_a, link_b]: [usize; 2],
+    source: sdrs_contact::ContactError,
+) -> DynamicsError {
+    match source {
+        sdrs_contact::ContactError::PenetratingFrame => {
+            DynamicsError::InitialPenetration { link_a, link_b }
+        }
+        source => DynamicsError::Contact {
+            link_a,
+            link_b,
+            source,
+        },
+    }
+}
+
+impl<M, F> MeshContact<M, F>
+where
+    M: ContactModel,
+    F: LaggedFriction<Shape = M::Shape>,
+{
+    /// Gathers every pair's lagged friction data at the step-t kinematics `now` (in parallel).
+    fn gather_frames(&mut self, now: &Kinematics) -> Result<()> {
+        let Some(friction) = &self.friction else {
+            self.frames.clear();
+            return Ok(());
+        };
+        let shapes = &self.shapes;
+        let stiffness = self.stiffness;
+        self.frames = self
+            .pairs
+            .par_iter()
+            .map(|&[a, b]| {
+                let shape = |i: usize| shapes[i].as_ref().expect("pairs have meshes");
+                let (pa, pb) = (&now.poses()[a], &now.poses()[b]);
+                friction
+                    .frames(stiffness, shape(a), pa, shape(b), pb)
+                    .map(Some)
+                    .map_err(|e| contact_error([a, b], e))
+            })
+            .collect::<Result<_>>()?;
+        Ok(())
+    }
+
+    /// `f` on every pair's friction frames at `kin`, in parallel, in pair order; empty without
+    /// friction.
+    fn frictions<T: Send>(
+        &mut self,
+        kin: &Kinematics,
+        f: impl Fn(&F, &mut F::Frames, &Isometry3<f64>, &Isometry3<f64>) -> sdrs_contact::Result<T>
+        + Sync,
+    ) -> Result<Vec<T>> {
+        let Some(friction) = &self.friction else {
+            return Ok(Vec::new());
+        };
+        self.pairs
+            .par_iter()
+            .zip(self.frames.par_iter_mut())
+            .filter_map(|(&[a, b], frames)| {
+                let frames = frames.as_mut()?;
+                Some(
+                    f(friction, frames, &kin.poses()[a], &kin.poses()[b])
+                        .map_err(|e| contact_error([a, b], e)),
+                )
+            })
             .collect()
     }
 }
@@ -202,14 +300,18 @@ fn evaluate_pair<M: ContactModel>(
         })
 }
 
-impl<M> ContactHook for MeshContact<M>
+impl<M, F> ContactHook for MeshContact<M, F>
 where
     M: ContactModel + std::fmt::Debug + Send,
     M::Shape: FromMesh + std::fmt::Debug + Send,
     M::Cache: std::fmt::Debug,
+    F: LaggedFriction<Shape = M::Shape> + std::fmt::Debug + Send,
 {
-    fn begin_step(&mut self, _: &Model, _: &Kinematics) -> Result<()> {
+    fn begin_step(&mut self, _: &Model, now: &Kinematics) -> Result<()> {
         self.timings = StepTimings::default();
+        let clock = Instant::now();
+        self.gather_frames(now)?;
+        self.timings.friction += clock.elapsed();
         Ok(())
     }
 
@@ -248,6 +350,27 @@ where
             );
         }
         self.timings.normal += clock.elapsed();
+        let clock = Instant::now();
+        let frictions =
+            self.frictions(kin, |f, frames, pa, pb| f.evaluate(frames, pa, pb, order))?;
+        let with_friction = self
+            .pairs
+            .iter()
+            .zip(&self.frames)
+            .filter(|(_, f)| f.is_some());
+        for ((&pair, _), c) in with_friction.zip(&frictions) {
+            energy.value += c.value;
+            add_pair(
+                model,
+                kin,
+                pair,
+                c,
+                1.0,
+                gradient.as_deref_mut(),
+                hessian.as_deref_mut(),
+            );
+        }
+        self.timings.friction += clock.elapsed();
         Ok(Some(energy))
     }
 
@@ -266,6 +389,21 @@ where
                 gradient: c.gradient * self.stiffness,
                 hessian: c.hessian * self.stiffness,
                 step_t: Matrix12::zeros(),
+                vertices: Vec::new(),
+            });
+        }
+        let lagged = self.frictions(kin, |f, frames, pa, pb| f.evaluate_lagged(frames, pa, pb))?;
+        let with_friction = self
+            .pairs
+            .iter()
+            .zip(&self.frames)
+            .filter(|(_, f)| f.is_some());
+        for ((&links, _), l) in with_friction.zip(lagged) {
+            terms.push(PairTerm {
+                links,
+                gradient: l.contact.gradient,
+                hessian: l.contact.hessian,
+                step_t: l.step_mixed,
                 vertices: Vec::new(),
             });
         }

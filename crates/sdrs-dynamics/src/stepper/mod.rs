@@ -23,7 +23,7 @@ mod settings;
 
 pub use backward::StepDerivatives;
 pub use contact::{ContactEnergy, ContactHook, PairTerm, PairVertex, SdrsContact};
-pub use mesh_contact::{LongRangeContact, MeshContact};
+pub use mesh_contact::{IpcContact, LongRangeContact, MeshContact};
 pub use settings::{ContactSettings, Control, ExternalEnergy, StepSettings};
 
 use crate::energy::{link_energy, rows};

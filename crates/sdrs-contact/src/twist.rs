@@ -74,22 +74,6 @@ impl TwistTerm {
         }
     }
 
-    /// Adds `(1 − φ) near + φ far` with `φ` a function of the configuration: the product rule
-    /// in value, gradient and Hessian.
-    pub fn add_blend(&mut self, near: &TwistTerm, far: &TwistTerm, phi: &TwistTerm) {
-        let w = phi.value;
-        let dv = far.value - near.value;
-        let dg = far.gradient - near.gradient;
-        self.value += (1.0 - w) * near.value + w * far.value;
-        self.gradient += near.gradient * (1.0 - w) + far.gradient * w + phi.gradient * dv;
-        let cross = phi.gradient * dg.transpose();
-        self.hessian += near.hessian * (1.0 - w)
-            + far.hessian * w
-            + cross
-            + cross.transpose()
-            + phi.hessian * dv;
-    }
-
     /// Adds `other`.
     pub fn add(&mut self, other: &TwistTerm) {
         self.value += other.value;
@@ -99,12 +83,7 @@ impl TwistTerm {
 
     /// Adds the twist gradient of a point gradient `g` at `point`: `(g, r × g)` on its body.
     pub fn add_point_gradient(&mut self, point: &BodyPoint, g: &Vector3<f64>) {
-        let col = 6 * point.body;
-        let r = point.offset();
-        let mut v = self.gradient.fixed_rows_mut::<3>(col);
-        v += g;
-        let mut w = self.gradient.fixed_rows_mut::<3>(col + 3);
-        w += r.cross(g);
+        add_point_gradient(&mut self.gradient, point, g);
     }
 
     /// Adds `J_xᵀ m J_y` for a point-space Hessian block `m` between points `x` and `y`, with
@@ -131,6 +110,16 @@ impl TwistTerm {
         let mut b = self.hessian.fixed_view_mut::<3, 3>(c, c);
         b += rotation_curvature(&point.offset(), g);
     }
+}
+
+/// Adds the twist gradient of a point gradient `g` at `point` to `gradient`: `(g, r × g)` on
+/// its body.
+pub fn add_point_gradient(gradient: &mut Vector12, point: &BodyPoint, g: &Vector3<f64>) {
+    let col = 6 * point.body;
+    let mut v = gradient.fixed_rows_mut::<3>(col);
+    v += g;
+    let mut w = gradient.fixed_rows_mut::<3>(col + 3);
+    w += point.offset().cross(g);
 }
 
 /// A point on one of the two bodies: its world position and its body's origin.

@@ -10,15 +10,15 @@
 //!
 //! Every term is returned with its gradient and Hessian in the two bodies' twists.
 
-use super::radial::{add_radial, blend, centred};
+use super::radial::{Radial, blend, centred};
+use super::sink::Sink;
 use super::triangle::triangle_potential;
 use crate::error::Result;
-use crate::twist::Twist;
-use crate::twist::{BodyPoint, TwistTerm};
-use nalgebra::{Isometry3, Point3, SMatrix, Vector4};
+use crate::twist::{BodyPoint, Twist, Vector12, add_point_gradient, rotation_curvature};
+use nalgebra::{Isometry3, Point3, SMatrix};
 use sdrs_geometry::sphere_tree::{NodeId, NodeKind};
 use sdrs_geometry::{SphereTree, TriMesh};
-use std::collections::HashMap;
+use super::PlaneMap;
 
 /// One body of a pair: mesh, hierarchy and pose, with world positions precomputed.
 pub(super) struct PlacedBody<'a> {
@@ -69,24 +69,49 @@ pub struct Census {
     pub iterations: usize,
 }
 
+/// The value and twist gradient of a (partial) sum; the Hessian goes to the [`Sink`].
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Sum {
+    pub(super) value: f64,
+    pub(super) gradient: Vector12,
+}
+
 /// The recursion's state for one pair of bodies.
 pub(super) struct Recursion<'a> {
     pub(super) a: PlacedBody<'a>,
     pub(super) b: PlacedBody<'a>,
     pub(super) epsilon: f64,
-    pub(super) hessian: bool,
+    /// Where the Hessian goes; `None` when only the value and gradient are wanted.
+    pub(super) sink: Option<Sink>,
     pub(super) max_iterations: usize,
     pub(super) census: Census,
     /// Optimal planes of the exact pairs of the last evaluation (warm starts).
-    pub(super) previous: HashMap<(u32, u32), Vector4<f64>>,
+    pub(super) previous: PlaneMap,
     /// Optimal planes of this evaluation's exact pairs.
-    pub(super) planes: HashMap<(u32, u32), Vector4<f64>>,
+    pub(super) planes: PlaneMap,
+}
+
+/// `w f` for a radial function `f`.
+fn scaled(f: &Radial, w: f64) -> Radial {
+    Radial {
+        value: w * f.value,
+        first: w * f.first,
+        second: w * f.second,
+    }
 }
 
 impl Recursion<'_> {
-    /// Adds `P_BSH` of nodes `i` (body A) and `j` (body B) to `out`; `false` when two
-    /// triangles touch (the potential is infinite).
-    pub(super) fn pair(&mut self, i: NodeId, j: NodeId, out: &mut TwistTerm) -> Result<bool> {
+    /// Adds `P_BSH` of nodes `i` (body A) and `j` (body B): its value and twist gradient to
+    /// `out`, its Hessian times `scale` to the sink (`scale` is the product of the
+    /// `(1 − φ)` weights of the blends above). `false` when two triangles touch (the
+    /// potential is infinite).
+    pub(super) fn pair(
+        &mut self,
+        i: NodeId,
+        j: NodeId,
+        scale: f64,
+        out: &mut Sum,
+    ) -> Result<bool> {
         self.census.node_pairs += 1;
         let pa = BodyPoint {
             body: 0,
@@ -98,27 +123,41 @@ impl Recursion<'_> {
             position: self.b.centres[j as usize],
             origin: self.b.origin,
         };
-        let r = (pa.position - pb.position).norm();
+        let offset = pa.position - pb.position;
+        let r = offset.norm();
+        // The twist gradient of r: (e, r_a × e) on A, −(e, r_b × e) on B.
+        let mut dr = Vector12::zeros();
+        let e = offset / r;
+        dr.fixed_rows_mut::<3>(0).copy_from(&e);
+        dr.fixed_rows_mut::<3>(3).copy_from(&pa.offset().cross(&e));
+        dr.fixed_rows_mut::<3>(6).copy_from(&-e);
+        dr.fixed_rows_mut::<3>(9).copy_from(&-pb.offset().cross(&e));
         let d1 = self.a.tree.radius(i) + self.b.tree.radius(j);
         let d2 = (1.0 + self.epsilon) * d1;
+        let far = centred(r);
         if r >= d2 {
             self.census.centred += 1;
-            add_radial(out, &centred(r), &pa, &pb, self.hessian);
+            out.value += far.value;
+            out.gradient += dr * far.first;
+            if let Some(sink) = &mut self.sink {
+                sink.add_radial(&scaled(&far, scale), (i, &pa), (j, &pb));
+            }
             return Ok(true);
         }
         // The near potential goes straight into `out` unless it is to be blended.
-        let blended = r > d1;
-        let mut near_local = blended.then(TwistTerm::zero);
+        let phi = (r > d1).then(|| blend(r, d1, d2));
+        let keep = phi.map_or(1.0, |phi| 1.0 - phi.value);
+        let mut near_local = phi.map(|_| Sum::default());
         let near = near_local.as_mut().unwrap_or(out);
         let apart = match (self.a.tree.kind(i), self.b.tree.kind(j)) {
-            (NodeKind::Leaf(ta), NodeKind::Leaf(tb)) => self.exact(ta, tb, near)?,
+            (NodeKind::Leaf(ta), NodeKind::Leaf(tb)) => self.exact(ta, tb, scale * keep, near)?,
             _ => {
                 let (ci, ni) = self.a.children(i);
                 let (cj, nj) = self.b.children(j);
                 let mut apart = true;
                 'children: for &ic in &ci[..ni] {
                     for &jc in &cj[..nj] {
-                        if !self.pair(ic, jc, near)? {
+                        if !self.pair(ic, jc, scale * keep, near)? {
                             apart = false;
                             break 'children;
                         }
@@ -130,22 +169,44 @@ impl Recursion<'_> {
         if !apart {
             return Ok(false);
         }
-        if let Some(near) = near_local {
+        if let (Some(near), Some(phi)) = (near_local, phi) {
+            // (1 − φ) near + φ far, by the product rule; the near Hessian is already in the
+            // sink at scale (1 − φ).
             self.census.centred += 1;
             self.census.blended += 1;
-            let (mut far, mut phi) = (TwistTerm::zero(), TwistTerm::zero());
-            add_radial(&mut far, &centred(r), &pa, &pb, self.hessian);
-            add_radial(&mut phi, &blend(r, d1, d2), &pa, &pb, self.hessian);
-            out.add_blend(&near, &far, &phi);
+            let w = phi.value;
+            let dv = far.value - near.value;
+            out.value += keep * near.value + w * far.value;
+            let dphi = dr * phi.first;
+            out.gradient += near.gradient * keep + dr * (w * far.first) + dphi * dv;
+            if let Some(sink) = &mut self.sink {
+                // φ H_far + (v_far − v_near) H_φ is one radial term of the same two points.
+                let combined = Radial {
+                    value: 0.0,
+                    first: scale * (w * far.first + dv * phi.first),
+                    second: scale * (w * far.second + dv * phi.second),
+                };
+                sink.add_radial(&combined, (i, &pa), (j, &pb));
+                let dg = dr * far.first - near.gradient;
+                let cross = dphi * dg.transpose() * scale;
+                *sink.hessian_mut() += cross + cross.transpose();
+            }
         }
         Ok(true)
     }
 
-    /// Adds the exact potential of triangles `ta` (A) and `tb` (B) in twist space to `out`;
-    /// `false` when they touch. The Hessian goes through the potential's factors:
+    /// Adds the exact potential of triangles `ta` (A) and `tb` (B): value and twist gradient
+    /// to `out`, Hessian times `scale` to the sink; `false` when they touch. The Hessian goes
+    /// through the potential's factors:
     /// `Jᵀ(L_xx − L_xp L_pp⁻¹ L_px)J = Σ c_k u_k u_kᵀ − (Jᵀ L_xp) L_pp⁻¹ (Jᵀ L_xp)ᵀ` with
     /// `u_k = J_kᵀ n`, plus each vertex's rotation curvature.
-    pub(super) fn exact(&mut self, ta: u32, tb: u32, out: &mut TwistTerm) -> Result<bool> {
+    pub(super) fn exact(
+        &mut self,
+        ta: u32,
+        tb: u32,
+        scale: f64,
+        out: &mut Sum,
+    ) -> Result<bool> {
         self.census.exact += 1;
         let (xa, xb) = (self.a.corners(ta), self.b.corners(tb));
         let start = self.previous.get(&(ta, tb)).copied();
@@ -172,29 +233,29 @@ impl Recursion<'_> {
         for k in 0..6 {
             let p = point(k);
             let g = t.gradient.fixed_rows::<3>(3 * k).into_owned();
-            out.add_point_gradient(&p, &g);
-            if !self.hessian {
+            add_point_gradient(&mut out.gradient, &p, &g);
+            let Some(sink) = &mut self.sink else {
                 continue;
-            }
+            };
+            let h = sink.hessian_mut();
             let (col, r) = (6 * p.body, p.offset());
             let mut u = Twist::zeros();
             u.fixed_rows_mut::<3>(0).copy_from(&n);
             u.fixed_rows_mut::<3>(3).copy_from(&r.cross(&n));
-            let mut block = out.hessian.fixed_view_mut::<6, 6>(col, col);
-            block += u * u.transpose() * t.curvature[k];
+            h.fixed_view_mut::<6, 6>(col, col)
+                .ger(scale * t.curvature[k], &u, &u, 1.0);
+            let mut ww = h.fixed_view_mut::<3, 3>(col + 3, col + 3);
+            ww += rotation_curvature(&r, &(g * scale));
             let b = t.mixed.fixed_view::<3, 4>(3 * k, 0);
             let mut v = jl.fixed_view_mut::<3, 4>(col, 0);
             v += b;
             let mut w = jl.fixed_view_mut::<3, 4>(col + 3, 0);
             w += r.cross_matrix() * b;
-            out.add_point_curvature(&p, &g);
         }
-        if self.hessian {
-            let chol = t
-                .plane_hessian
-                .cholesky()
-                .expect("the plane Hessian is positive definite at the optimum");
-            out.hessian -= jl * chol.solve(&jl.transpose());
+        if let Some(sink) = &mut self.sink {
+            // J L_xp L_pp⁻¹ L_px Jᵀ = M Mᵀ with M = (J L_xp) L⁻ᵀ, L_pp = L Lᵀ.
+            let m = t.factor().forward_columns(&jl.transpose()).transpose();
+            sink.hessian_mut().gemm(-scale, &m, &m.transpose(), 1.0);
         }
         Ok(true)
     }

@@ -31,15 +31,17 @@
 pub mod friction;
 pub mod hierarchy;
 pub mod radial;
+mod sink;
 pub mod triangle;
 
 use crate::error::{ContactError, Result, positive};
 use crate::model::{ContactModel, Order, PairContact, PairOutcome};
-use crate::twist::TwistTerm;
-use hierarchy::{Census, PlacedBody, Recursion};
+use hierarchy::{Census, PlacedBody, Recursion, Sum};
+use sink::Sink;
 use nalgebra::{Isometry3, Vector4};
 use sdrs_geometry::{SphereTree, TriMesh};
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// A body's triangle mesh (body frame) with its layered bounding-sphere hierarchy.
 #[derive(Debug, Clone)]
@@ -74,7 +76,35 @@ impl MeshShape {
 /// the closest-point query).
 #[derive(Debug, Clone, Default)]
 pub struct LongRangeCache {
-    planes: HashMap<(u32, u32), Vector4<f64>>,
+    planes: PlaneMap,
+}
+
+/// Optimal planes by triangle pair.
+pub(crate) type PlaneMap = HashMap<(u32, u32), Vector4<f64>, BuildHasherDefault<PairHasher>>;
+
+/// A multiplicative hash of a triangle pair (the standard library's keyed hash cost as much
+/// as a third of an exact pair's bookkeeping; keys here are not adversarial).
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct PairHasher(u64);
+
+impl Hasher for PairHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(u64::from(v));
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
 }
 
 impl crate::model::FromMesh for MeshShape {
@@ -122,10 +152,11 @@ impl LongRange {
         check(pose_a, pose_b, order)?;
         let mut rec = self.recursion(a, pose_a, b, pose_b, order);
         rec.previous = std::mem::take(&mut cache.planes);
-        let mut term = TwistTerm::zero();
-        let apart = rec.pair(a.tree.root(), b.tree.root(), &mut term)?;
-        cache.planes = rec.planes;
-        let outcome = outcome(apart.then_some(term), order, rec.census.iterations);
+        rec.planes.reserve(rec.previous.len());
+        let mut sum = Sum::default();
+        let apart = rec.pair(a.tree.root(), b.tree.root(), 1.0, &mut sum)?;
+        cache.planes = std::mem::take(&mut rec.planes);
+        let outcome = outcome(apart.then_some(sum), rec.sink.take(), rec.census.iterations);
         Ok((outcome, rec.census))
     }
 
@@ -141,11 +172,12 @@ impl LongRange {
             a: PlacedBody::new(&a.mesh, &a.tree, pose_a),
             b: PlacedBody::new(&b.mesh, &b.tree, pose_b),
             epsilon: self.epsilon,
-            hessian: order >= Order::Hessian,
+            sink: (order >= Order::Hessian)
+                .then(|| Sink::new(a.tree.node_count(), b.tree.node_count())),
             max_iterations: self.max_iterations,
             census: Census::default(),
-            previous: HashMap::new(),
-            planes: HashMap::new(),
+            previous: PlaneMap::default(),
+            planes: PlaneMap::default(),
         }
     }
 
@@ -161,15 +193,15 @@ impl LongRange {
     ) -> Result<PairOutcome> {
         check(pose_a, pose_b, order)?;
         let mut rec = self.recursion(a, pose_a, b, pose_b, order);
-        let mut sum = TwistTerm::zero();
+        let mut sum = Sum::default();
         for ta in 0..a.mesh.triangles().len() as u32 {
             for tb in 0..b.mesh.triangles().len() as u32 {
-                if !rec.exact(ta, tb, &mut sum)? {
+                if !rec.exact(ta, tb, 1.0, &mut sum)? {
                     return Ok(PairOutcome::Penetrating);
                 }
             }
         }
-        Ok(outcome(Some(sum), order, rec.census.iterations))
+        Ok(outcome(Some(sum), rec.sink.take(), rec.census.iterations))
     }
 }
 
@@ -183,18 +215,19 @@ fn check(pose_a: &Isometry3<f64>, pose_b: &Isometry3<f64>, order: Order) -> Resu
     Ok(())
 }
 
-fn outcome(term: Option<TwistTerm>, order: Order, iterations: usize) -> PairOutcome {
-    let Some(t) = term else {
+/// The pair's outcome from the recursion's sum (`None`: touching) and its Hessian sink
+/// (present when the Hessian was asked for).
+fn outcome(sum: Option<Sum>, sink: Option<Sink>, iterations: usize) -> PairOutcome {
+    let Some(sum) = sum else {
         return PairOutcome::Penetrating;
     };
     let mut c = PairContact::zero();
-    c.value = t.value;
+    c.value = sum.value;
     c.iterations = iterations;
-    if order >= Order::Gradient {
-        c.gradient = t.gradient;
-    }
-    if order >= Order::Hessian {
-        c.hessian = (t.hessian + t.hessian.transpose()) * 0.5;
+    c.gradient = sum.gradient;
+    if let Some(sink) = sink {
+        let h = sink.finish();
+        c.hessian = (h + h.transpose()) * 0.5;
     }
     PairOutcome::Separated(c)
 }

@@ -1,9 +1,7 @@
 //! Functions of the distance between two points carried by two rigid bodies: the centred
-//! potential (long-range paper eq. 5 and 7) and the blending weight (eq. 4), accumulated in
-//! the bodies' twists ([`crate::twist::TwistTerm`]).
+//! potential (long-range paper eq. 5 and 7) and the blending weight (eq. 4), with their first
+//! two derivatives (the hierarchy maps them to the bodies' twists).
 
-use crate::twist::{BodyPoint, TwistTerm};
-use nalgebra::{Matrix3, Vector3};
 
 /// A scalar function of `r` with its first two derivatives.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -44,44 +42,5 @@ pub fn blend(r: f64, d1: f64, d2: f64) -> Radial {
         value: s * s * s * (10.0 + s * (6.0 * s - 15.0)),
         first: 30.0 * s * s * (s - 1.0) * (s - 1.0) / w,
         second: 60.0 * s * (2.0 * s - 1.0) * (s - 1.0) / (w * w),
-    }
-}
-
-/// Adds a radial function `f(|x_a − x_b|)` of two body points to `out` (its Hessian only when
-/// `hessian`).
-pub fn add_radial(out: &mut TwistTerm, f: &Radial, a: &BodyPoint, b: &BodyPoint, hessian: bool) {
-    let d: Vector3<f64> = a.position - b.position;
-    let r = d.norm();
-    let e = d / r;
-    let g = e * f.first;
-    out.value += f.value;
-    out.add_point_gradient(a, &g);
-    out.add_point_gradient(b, &-g);
-    if hessian {
-        let radial = e * e.transpose();
-        let k = radial * f.second + (Matrix3::identity() - radial) * (f.first / r);
-        // J_xᵀ (±K) J_y for the four body pairs from K R_a, K R_b (R = [r]×; R K = −(K R)ᵀ).
-        let (ra, rb) = (a.offset().cross_matrix(), b.offset().cross_matrix());
-        let (k_ra, k_rb) = (k * ra, k * rb);
-        let blocks = [
-            (a, a, k, -k_ra, -k_ra.transpose(), -(ra * k_ra)),
-            (b, b, k, -k_rb, -k_rb.transpose(), -(rb * k_rb)),
-            (a, b, -k, k_rb, k_ra.transpose(), ra * k_rb),
-            (b, a, -k, k_ra, k_rb.transpose(), rb * k_ra),
-        ];
-        for (x, y, vv, vw, wv, ww) in blocks {
-            let (cx, cy) = (6 * x.body, 6 * y.body);
-            let h = &mut out.hessian;
-            let mut m = h.fixed_view_mut::<3, 3>(cx, cy);
-            m += vv;
-            let mut m = h.fixed_view_mut::<3, 3>(cx, cy + 3);
-            m += vw;
-            let mut m = h.fixed_view_mut::<3, 3>(cx + 3, cy);
-            m += wv;
-            let mut m = h.fixed_view_mut::<3, 3>(cx + 3, cy + 3);
-            m += ww;
-        }
-        out.add_point_curvature(a, &g);
-        out.add_point_curvature(b, &-g);
     }
 }

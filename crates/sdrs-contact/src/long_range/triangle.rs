@@ -16,6 +16,87 @@ use crate::distance::triangle_triangle;
 use crate::error::{ContactError, Result};
 use nalgebra::{Matrix3, Matrix4, Point3, SMatrix, SVector, Vector3, Vector4};
 
+/// The Cholesky factor `L` (`A = L Lᵀ`) of a symmetric positive definite 4x4 matrix, written
+/// out for this size: the inner solve factorises one per Newton iteration, and the generic
+/// factorisation cost as much as the rest of an iteration.
+#[derive(Debug, Clone, Copy)]
+pub struct PlaneFactor {
+    l: [[f64; 4]; 4],
+}
+
+impl PlaneFactor {
+    /// The factor of `a` (its lower triangle is read); `None` unless positive definite.
+    pub fn new(a: &Matrix4<f64>) -> Option<Self> {
+        let mut l = [[0.0; 4]; 4];
+        for j in 0..4 {
+            let mut d = a[(j, j)];
+            for k in 0..j {
+                d -= l[j][k] * l[j][k];
+            }
+            if !(d > 0.0) {
+                return None;
+            }
+            let d = d.sqrt();
+            l[j][j] = d;
+            for i in j + 1..4 {
+                let mut v = a[(i, j)];
+                for k in 0..j {
+                    v -= l[i][k] * l[j][k];
+                }
+                l[i][j] = v / d;
+            }
+        }
+        Some(Self { l })
+    }
+
+    /// `L⁻¹ b`.
+    pub fn forward(&self, b: &Vector4<f64>) -> Vector4<f64> {
+        let l = &self.l;
+        let mut y = Vector4::zeros();
+        for i in 0..4 {
+            let mut v = b[i];
+            for k in 0..i {
+                v -= l[i][k] * y[k];
+            }
+            y[i] = v / l[i][i];
+        }
+        y
+    }
+
+    /// `L⁻¹ B`, column by column.
+    pub fn forward_columns<const C: usize>(&self, b: &SMatrix<f64, 4, C>) -> SMatrix<f64, 4, C> {
+        let mut x = SMatrix::<f64, 4, C>::zeros();
+        for c in 0..C {
+            x.set_column(c, &self.forward(&b.column(c).into_owned()));
+        }
+        x
+    }
+
+    /// `A⁻¹ b`.
+    pub fn solve(&self, b: &Vector4<f64>) -> Vector4<f64> {
+        let l = &self.l;
+        let y = self.forward(b);
+        let mut x = Vector4::zeros();
+        for i in (0..4).rev() {
+            let mut v = y[i];
+            for k in i + 1..4 {
+                v -= l[k][i] * x[k];
+            }
+            x[i] = v / l[i][i];
+        }
+        x
+    }
+
+    /// `A⁻¹ B`, column by column.
+    pub fn solve_columns<const C: usize>(&self, b: &SMatrix<f64, 4, C>) -> SMatrix<f64, 4, C> {
+        let mut x = SMatrix::<f64, 4, C>::zeros();
+        for c in 0..C {
+            x.set_column(c, &self.solve(&b.column(c).into_owned()));
+        }
+        x
+    }
+}
+
 /// Gradient with respect to the six vertices of a triangle pair (A's three, then B's).
 pub type Vector18 = SVector<f64, 18>;
 /// Hessian with respect to the six vertices of a triangle pair.
@@ -47,6 +128,12 @@ pub struct TrianglePotential {
 }
 
 impl TrianglePotential {
+    /// The factor of the plane Hessian `L_pp` (positive definite at the optimum).
+    pub fn factor(&self) -> PlaneFactor {
+        PlaneFactor::new(&self.plane_hessian)
+            .expect("the plane Hessian is positive definite at the optimum")
+    }
+
     /// `∂²P/∂x²` (18x18).
     pub fn hessian(&self) -> Matrix18 {
         let n = self.plane.xyz();
@@ -55,11 +142,7 @@ impl TrianglePotential {
             lxx.fixed_view_mut::<3, 3>(3 * k, 3 * k)
                 .copy_from(&(n * n.transpose() * self.curvature[k]));
         }
-        let chol = self
-            .plane_hessian
-            .cholesky()
-            .expect("the plane Hessian is positive definite at the optimum");
-        lxx - self.mixed * chol.solve(&self.mixed.transpose())
+        lxx - self.mixed * self.factor().solve_columns(&self.mixed.transpose())
     }
 }
 
@@ -90,11 +173,6 @@ impl Vertices {
         let s: [f64; 6] = std::array::from_fn(|k| self.sign[k] * self.a[k].dot(p));
         let m = p.xyz().norm();
         (m < 1.0 && s.iter().all(|&s| s > 0.0)).then_some(s)
-    }
-
-    fn value(&self, p: &Vector4<f64>) -> Option<f64> {
-        let s = self.slacks(p)?;
-        Some(12.0 / (1.0 - p.xyz().norm()) + s.iter().map(|s| 1.0 / s).sum::<f64>())
     }
 
     fn objective(&self, p: &Vector4<f64>) -> Option<Objective> {
@@ -183,7 +261,7 @@ pub fn triangle_potential(
     };
     let mut iterations = 0;
     loop {
-        let Some(chol) = at.hessian.cholesky() else {
+        let Some(chol) = PlaneFactor::new(&at.hessian) else {
             return Err(not_converged(iterations, &at));
         };
         let step = -chol.solve(&at.gradient);
@@ -203,10 +281,10 @@ pub fn triangle_potential(
             let mut t = 1.0;
             loop {
                 let trial = p + step * t;
-                if let Some(value) = v.value(&trial)
-                    && value <= at.value - 0.25 * t * decrement
+                if let Some(o) = v.objective(&trial)
+                    && o.value <= at.value - 0.25 * t * decrement
                 {
-                    break Some(trial);
+                    break Some((trial, o));
                 }
                 t *= 0.5;
                 if t * decrement < resolvable {
@@ -223,11 +301,10 @@ pub fn triangle_potential(
             let trial = p + step;
             v.objective(&trial)
                 .filter(|o| o.gradient.norm() < at.gradient.norm())
-                .map(|_| trial)
+                .map(|o| (trial, o))
         });
-        let Some(next) = next else { break };
-        p = next;
-        at = v.objective(&p).expect("accepted planes are feasible");
+        let Some((next, there)) = next else { break };
+        (p, at) = (next, there);
     }
     Ok(Some(derivatives(&v, &p, &at, iterations)))
 }

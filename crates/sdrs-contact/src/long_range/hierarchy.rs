@@ -243,7 +243,7 @@ impl Recursion<'_> {
             u.fixed_rows_mut::<3>(0).copy_from(&n);
             u.fixed_rows_mut::<3>(3).copy_from(&r.cross(&n));
             h.fixed_view_mut::<6, 6>(col, col)
-                .ger(scale * t.curvature[k], &u, &u, 1.0);
+                .syger(scale * t.curvature[k], &u, &u, 1.0);
             let mut ww = h.fixed_view_mut::<3, 3>(col + 3, col + 3);
             ww += rotation_curvature(&r, &(g * scale));
             let b = t.mixed.fixed_view::<3, 4>(3 * k, 0);
@@ -255,7 +255,10 @@ impl Recursion<'_> {
         if let Some(sink) = &mut self.sink {
             // J L_xp L_pp⁻¹ L_px Jᵀ = M Mᵀ with M = (J L_xp) L⁻ᵀ, L_pp = L Lᵀ.
             let m = t.factor().forward_columns(&jl.transpose()).transpose();
-            sink.hessian_mut().gemm(-scale, &m, &m.transpose(), 1.0);
+            let h = sink.hessian_mut();
+            for c in m.column_iter() {
+                h.syger(-scale, &c, &c, 1.0);
+            }
         }
         Ok(true)
     }

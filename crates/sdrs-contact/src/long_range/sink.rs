@@ -31,7 +31,8 @@ impl NodeSums {
     fn new(nodes: usize) -> Self {
         Self {
             slot: vec![u32::MAX; nodes],
-            sums: Vec::new(),
+            // Growing this vector by doubling cost as much as the radial terms' own sums.
+            sums: Vec::with_capacity(nodes / 2),
         }
     }
 
@@ -70,7 +71,8 @@ impl Sink {
         }
     }
 
-    /// The Hessian terms that are added as they are.
+    /// The Hessian terms that are added as they are. Only its lower triangle is read at the
+    /// end: symmetric updates may skip the upper one.
     pub(super) fn hessian_mut(&mut self) -> &mut Matrix12 {
         &mut self.hessian
     }
@@ -114,7 +116,9 @@ impl Sink {
                 term.add_point_curvature(&s.point, &s.force);
             }
         }
-        let mut h = self.hessian + term.hessian;
+        let mut lower = self.hessian;
+        lower.fill_upper_triangle_with_lower_triangle();
+        let mut h = lower + term.hessian;
         let mut ab = h.fixed_view_mut::<6, 6>(0, 6);
         ab += self.cross;
         let mut ba = h.fixed_view_mut::<6, 6>(6, 0);

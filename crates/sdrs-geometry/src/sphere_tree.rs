@@ -142,6 +142,17 @@ impl SphereTree {
         Ok(())
     }
 
+    /// Recomputes the centres for new positions of the same mesh's vertices, keeping the
+    /// radii: what a shape derivative holds fixed (a radius is a maximum, not differentiable).
+    /// After large changes [`SphereTree::refit`] restores the layered bounds. Errors if
+    /// `vertices` has fewer entries than the mesh the tree was built on.
+    pub fn recentre(&mut self, vertices: &[Point3<f64>]) -> Result<()> {
+        let radii = self.radii.clone();
+        self.refit(vertices)?;
+        self.radii = radii;
+        Ok(())
+    }
+
     /// Number of nodes (2T − 1 for T triangles).
     pub fn node_count(&self) -> usize {
         self.kinds.len()

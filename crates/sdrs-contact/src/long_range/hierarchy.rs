@@ -209,6 +209,7 @@ impl Recursion<'_> {
     ) -> Result<bool> {
         self.census.exact += 1;
         let (xa, xb) = (self.a.corners(ta), self.b.corners(tb));
+        let ids = [self.a.mesh.triangles()[ta as usize], self.b.mesh.triangles()[tb as usize]];
         let start = self.previous.get(&(ta, tb)).copied();
         let Some(t) = triangle_potential(&xa, &xb, start, self.max_iterations)? else {
             return Ok(false);
@@ -237,6 +238,7 @@ impl Recursion<'_> {
             let Some(sink) = &mut self.sink else {
                 continue;
             };
+            sink.add_corner(p.body, ids[p.body][k % 3], &(g * scale));
             let h = sink.hessian_mut();
             let (col, r) = (6 * p.body, p.offset());
             let mut u = Twist::zeros();

@@ -38,7 +38,7 @@ use crate::error::{ContactError, Result, positive};
 use crate::model::{ContactModel, Order, PairContact, PairOutcome};
 use hierarchy::{Census, PlacedBody, Recursion, Sum};
 use sink::Sink;
-use nalgebra::{Isometry3, Vector4};
+use nalgebra::{Isometry3, Point3, Vector3, Vector4};
 use sdrs_geometry::{SphereTree, TriMesh};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -62,6 +62,19 @@ impl MeshShape {
     /// The mesh.
     pub fn mesh(&self) -> &TriMesh {
         &self.mesh
+    }
+
+    /// The same shape with its vertices moved to `vertices` (same triangles), keeping the
+    /// hierarchy's topology and radii: the shape [`LongRange::vertex_gradient`]
+    /// differentiates. After large moves rebuild with [`MeshShape::new`].
+    pub fn moved(&self, vertices: Vec<Point3<f64>>) -> Result<Self> {
+        let geometry = |e: sdrs_geometry::GeometryError| ContactError::Geometry {
+            message: e.to_string(),
+        };
+        let mesh = TriMesh::new(vertices, self.mesh.triangles().to_vec()).map_err(geometry)?;
+        let mut tree = self.tree.clone();
+        tree.recentre(mesh.vertices()).map_err(geometry)?;
+        Ok(Self { mesh, tree })
     }
 
     /// The hierarchy.
@@ -172,13 +185,70 @@ impl LongRange {
             a: PlacedBody::new(&a.mesh, &a.tree, pose_a),
             b: PlacedBody::new(&b.mesh, &b.tree, pose_b),
             epsilon: self.epsilon,
-            sink: (order >= Order::Hessian)
-                .then(|| Sink::new(a.tree.node_count(), b.tree.node_count())),
+            sink: (order >= Order::Hessian).then(|| {
+                let vertices = [a.mesh.vertices().len(), b.mesh.vertices().len()];
+                Sink::new(
+                    [a.tree.node_count(), b.tree.node_count()],
+                    (order == Order::Design).then_some(vertices),
+                )
+            }),
             max_iterations: self.max_iterations,
             census: Census::default(),
             previous: PlaneMap::default(),
             planes: PlaneMap::default(),
         }
+    }
+
+    /// The gradient of the potential with respect to every vertex of both meshes (in their
+    /// bodies' frames), or `None` when two triangles touch: the shape gradient of the energy.
+    /// Node centres are their vertices' means, so the radial terms reach every vertex of a
+    /// node; node radii are held fixed (they are the hierarchy's parameters: a radius is a
+    /// maximum, not differentiable, and the potential is smooth in the vertices at fixed
+    /// radii). The pose-vertex mixed blocks a trajectory adjoint would need are not provided
+    /// ([`Order::Design`] is refused).
+    ///
+    /// ```
+    /// use sdrs_contact::long_range::{LongRange, MeshShape};
+    /// use sdrs_geometry::TriMesh;
+    /// use nalgebra::{Isometry3, Vector3};
+    /// let cube = MeshShape::new(TriMesh::cuboid(Vector3::repeat(0.5))?)?;
+    /// let above = Isometry3::translation(0.0, 0.0, 1.01);
+    /// let [a, b] = LongRange::new(0.5)?
+    ///     .vertex_gradient(&cube, &Isometry3::identity(), &cube, &above, &mut Default::default())?
+    ///     .expect("apart");
+    /// // Raising a top vertex of the lower cube (towards the upper one) raises the energy.
+    /// let top = cube.mesh().vertices().iter().position(|v| v.z > 0.0).unwrap();
+    /// assert!(a[top].z > 0.0 && b.len() == 8);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn vertex_gradient(
+        &self,
+        a: &MeshShape,
+        pose_a: &Isometry3<f64>,
+        b: &MeshShape,
+        pose_b: &Isometry3<f64>,
+        cache: &mut LongRangeCache,
+    ) -> Result<Option<[Vec<Vector3<f64>>; 2]>> {
+        crate::model::check_poses(pose_a, pose_b)?;
+        let mut rec = self.recursion(a, pose_a, b, pose_b, Order::Design);
+        rec.previous = std::mem::take(&mut cache.planes);
+        let mut sum = Sum::default();
+        let apart = rec.pair(a.tree.root(), b.tree.root(), 1.0, &mut sum)?;
+        cache.planes = std::mem::take(&mut rec.planes);
+        if !apart {
+            return Ok(None);
+        }
+        let sink = rec.sink.expect("design order gathers a sink");
+        let world = sink
+            .vertex_gradients([&a.tree, &b.tree])
+            .expect("design order gathers vertex gradients");
+        let poses = [pose_a, pose_b];
+        Ok(Some(std::array::from_fn(|k| {
+            world[k]
+                .iter()
+                .map(|g| poses[k].rotation.inverse_transform_vector(g))
+                .collect()
+        })))
     }
 
     /// The unblended sum of exact triangle-pair potentials over all pairs (eq. 3): the
@@ -209,7 +279,8 @@ fn check(pose_a: &Isometry3<f64>, pose_b: &Isometry3<f64>, order: Order) -> Resu
     crate::model::check_poses(pose_a, pose_b)?;
     if order == Order::Design {
         return Err(ContactError::Unsupported {
-            what: "mesh-vertex (design) derivatives of the long-range potential",
+            what: "pose-vertex mixed (design) blocks of the long-range potential (its vertex \
+                   gradient is LongRange::vertex_gradient)",
         });
     }
     Ok(())

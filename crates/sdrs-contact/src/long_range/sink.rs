@@ -12,10 +12,12 @@
 use super::radial::Radial;
 use crate::twist::{BodyPoint, Matrix12, TwistTerm};
 use nalgebra::{Matrix3, Matrix6, Vector3};
+use sdrs_geometry::SphereTree;
 use sdrs_geometry::sphere_tree::NodeId;
 
 /// One node's radial sums: `Σ K` and `Σ` of the forces at its centre.
 struct NodeSum {
+    node: NodeId,
     point: BodyPoint,
     curvature: Matrix3<f64>,
     force: Vector3<f64>,
@@ -41,6 +43,7 @@ impl NodeSums {
         if *slot == u32::MAX {
             *slot = self.sums.len() as u32;
             self.sums.push(NodeSum {
+                node,
                 point: *point,
                 curvature: Matrix3::zeros(),
                 force: Vector3::zeros(),
@@ -59,16 +62,46 @@ pub(super) struct Sink {
     /// `Σ −J_Iᵀ K J_J` of the radial terms (body A's twist rows, B's columns).
     cross: Matrix6<f64>,
     nodes: [NodeSums; 2],
+    /// When shape gradients are wanted: each body's world vertex gradients of the exact
+    /// pairs (the radial terms' are in the node sums).
+    corners: Option<[Vec<Vector3<f64>>; 2]>,
 }
 
 impl Sink {
-    /// An empty sink for hierarchies of `nodes_a` and `nodes_b` nodes.
-    pub(super) fn new(nodes_a: usize, nodes_b: usize) -> Self {
+    /// An empty sink for hierarchies of `nodes` nodes, gathering vertex gradients too for
+    /// meshes of `vertices` vertices when given.
+    pub(super) fn new(nodes: [usize; 2], vertices: Option<[usize; 2]>) -> Self {
         Self {
             hessian: Matrix12::zeros(),
             cross: Matrix6::zeros(),
-            nodes: [NodeSums::new(nodes_a), NodeSums::new(nodes_b)],
+            nodes: nodes.map(NodeSums::new),
+            corners: vertices.map(|n| n.map(|n| vec![Vector3::zeros(); n])),
         }
+    }
+
+    /// Adds the world gradient `g` of a term at vertex `vertex` of body `body` (kept only when
+    /// vertex gradients are gathered).
+    pub(super) fn add_corner(&mut self, body: usize, vertex: u32, g: &Vector3<f64>) {
+        if let Some(corners) = &mut self.corners {
+            corners[body][vertex as usize] += g;
+        }
+    }
+
+    /// The gradients with respect to every world vertex of both meshes (`None` unless asked
+    /// for): the exact pairs' plus each node's centre force shared among its vertex set (the
+    /// centre is their mean).
+    pub(super) fn vertex_gradients(&self, trees: [&SphereTree; 2]) -> Option<[Vec<Vector3<f64>>; 2]> {
+        let mut out = self.corners.clone()?;
+        for ((sums, tree), gradients) in self.nodes.iter().zip(trees).zip(&mut out) {
+            for s in &sums.sums {
+                let set = tree.vertex_set(s.node);
+                let share = s.force / set.len() as f64;
+                for &v in set {
+                    gradients[v as usize] += share;
+                }
+            }
+        }
+        Some(out)
     }
 
     /// The Hessian terms that are added as they are. Only its lower triangle is read at the
@@ -108,7 +141,7 @@ impl Sink {
     }
 
     /// The Hessian: everything gathered.
-    pub(super) fn finish(self) -> Matrix12 {
+    pub(super) fn finish(&self) -> Matrix12 {
         let mut term = TwistTerm::zero();
         for sums in &self.nodes {
             for s in &sums.sums {

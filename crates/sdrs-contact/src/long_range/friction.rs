@@ -225,7 +225,7 @@ impl LongRangeFriction {
             }
         }
         // The frame's plane follows SDRS's orientation (normal from A towards B): −p.
-let plane_by_corner: SMatrix<f64, 4, 18> = t.factor().solve_columns(&t.mixed.transpose());
+        let plane_by_corner: SMatrix<f64, 4, 18> = t.factor().solve_columns(&t.mixed.transpose());
         let mut plane_pose = SMatrix::<f64, 4, 12>::zeros();
         let points = (0..6)
             .map(|k| {

@@ -10,15 +10,15 @@
 //!
 //! Every term is returned with its gradient and Hessian in the two bodies' twists.
 
+use super::PlaneMap;
 use super::radial::{Radial, blend, centred};
 use super::sink::Sink;
 use super::triangle::triangle_potential;
 use crate::error::Result;
-use crate::twist::{BodyPoint, Twist, Vector12, add_point_gradient, rotation_curvature};
+use crate::twist::{BodyPoint, Vector12, add_point_gradient, rotation_curvature};
 use nalgebra::{Isometry3, Point3, SMatrix};
 use sdrs_geometry::sphere_tree::{NodeId, NodeKind};
 use sdrs_geometry::{SphereTree, TriMesh};
-use super::PlaneMap;
 
 /// One body of a pair: mesh, hierarchy and pose, with world positions precomputed.
 pub(super) struct PlacedBody<'a> {
@@ -100,18 +100,48 @@ fn scaled(f: &Radial, w: f64) -> Radial {
     }
 }
 
+/// How a subtree's terms enter the total's second derivatives, given the blends above it:
+/// its Hessian (and twist-vertex block) times `scale`, the product of their `(1 − φ)`
+/// weights; and, for shape derivatives, `covector ⊗ ∇_y` of its vertex gradient, the product
+/// rule's coupling of the blends' twist gradients with the subtree's vertex gradient.
+#[derive(Debug, Clone)]
+pub(super) struct Weight {
+    pub(super) scale: f64,
+    pub(super) covector: Vector12,
+}
+
+impl Weight {
+    /// The weight of the whole sum.
+    pub(super) fn one() -> Self {
+        Self {
+            scale: 1.0,
+            covector: Vector12::zeros(),
+        }
+    }
+
+    /// The weight of the near sum of a blend `(1 − φ) near + φ far` under `self`, with
+    /// `dphi` the twist gradient of `φ`: `∂B/∂y = (1 − φ) ∂near/∂y + …` couples the
+    /// near sum's vertex gradient with `(1 − φ)` times the covector above and with `−∂φ/∂ξ`.
+    fn near(&self, keep: f64, dphi: &Vector12) -> Self {
+        Self {
+            scale: self.scale * keep,
+            covector: self.covector * keep - dphi * self.scale,
+        }
+    }
+}
+
 impl Recursion<'_> {
     /// Adds `P_BSH` of nodes `i` (body A) and `j` (body B): its value and twist gradient to
-    /// `out`, its Hessian times `scale` to the sink (`scale` is the product of the
-    /// `(1 − φ)` weights of the blends above). `false` when two triangles touch (the
-    /// potential is infinite).
+    /// `out`, its second derivatives under `weight` to the sink. `false` when two triangles
+    /// touch (the potential is infinite).
     pub(super) fn pair(
         &mut self,
         i: NodeId,
         j: NodeId,
-        scale: f64,
+        weight: &Weight,
         out: &mut Sum,
     ) -> Result<bool> {
+        let scale = weight.scale;
         self.census.node_pairs += 1;
         let pa = BodyPoint {
             body: 0,
@@ -141,23 +171,31 @@ impl Recursion<'_> {
             out.gradient += dr * far.first;
             if let Some(sink) = &mut self.sink {
                 sink.add_radial(&scaled(&far, scale), (i, &pa), (j, &pb));
+                if sink.design() {
+                    sink.add_covector(&weight.covector, far.first, &e, i, j);
+                }
             }
             return Ok(true);
         }
         // The near potential goes straight into `out` unless it is to be blended.
         let phi = (r > d1).then(|| blend(r, d1, d2));
         let keep = phi.map_or(1.0, |phi| 1.0 - phi.value);
+        let dphi = dr * phi.map_or(0.0, |phi| phi.first);
+        let inner = match phi {
+            Some(_) => weight.near(keep, &dphi),
+            None => weight.clone(),
+        };
         let mut near_local = phi.map(|_| Sum::default());
         let near = near_local.as_mut().unwrap_or(out);
         let apart = match (self.a.tree.kind(i), self.b.tree.kind(j)) {
-            (NodeKind::Leaf(ta), NodeKind::Leaf(tb)) => self.exact(ta, tb, scale * keep, near)?,
+            (NodeKind::Leaf(ta), NodeKind::Leaf(tb)) => self.exact(ta, tb, &inner, near)?,
             _ => {
                 let (ci, ni) = self.a.children(i);
                 let (cj, nj) = self.b.children(j);
                 let mut apart = true;
                 'children: for &ic in &ci[..ni] {
                     for &jc in &cj[..nj] {
-                        if !self.pair(ic, jc, scale * keep, near)? {
+                        if !self.pair(ic, jc, &inner, near)? {
                             apart = false;
                             break 'children;
                         }
@@ -177,7 +215,6 @@ impl Recursion<'_> {
             let w = phi.value;
             let dv = far.value - near.value;
             out.value += keep * near.value + w * far.value;
-            let dphi = dr * phi.first;
             out.gradient += near.gradient * keep + dr * (w * far.first) + dphi * dv;
             if let Some(sink) = &mut self.sink {
                 // φ H_far + (v_far − v_near) H_φ is one radial term of the same two points.
@@ -190,6 +227,13 @@ impl Recursion<'_> {
                 let dg = dr * far.first - near.gradient;
                 let cross = dphi * dg.transpose() * scale;
                 *sink.hessian_mut() += cross + cross.transpose();
+                if sink.design() {
+                    // ∂φ/∂ξ ⊗ ∂far/∂y + ∂(far − near)/∂ξ ⊗ ∂φ/∂y, and the covector above
+                    // times the vertex gradient of φ far + (far − near) φ.
+                    let v = (dphi * far.first + dg * phi.first) * scale
+                        + weight.covector * (w * far.first + dv * phi.first);
+                    sink.add_covector(&v, 1.0, &e, i, j);
+                }
             }
         }
         Ok(true)
@@ -204,12 +248,16 @@ impl Recursion<'_> {
         &mut self,
         ta: u32,
         tb: u32,
-        scale: f64,
+        weight: &Weight,
         out: &mut Sum,
     ) -> Result<bool> {
+        let scale = weight.scale;
         self.census.exact += 1;
         let (xa, xb) = (self.a.corners(ta), self.b.corners(tb));
-        let ids = [self.a.mesh.triangles()[ta as usize], self.b.mesh.triangles()[tb as usize]];
+        let ids = [
+            self.a.mesh.triangles()[ta as usize],
+            self.b.mesh.triangles()[tb as usize],
+        ];
         let start = self.previous.get(&(ta, tb)).copied();
         let Some(t) = triangle_potential(&xa, &xb, start, self.max_iterations)? else {
             return Ok(false);
@@ -231,21 +279,22 @@ impl Recursion<'_> {
         out.value += t.value;
         let n = t.plane.xyz();
         let mut jl = SMatrix::<f64, 12, 4>::zeros();
-        for k in 0..6 {
+        // u_k = J_kᵀ n on its body's rows.
+        let mut u = [Vector12::zeros(); 6];
+        for (k, u) in u.iter_mut().enumerate() {
             let p = point(k);
             let g = t.gradient.fixed_rows::<3>(3 * k).into_owned();
             add_point_gradient(&mut out.gradient, &p, &g);
             let Some(sink) = &mut self.sink else {
                 continue;
             };
-            sink.add_corner(p.body, ids[p.body][k % 3], &(g * scale));
             let h = sink.hessian_mut();
             let (col, r) = (6 * p.body, p.offset());
-            let mut u = Twist::zeros();
-            u.fixed_rows_mut::<3>(0).copy_from(&n);
-            u.fixed_rows_mut::<3>(3).copy_from(&r.cross(&n));
+            u.fixed_rows_mut::<3>(col).copy_from(&n);
+            u.fixed_rows_mut::<3>(col + 3).copy_from(&r.cross(&n));
+            let own = u.fixed_rows::<6>(col).into_owned();
             h.fixed_view_mut::<6, 6>(col, col)
-                .syger(scale * t.curvature[k], &u, &u, 1.0);
+                .syger(scale * t.curvature[k], &own, &own, 1.0);
             let mut ww = h.fixed_view_mut::<3, 3>(col + 3, col + 3);
             ww += rotation_curvature(&r, &(g * scale));
             let b = t.mixed.fixed_view::<3, 4>(3 * k, 0);
@@ -254,12 +303,24 @@ impl Recursion<'_> {
             let mut w = jl.fixed_view_mut::<3, 4>(col + 3, 0);
             w += r.cross_matrix() * b;
         }
-        if let Some(sink) = &mut self.sink {
-            // J L_xp L_pp⁻¹ L_px Jᵀ = M Mᵀ with M = (J L_xp) L⁻ᵀ, L_pp = L Lᵀ.
-            let m = t.factor().forward_columns(&jl.transpose()).transpose();
-            let h = sink.hessian_mut();
-            for c in m.column_iter() {
-                h.syger(-scale, &c, &c, 1.0);
+        let Some(sink) = &mut self.sink else {
+            return Ok(true);
+        };
+        // J L_xp L_pp⁻¹ L_px Jᵀ = M Mᵀ with M = (J L_xp) L⁻ᵀ, L_pp = L Lᵀ.
+        let factor = t.factor();
+        let m = factor.forward_columns(&jl.transpose()).transpose();
+        let h = sink.hessian_mut();
+        for c in m.column_iter() {
+            h.syger(-scale, &c, &c, 1.0);
+        }
+        if sink.design() {
+            // T_k = Jᵀ ∂²P/∂x∂x_k = c_k u_k nᵀ − M L⁻¹ L_px,k.
+            let w = factor.forward_columns(&t.mixed.transpose());
+            for (k, u) in u.iter().enumerate() {
+                let g = t.gradient.fixed_rows::<3>(3 * k).into_owned();
+                let mut tk = u * (n.transpose() * t.curvature[k]) - m * w.fixed_columns::<3>(3 * k);
+                tk = tk * scale + weight.covector * g.transpose();
+                sink.add_corner(k / 3, ids[k / 3][k % 3], &(g * scale), &tk);
             }
         }
         Ok(true)

@@ -25,8 +25,11 @@
 //!
 //! Friction (appendix A.3) is [`friction::LongRangeFriction`].
 //!
-//! Limitations: derivatives with respect to the mesh vertices (shape) are not provided yet
-//! ([`Order::Design`] is refused with [`ContactError::Unsupported`]).
+//! Shape derivatives ([`Order::Design`]): the gradient and the pose-vertex mixed block of
+//! every vertex of both meshes. Node centres are their vertices' means, so a radial term
+//! reaches every vertex of its nodes; node radii are held fixed (a radius is a maximum, not
+//! differentiable; [`MeshShape::moved`] keeps them), under which the potential is smooth in
+//! the vertices.
 
 pub mod friction;
 pub mod hierarchy;
@@ -35,11 +38,11 @@ mod sink;
 pub mod triangle;
 
 use crate::error::{ContactError, Result, positive};
-use crate::model::{ContactModel, Order, PairContact, PairOutcome};
-use hierarchy::{Census, PlacedBody, Recursion, Sum};
-use sink::Sink;
-use nalgebra::{Isometry3, Point3, Vector3, Vector4};
+use crate::model::{ContactModel, Order, PairContact, PairOutcome, VertexDerivatives};
+use hierarchy::{Census, PlacedBody, Recursion, Sum, Weight};
+use nalgebra::{Isometry3, Matrix3, Point3, Vector4};
 use sdrs_geometry::{SphereTree, TriMesh};
+use sink::Sink;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -65,8 +68,8 @@ impl MeshShape {
     }
 
     /// The same shape with its vertices moved to `vertices` (same triangles), keeping the
-    /// hierarchy's topology and radii: the shape [`LongRange::vertex_gradient`]
-    /// differentiates. After large moves rebuild with [`MeshShape::new`].
+    /// hierarchy's topology and radii: the shape the vertex derivatives
+    /// differentiates ([`Order::Design`]). After large moves rebuild with [`MeshShape::new`].
     pub fn moved(&self, vertices: Vec<Point3<f64>>) -> Result<Self> {
         let geometry = |e: sdrs_geometry::GeometryError| ContactError::Geometry {
             message: e.to_string(),
@@ -162,14 +165,20 @@ impl LongRange {
         cache: &mut LongRangeCache,
         order: Order,
     ) -> Result<(PairOutcome, Census)> {
-        check(pose_a, pose_b, order)?;
+        check(pose_a, pose_b)?;
         let mut rec = self.recursion(a, pose_a, b, pose_b, order);
         rec.previous = std::mem::take(&mut cache.planes);
         rec.planes.reserve(rec.previous.len());
         let mut sum = Sum::default();
-        let apart = rec.pair(a.tree.root(), b.tree.root(), 1.0, &mut sum)?;
+        let apart = rec.pair(a.tree.root(), b.tree.root(), &Weight::one(), &mut sum)?;
         cache.planes = std::mem::take(&mut rec.planes);
-        let outcome = outcome(apart.then_some(sum), rec.sink.take(), rec.census.iterations);
+        let placed = [(a, pose_a), (b, pose_b)];
+        let outcome = outcome(
+            apart.then_some(sum),
+            rec.sink.take(),
+            placed,
+            rec.census.iterations,
+        );
         Ok((outcome, rec.census))
     }
 
@@ -199,58 +208,6 @@ impl LongRange {
         }
     }
 
-    /// The gradient of the potential with respect to every vertex of both meshes (in their
-    /// bodies' frames), or `None` when two triangles touch: the shape gradient of the energy.
-    /// Node centres are their vertices' means, so the radial terms reach every vertex of a
-    /// node; node radii are held fixed (they are the hierarchy's parameters: a radius is a
-    /// maximum, not differentiable, and the potential is smooth in the vertices at fixed
-    /// radii). The pose-vertex mixed blocks a trajectory adjoint would need are not provided
-    /// ([`Order::Design`] is refused).
-    ///
-    /// ```
-    /// use sdrs_contact::long_range::{LongRange, MeshShape};
-    /// use sdrs_geometry::TriMesh;
-    /// use nalgebra::{Isometry3, Vector3};
-    /// let cube = MeshShape::new(TriMesh::cuboid(Vector3::repeat(0.5))?)?;
-    /// let above = Isometry3::translation(0.0, 0.0, 1.01);
-    /// let [a, b] = LongRange::new(0.5)?
-    ///     .vertex_gradient(&cube, &Isometry3::identity(), &cube, &above, &mut Default::default())?
-    ///     .expect("apart");
-    /// // Raising a top vertex of the lower cube (towards the upper one) raises the energy.
-    /// let top = cube.mesh().vertices().iter().position(|v| v.z > 0.0).unwrap();
-    /// assert!(a[top].z > 0.0 && b.len() == 8);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn vertex_gradient(
-        &self,
-        a: &MeshShape,
-        pose_a: &Isometry3<f64>,
-        b: &MeshShape,
-        pose_b: &Isometry3<f64>,
-        cache: &mut LongRangeCache,
-    ) -> Result<Option<[Vec<Vector3<f64>>; 2]>> {
-        crate::model::check_poses(pose_a, pose_b)?;
-        let mut rec = self.recursion(a, pose_a, b, pose_b, Order::Design);
-        rec.previous = std::mem::take(&mut cache.planes);
-        let mut sum = Sum::default();
-        let apart = rec.pair(a.tree.root(), b.tree.root(), 1.0, &mut sum)?;
-        cache.planes = std::mem::take(&mut rec.planes);
-        if !apart {
-            return Ok(None);
-        }
-        let sink = rec.sink.expect("design order gathers a sink");
-        let world = sink
-            .vertex_gradients([&a.tree, &b.tree])
-            .expect("design order gathers vertex gradients");
-        let poses = [pose_a, pose_b];
-        Ok(Some(std::array::from_fn(|k| {
-            world[k]
-                .iter()
-                .map(|g| poses[k].rotation.inverse_transform_vector(g))
-                .collect()
-        })))
-    }
-
     /// The unblended sum of exact triangle-pair potentials over all pairs (eq. 3): the
     /// reference the hierarchy approximates, O(T_A · T_B) inner solves.
     pub fn brute_force(
@@ -261,34 +218,38 @@ impl LongRange {
         pose_b: &Isometry3<f64>,
         order: Order,
     ) -> Result<PairOutcome> {
-        check(pose_a, pose_b, order)?;
+        check(pose_a, pose_b)?;
         let mut rec = self.recursion(a, pose_a, b, pose_b, order);
         let mut sum = Sum::default();
         for ta in 0..a.mesh.triangles().len() as u32 {
             for tb in 0..b.mesh.triangles().len() as u32 {
-                if !rec.exact(ta, tb, 1.0, &mut sum)? {
+                if !rec.exact(ta, tb, &Weight::one(), &mut sum)? {
                     return Ok(PairOutcome::Penetrating);
                 }
             }
         }
-        Ok(outcome(Some(sum), rec.sink.take(), rec.census.iterations))
+        let placed = [(a, pose_a), (b, pose_b)];
+        Ok(outcome(
+            Some(sum),
+            rec.sink.take(),
+            placed,
+            rec.census.iterations,
+        ))
     }
 }
 
-fn check(pose_a: &Isometry3<f64>, pose_b: &Isometry3<f64>, order: Order) -> Result<()> {
-    crate::model::check_poses(pose_a, pose_b)?;
-    if order == Order::Design {
-        return Err(ContactError::Unsupported {
-            what: "pose-vertex mixed (design) blocks of the long-range potential (its vertex \
-                   gradient is LongRange::vertex_gradient)",
-        });
-    }
-    Ok(())
+fn check(pose_a: &Isometry3<f64>, pose_b: &Isometry3<f64>) -> Result<()> {
+    crate::model::check_poses(pose_a, pose_b)
 }
 
-/// The pair's outcome from the recursion's sum (`None`: touching) and its Hessian sink
-/// (present when the Hessian was asked for).
-fn outcome(sum: Option<Sum>, sink: Option<Sink>, iterations: usize) -> PairOutcome {
+/// The pair's outcome from the recursion's sum (`None`: touching) and its sink (present when
+/// the Hessian was asked for; with shape derivatives for [`Order::Design`]).
+fn outcome(
+    sum: Option<Sum>,
+    sink: Option<Sink>,
+    placed: [(&MeshShape, &Isometry3<f64>); 2],
+    iterations: usize,
+) -> PairOutcome {
     let Some(sum) = sum else {
         return PairOutcome::Penetrating;
     };
@@ -299,6 +260,20 @@ fn outcome(sum: Option<Sum>, sink: Option<Sink>, iterations: usize) -> PairOutco
     if let Some(sink) = sink {
         let h = sink.finish();
         c.hessian = (h + h.transpose()) * 0.5;
+        if let Some(world) = sink.vertex_derivatives(placed.map(|(s, _)| &s.tree)) {
+            // Local vertex x moves its world position by R: ∂/∂x = Rᵀ ∂/∂y, ∂G/∂x = (∂G/∂y) R.
+            for (body, vertices) in world.iter().enumerate() {
+                let rotation: Matrix3<f64> = placed[body].1.rotation.into();
+                for (vertex, (g, t)) in vertices.iter().enumerate() {
+                    c.vertices.push(VertexDerivatives {
+                        body,
+                        vertex,
+                        gradient: rotation.transpose() * g,
+                        mixed: t * rotation,
+                    });
+                }
+            }
+        }
     }
     PairOutcome::Separated(c)
 }

@@ -2,7 +2,6 @@
 //! potential (long-range paper eq. 5 and 7) and the blending weight (eq. 4), with their first
 //! two derivatives (the hierarchy maps them to the bodies' twists).
 
-
 /// A scalar function of `r` with its first two derivatives.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Radial {

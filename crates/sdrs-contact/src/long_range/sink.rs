@@ -10,8 +10,8 @@
 //! most of the per-term work.
 
 use super::radial::Radial;
-use crate::twist::{BodyPoint, Matrix12, TwistTerm};
-use nalgebra::{Matrix3, Matrix6, Vector3};
+use crate::twist::{BodyPoint, Matrix12, TwistTerm, Vector12};
+use nalgebra::{Matrix3, Matrix6, SMatrix, Vector3};
 use sdrs_geometry::SphereTree;
 use sdrs_geometry::sphere_tree::NodeId;
 
@@ -62,46 +62,128 @@ pub(super) struct Sink {
     /// `Σ −J_Iᵀ K J_J` of the radial terms (body A's twist rows, B's columns).
     cross: Matrix6<f64>,
     nodes: [NodeSums; 2],
-    /// When shape gradients are wanted: each body's world vertex gradients of the exact
-    /// pairs (the radial terms' are in the node sums).
-    corners: Option<[Vec<Vector3<f64>>; 2]>,
+    /// When shape derivatives are wanted.
+    design: Option<Design>,
+}
+
+/// `∂G/∂y`, the change of the twist gradient with a world vertex (12x3).
+pub(super) type Matrix12x3 = SMatrix<f64, 12, 3>;
+
+/// A world vertex's gradient and mixed block `∂G/∂y`.
+pub(super) type VertexDerivative = (Vector3<f64>, Matrix12x3);
+
+/// Shape-derivative sums. With `T_w = Σ_v J_vᵀ ∂²P/∂y_v∂y_w` (the world-vertex Hessian
+/// seen from the twists), a vertex's mixed block is `∂G/∂y_w = T_w + [0; −[∇_w P]×]` (its
+/// lever arm). A radial term of centres `x_I`, `x_J` adds `(J_I − J_J)ᵀ K` to `T` at `x_I`,
+/// shared by `I`'s vertices (the centre is their mean), and its negative at `x_J`.
+struct Design {
+    /// The exact pairs' world gradients at each vertex of each body.
+    corners: [Vec<Vector3<f64>>; 2],
+    /// The exact pairs' `T` at each vertex of each body.
+    corner_mixed: [Vec<Matrix12x3>; 2],
+    /// The radial terms' `T` at each node centre, by [`NodeSums`] slot.
+    node_mixed: [Vec<Matrix12x3>; 2],
 }
 
 impl Sink {
-    /// An empty sink for hierarchies of `nodes` nodes, gathering vertex gradients too for
+    /// An empty sink for hierarchies of `nodes` nodes, gathering shape derivatives too for
     /// meshes of `vertices` vertices when given.
     pub(super) fn new(nodes: [usize; 2], vertices: Option<[usize; 2]>) -> Self {
         Self {
             hessian: Matrix12::zeros(),
             cross: Matrix6::zeros(),
             nodes: nodes.map(NodeSums::new),
-            corners: vertices.map(|n| n.map(|n| vec![Vector3::zeros(); n])),
+            design: vertices.map(|n| Design {
+                corners: n.map(|n| vec![Vector3::zeros(); n]),
+                corner_mixed: n.map(|n| vec![Matrix12x3::zeros(); n]),
+                node_mixed: [Vec::new(), Vec::new()],
+            }),
         }
     }
 
-    /// Adds the world gradient `g` of a term at vertex `vertex` of body `body` (kept only when
-    /// vertex gradients are gathered).
-    pub(super) fn add_corner(&mut self, body: usize, vertex: u32, g: &Vector3<f64>) {
-        if let Some(corners) = &mut self.corners {
-            corners[body][vertex as usize] += g;
+    /// Whether shape derivatives are gathered.
+    pub(super) fn design(&self) -> bool {
+        self.design.is_some()
+    }
+
+    /// Adds, at vertex `vertex` of body `body`, a term's world gradient `g` and its `T` block
+    /// (shape derivatives only).
+    pub(super) fn add_corner(
+        &mut self,
+        body: usize,
+        vertex: u32,
+        g: &Vector3<f64>,
+        t: &Matrix12x3,
+    ) {
+        if let Some(d) = &mut self.design {
+            d.corners[body][vertex as usize] += g;
+            d.corner_mixed[body][vertex as usize] += t;
         }
     }
 
-    /// The gradients with respect to every world vertex of both meshes (`None` unless asked
-    /// for): the exact pairs' plus each node's centre force shared among its vertex set (the
-    /// centre is their mean).
-    pub(super) fn vertex_gradients(&self, trees: [&SphereTree; 2]) -> Option<[Vec<Vector3<f64>>; 2]> {
-        let mut out = self.corners.clone()?;
-        for ((sums, tree), gradients) in self.nodes.iter().zip(trees).zip(&mut out) {
-            for s in &sums.sums {
-                let set = tree.vertex_set(s.node);
-                let share = s.force / set.len() as f64;
+    /// Adds `v ⊗ (±s e)` to `T` at the centres of node `i` (+) and node `j` (−): a twist
+    /// covector times the vertex gradient of a radial function with derivative `s` (shape
+    /// derivatives only; the nodes must have radial terms already).
+    pub(super) fn add_covector(
+        &mut self,
+        v: &Vector12,
+        s: f64,
+        e: &Vector3<f64>,
+        i: NodeId,
+        j: NodeId,
+    ) {
+        let t = v * (e * s).transpose();
+        self.add_node_mixed(0, i, &t);
+        self.add_node_mixed(1, j, &-t);
+    }
+
+    fn add_node_mixed(&mut self, body: usize, node: NodeId, t: &Matrix12x3) {
+        let Some(d) = &mut self.design else {
+            return;
+        };
+        let slot = self.nodes[body].slot[node as usize] as usize;
+        let mixed = &mut d.node_mixed[body];
+        if mixed.len() <= slot {
+            mixed.resize(slot + 1, Matrix12x3::zeros());
+        }
+        mixed[slot] += t;
+    }
+
+    /// The gradient with respect to every world vertex of both meshes and each vertex's
+    /// mixed block `∂G/∂y` (`None` unless shape derivatives were gathered).
+    pub(super) fn vertex_derivatives(
+        &self,
+        trees: [&SphereTree; 2],
+    ) -> Option<[Vec<VertexDerivative>; 2]> {
+        let d = self.design.as_ref()?;
+        let mut gradients = d.corners.clone();
+        let mut mixed = d.corner_mixed.clone();
+        for body in 0..2 {
+            for (slot, s) in self.nodes[body].sums.iter().enumerate() {
+                let set = trees[body].vertex_set(s.node);
+                let share = 1.0 / set.len() as f64;
+                let t = d.node_mixed[body].get(slot);
                 for &v in set {
-                    gradients[v as usize] += share;
+                    gradients[body][v as usize] += s.force * share;
+                    if let Some(t) = t {
+                        mixed[body][v as usize] += t * share;
+                    }
                 }
             }
         }
-        Some(out)
+        Some(std::array::from_fn(|body| {
+            gradients[body]
+                .iter()
+                .zip(&mixed[body])
+                .map(|(g, t)| {
+                    // The lever arm: the torque r × g moves with the vertex, −[g]×.
+                    let mut t = *t;
+                    let mut w = t.fixed_view_mut::<3, 3>(6 * body + 3, 0);
+                    w -= g.cross_matrix();
+                    (*g, t)
+                })
+                .collect()
+        }))
     }
 
     /// The Hessian terms that are added as they are. Only its lower triangle is read at the
@@ -129,15 +211,26 @@ impl Sink {
         // −J_aᵀ K J_b = [[−K, K R_b], [−R_a K, R_a K R_b]], R = [r]×.
         let (ra, rb) = (a.offset().cross_matrix(), b.offset().cross_matrix());
         let k_rb = k * rb;
+        let ra_k = ra * k;
         let c = &mut self.cross;
         let mut m = c.fixed_view_mut::<3, 3>(0, 0);
         m -= k;
         let mut m = c.fixed_view_mut::<3, 3>(0, 3);
         m += k_rb;
         let mut m = c.fixed_view_mut::<3, 3>(3, 0);
-        m -= ra * k;
+        m -= ra_k;
         let mut m = c.fixed_view_mut::<3, 3>(3, 3);
         m += ra * k_rb;
+        if self.design.is_some() {
+            // (J_a − J_b)ᵀ K = [K; R_a K; −K; −R_b K], with R_b K = −(K R_b)ᵀ.
+            let mut q = Matrix12x3::zeros();
+            q.fixed_view_mut::<3, 3>(0, 0).copy_from(&k);
+            q.fixed_view_mut::<3, 3>(3, 0).copy_from(&ra_k);
+            q.fixed_view_mut::<3, 3>(6, 0).copy_from(&-k);
+            q.fixed_view_mut::<3, 3>(9, 0).copy_from(&k_rb.transpose());
+            self.add_node_mixed(0, i, &q);
+            self.add_node_mixed(1, j, &-q);
+        }
     }
 
     /// The Hessian: everything gathered.

@@ -20,9 +20,9 @@
 //!
 //! Link pairs are evaluated in parallel on rayon's thread pool (deterministic: results are
 //! summed in pair order), each with its own warm-start cache. Derivatives with respect to the
-//! mesh vertices are not provided: the mesh is not part of the design vector (`Model::design`
-//! covers hulls and attachments), so the backward pass sees the contact through the link
-//! poses only.
+//! mesh vertices are not asked for: the mesh is not part of the design vector
+//! (`Model::design` covers hulls and attachments), so the backward pass sees the contact
+//! through the link poses only.
 
 use super::StepTimings;
 use super::contact::{ContactEnergy, ContactHook, PairTerm, add_pair, order_for};

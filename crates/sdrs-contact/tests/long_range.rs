@@ -388,3 +388,26 @@ fn warm_starts_change_the_cost_not_the_result() {
         cold_census.iterations
     );
 }
+
+/// The recursion's top levels run as parallel branches merged in a fixed order: the result
+/// is bit-identical for any number of threads, shape derivatives included.
+#[test]
+fn results_are_bit_identical_for_any_thread_count() {
+    let model = LongRange::new(0.5).unwrap();
+    let (a, b) = (ball(0.5, 2), ball(0.3, 2));
+    let pb = Isometry3::from_parts(
+        Translation3::new(0.85, 0.1, -0.05),
+        UnitQuaternion::from_scaled_axis(Vector3::new(0.3, -0.2, 0.5)),
+    );
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| eval(&model, &a, &Isometry3::identity(), &b, &pb, Order::Design))
+    };
+    let one = run(1);
+    assert!(one.value > 0.0 && !one.vertices.is_empty());
+    assert_eq!(one, run(2));
+    assert_eq!(one, run(3));
+}

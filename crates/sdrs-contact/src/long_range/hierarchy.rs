@@ -76,19 +76,60 @@ pub(super) struct Sum {
     pub(super) gradient: Vector12,
 }
 
-/// The recursion's state for one pair of bodies.
+/// The recursion over one pair of bodies: what every branch reads.
 pub(super) struct Recursion<'a> {
     pub(super) a: PlacedBody<'a>,
     pub(super) b: PlacedBody<'a>,
     pub(super) epsilon: f64,
-    /// Where the Hessian goes; `None` when only the value and gradient are wanted.
-    pub(super) sink: Option<Sink>,
     pub(super) max_iterations: usize,
-    pub(super) census: Census,
     /// Optimal planes of the exact pairs of the last evaluation (warm starts).
     pub(super) previous: PlaneMap,
+    /// What a fresh branch gathers: the Hessian, and shape derivatives for meshes of these
+    /// vertex counts.
+    pub(super) hessian: bool,
+    pub(super) design: Option<[usize; 2]>,
+}
+
+/// What a branch of the recursion gathers besides its value and gradient.
+pub(super) struct Gathered {
+    /// Where the Hessian goes; `None` when only the value and gradient are wanted.
+    pub(super) sink: Option<Sink>,
+    pub(super) census: Census,
     /// Optimal planes of this evaluation's exact pairs.
     pub(super) planes: PlaneMap,
+}
+
+impl Gathered {
+    /// Adds what another branch gathered.
+    fn merge(&mut self, other: Gathered) {
+        if let (Some(sink), Some(other)) = (&mut self.sink, other.sink) {
+            sink.merge(other);
+        }
+        let c = other.census;
+        self.census.node_pairs += c.node_pairs;
+        self.census.exact += c.exact;
+        self.census.centred += c.centred;
+        self.census.blended += c.blended;
+        self.census.iterations += c.iterations;
+        self.planes.extend(other.planes);
+    }
+}
+
+/// Node pairs this many levels below the root are split into two branches evaluated on
+/// rayon's pool (with the `parallel` feature) and merged in a fixed order, so the result does
+/// not depend on the number of threads.
+const SPLIT_DEPTH: usize = 3;
+
+/// Runs two closures, in parallel with the `parallel` feature.
+fn join<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
+    #[cfg(feature = "parallel")]
+    {
+        rayon::join(a, b)
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        (a(), b())
+    }
 }
 
 /// `w f` for a radial function `f`.
@@ -135,14 +176,15 @@ impl Recursion<'_> {
     /// `out`, its second derivatives under `weight` to the sink. `false` when two triangles
     /// touch (the potential is infinite).
     pub(super) fn pair(
-        &mut self,
-        i: NodeId,
-        j: NodeId,
+        &self,
+        acc: &mut Gathered,
+        (i, j): (NodeId, NodeId),
         weight: &Weight,
+        depth: usize,
         out: &mut Sum,
     ) -> Result<bool> {
         let scale = weight.scale;
-        self.census.node_pairs += 1;
+        acc.census.node_pairs += 1;
         let pa = BodyPoint {
             body: 0,
             position: self.a.centres[i as usize],
@@ -166,10 +208,10 @@ impl Recursion<'_> {
         let d2 = (1.0 + self.epsilon) * d1;
         let far = centred(r);
         if r >= d2 {
-            self.census.centred += 1;
+            acc.census.centred += 1;
             out.value += far.value;
             out.gradient += dr * far.first;
-            if let Some(sink) = &mut self.sink {
+            if let Some(sink) = &mut acc.sink {
                 sink.add_radial(&scaled(&far, scale), (i, &pa), (j, &pb));
                 if sink.design() {
                     sink.add_covector(&weight.covector, far.first, &e, i, j);
@@ -188,20 +230,37 @@ impl Recursion<'_> {
         let mut near_local = phi.map(|_| Sum::default());
         let near = near_local.as_mut().unwrap_or(out);
         let apart = match (self.a.tree.kind(i), self.b.tree.kind(j)) {
-            (NodeKind::Leaf(ta), NodeKind::Leaf(tb)) => self.exact(ta, tb, &inner, near)?,
+            (NodeKind::Leaf(ta), NodeKind::Leaf(tb)) => self.exact(acc, ta, tb, &inner, near)?,
             _ => {
                 let (ci, ni) = self.a.children(i);
                 let (cj, nj) = self.b.children(j);
-                let mut apart = true;
-                'children: for &ic in &ci[..ni] {
-                    for &jc in &cj[..nj] {
-                        if !self.pair(ic, jc, &inner, near)? {
-                            apart = false;
-                            break 'children;
-                        }
+                let mut all = [(0, 0); 4];
+                for (k, &ic) in ci[..ni].iter().enumerate() {
+                    for (l, &jc) in cj[..nj].iter().enumerate() {
+                        all[k * nj + l] = (ic, jc);
                     }
                 }
-                apart
+                let children = &all[..ni * nj];
+                if depth < SPLIT_DEPTH && children.len() > 1 {
+                    let (left, right) = children.split_at(children.len() / 2);
+                    let branch = |pairs: &[(NodeId, NodeId)]| {
+                        let mut acc = self.gathered();
+                        let mut sum = Sum::default();
+                        self.pairs(&mut acc, pairs, &inner, depth + 1, &mut sum)
+                            .map(|apart| (apart, acc, sum))
+                    };
+                    let (left, right) = join(|| branch(left), || branch(right));
+                    let mut apart = true;
+                    for (branch_apart, gathered, sum) in [left?, right?] {
+                        apart &= branch_apart;
+                        acc.merge(gathered);
+                        near.value += sum.value;
+                        near.gradient += sum.gradient;
+                    }
+                    apart
+                } else {
+                    self.pairs(acc, children, &inner, depth + 1, near)?
+                }
             }
         };
         if !apart {
@@ -210,13 +269,13 @@ impl Recursion<'_> {
         if let (Some(near), Some(phi)) = (near_local, phi) {
             // (1 − φ) near + φ far, by the product rule; the near Hessian is already in the
             // sink at scale (1 − φ).
-            self.census.centred += 1;
-            self.census.blended += 1;
+            acc.census.centred += 1;
+            acc.census.blended += 1;
             let w = phi.value;
             let dv = far.value - near.value;
             out.value += keep * near.value + w * far.value;
             out.gradient += near.gradient * keep + dr * (w * far.first) + dphi * dv;
-            if let Some(sink) = &mut self.sink {
+            if let Some(sink) = &mut acc.sink {
                 // φ H_far + (v_far − v_near) H_φ is one radial term of the same two points.
                 let combined = Radial {
                     value: 0.0,
@@ -239,20 +298,52 @@ impl Recursion<'_> {
         Ok(true)
     }
 
+    /// [`Recursion::pair`] on each of `pairs` in turn; stops at the first that touches.
+    fn pairs(
+        &self,
+        acc: &mut Gathered,
+        pairs: &[(NodeId, NodeId)],
+        weight: &Weight,
+        depth: usize,
+        out: &mut Sum,
+    ) -> Result<bool> {
+        for &pair in pairs {
+            if !self.pair(acc, pair, weight, depth, out)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// An empty accumulator for a branch.
+    pub(super) fn gathered(&self) -> Gathered {
+        Gathered {
+            sink: self.hessian.then(|| {
+                Sink::new(
+                    [self.a.tree.node_count(), self.b.tree.node_count()],
+                    self.design,
+                )
+            }),
+            census: Census::default(),
+            planes: PlaneMap::default(),
+        }
+    }
+
     /// Adds the exact potential of triangles `ta` (A) and `tb` (B): value and twist gradient
     /// to `out`, Hessian times `scale` to the sink; `false` when they touch. The Hessian goes
     /// through the potential's factors:
     /// `Jᵀ(L_xx − L_xp L_pp⁻¹ L_px)J = Σ c_k u_k u_kᵀ − (Jᵀ L_xp) L_pp⁻¹ (Jᵀ L_xp)ᵀ` with
     /// `u_k = J_kᵀ n`, plus each vertex's rotation curvature.
     pub(super) fn exact(
-        &mut self,
+        &self,
+        acc: &mut Gathered,
         ta: u32,
         tb: u32,
         weight: &Weight,
         out: &mut Sum,
     ) -> Result<bool> {
         let scale = weight.scale;
-        self.census.exact += 1;
+        acc.census.exact += 1;
         let (xa, xb) = (self.a.corners(ta), self.b.corners(tb));
         let ids = [
             self.a.mesh.triangles()[ta as usize],
@@ -262,8 +353,8 @@ impl Recursion<'_> {
         let Some(t) = triangle_potential(&xa, &xb, start, self.max_iterations)? else {
             return Ok(false);
         };
-        self.planes.insert((ta, tb), t.plane);
-        self.census.iterations += t.iterations;
+        acc.planes.insert((ta, tb), t.plane);
+        acc.census.iterations += t.iterations;
         let point = |k: usize| {
             let (body, position, origin) = if k < 3 {
                 (0, xa[k], self.a.origin)
@@ -285,7 +376,7 @@ impl Recursion<'_> {
             let p = point(k);
             let g = t.gradient.fixed_rows::<3>(3 * k).into_owned();
             add_point_gradient(&mut out.gradient, &p, &g);
-            let Some(sink) = &mut self.sink else {
+            let Some(sink) = &mut acc.sink else {
                 continue;
             };
             let h = sink.hessian_mut();
@@ -303,7 +394,7 @@ impl Recursion<'_> {
             let mut w = jl.fixed_view_mut::<3, 4>(col + 3, 0);
             w += r.cross_matrix() * b;
         }
-        let Some(sink) = &mut self.sink else {
+        let Some(sink) = &mut acc.sink else {
             return Ok(true);
         };
         // J L_xp L_pp⁻¹ L_px Jᵀ = M Mᵀ with M = (J L_xp) L⁻ᵀ, L_pp = L Lᵀ.

@@ -168,18 +168,20 @@ impl LongRange {
         check(pose_a, pose_b)?;
         let mut rec = self.recursion(a, pose_a, b, pose_b, order);
         rec.previous = std::mem::take(&mut cache.planes);
-        rec.planes.reserve(rec.previous.len());
+        let mut acc = rec.gathered();
+        acc.planes.reserve(rec.previous.len());
         let mut sum = Sum::default();
-        let apart = rec.pair(a.tree.root(), b.tree.root(), &Weight::one(), &mut sum)?;
-        cache.planes = std::mem::take(&mut rec.planes);
+        let root = (a.tree.root(), b.tree.root());
+        let apart = rec.pair(&mut acc, root, &Weight::one(), 0, &mut sum)?;
+        cache.planes = acc.planes;
         let placed = [(a, pose_a), (b, pose_b)];
         let outcome = outcome(
             apart.then_some(sum),
-            rec.sink.take(),
+            acc.sink,
             placed,
-            rec.census.iterations,
+            acc.census.iterations,
         );
-        Ok((outcome, rec.census))
+        Ok((outcome, acc.census))
     }
 
     fn recursion<'a>(
@@ -194,17 +196,11 @@ impl LongRange {
             a: PlacedBody::new(&a.mesh, &a.tree, pose_a),
             b: PlacedBody::new(&b.mesh, &b.tree, pose_b),
             epsilon: self.epsilon,
-            sink: (order >= Order::Hessian).then(|| {
-                let vertices = [a.mesh.vertices().len(), b.mesh.vertices().len()];
-                Sink::new(
-                    [a.tree.node_count(), b.tree.node_count()],
-                    (order == Order::Design).then_some(vertices),
-                )
-            }),
             max_iterations: self.max_iterations,
-            census: Census::default(),
             previous: PlaneMap::default(),
-            planes: PlaneMap::default(),
+            hessian: order >= Order::Hessian,
+            design: (order == Order::Design)
+                .then_some([a.mesh.vertices().len(), b.mesh.vertices().len()]),
         }
     }
 
@@ -219,22 +215,18 @@ impl LongRange {
         order: Order,
     ) -> Result<PairOutcome> {
         check(pose_a, pose_b)?;
-        let mut rec = self.recursion(a, pose_a, b, pose_b, order);
+        let rec = self.recursion(a, pose_a, b, pose_b, order);
+        let mut acc = rec.gathered();
         let mut sum = Sum::default();
         for ta in 0..a.mesh.triangles().len() as u32 {
             for tb in 0..b.mesh.triangles().len() as u32 {
-                if !rec.exact(ta, tb, &Weight::one(), &mut sum)? {
+                if !rec.exact(&mut acc, ta, tb, &Weight::one(), &mut sum)? {
                     return Ok(PairOutcome::Penetrating);
                 }
             }
         }
         let placed = [(a, pose_a), (b, pose_b)];
-        Ok(outcome(
-            Some(sum),
-            rec.sink.take(),
-            placed,
-            rec.census.iterations,
-        ))
+        Ok(outcome(Some(sum), acc.sink, placed, acc.census.iterations))
     }
 }
 

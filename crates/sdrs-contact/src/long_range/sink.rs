@@ -101,6 +101,34 @@ impl Sink {
         }
     }
 
+    /// Adds what another sink gathered (for the same two hierarchies and options).
+    pub(super) fn merge(&mut self, other: Sink) {
+        self.hessian += other.hessian;
+        self.cross += other.cross;
+        for (body, sums) in other.nodes.into_iter().enumerate() {
+            for (slot, s) in sums.sums.into_iter().enumerate() {
+                self.nodes[body].add(s.node, &s.point, &s.curvature, &s.force);
+                let mixed = other
+                    .design
+                    .as_ref()
+                    .and_then(|d| d.node_mixed[body].get(slot));
+                if let Some(t) = mixed {
+                    self.add_node_mixed(body, s.node, t);
+                }
+            }
+        }
+        if let (Some(d), Some(o)) = (&mut self.design, &other.design) {
+            for body in 0..2 {
+                for (sum, g) in d.corners[body].iter_mut().zip(&o.corners[body]) {
+                    *sum += g;
+                }
+                for (sum, t) in d.corner_mixed[body].iter_mut().zip(&o.corner_mixed[body]) {
+                    *sum += t;
+                }
+            }
+        }
+    }
+
     /// Whether shape derivatives are gathered.
     pub(super) fn design(&self) -> bool {
         self.design.is_some()

@@ -318,12 +318,7 @@ impl Recursion<'_> {
     /// An empty accumulator for a branch.
     pub(super) fn gathered(&self) -> Gathered {
         Gathered {
-            sink: self.hessian.then(|| {
-                Sink::new(
-                    [self.a.tree.node_count(), self.b.tree.node_count()],
-                    self.design,
-                )
-            }),
+            sink: self.hessian.then(|| Sink::new(self.design)),
             census: Census::default(),
             planes: PlaneMap::default(),
         }

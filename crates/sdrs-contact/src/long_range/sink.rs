@@ -9,11 +9,14 @@
 //! mapped per term. A node pairs with a handful of nodes of the other body, so this saves
 //! most of the per-term work.
 
+use super::PairHasher;
 use super::radial::Radial;
 use crate::twist::{BodyPoint, Matrix12, TwistTerm, Vector12};
 use nalgebra::{Matrix3, Matrix6, SMatrix, Vector3};
 use sdrs_geometry::SphereTree;
 use sdrs_geometry::sphere_tree::NodeId;
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 
 /// One node's radial sums: `Σ K` and `Σ` of the forces at its centre.
 struct NodeSum {
@@ -23,25 +26,28 @@ struct NodeSum {
     force: Vector3<f64>,
 }
 
-/// The radial sums of one body's nodes, stored compactly for the nodes that have any.
+/// The radial sums of one body's nodes, stored compactly for the nodes that have any (a
+/// node-indexed slot array would be cleared for every branch of the recursion, which cost
+/// more than the sums themselves).
 struct NodeSums {
-    slot: Vec<u32>,
+    slot: HashMap<NodeId, u32, BuildHasherDefault<PairHasher>>,
     sums: Vec<NodeSum>,
 }
 
 impl NodeSums {
-    fn new(nodes: usize) -> Self {
+    fn new() -> Self {
+        // Room for a typical branch, so that growing is rare.
+        const TYPICAL: usize = 512;
         Self {
-            slot: vec![u32::MAX; nodes],
-            // Growing this vector by doubling cost as much as the radial terms' own sums.
-            sums: Vec::with_capacity(nodes / 2),
+            slot: HashMap::with_capacity_and_hasher(TYPICAL, Default::default()),
+            sums: Vec::with_capacity(TYPICAL),
         }
     }
 
     fn add(&mut self, node: NodeId, point: &BodyPoint, k: &Matrix3<f64>, force: &Vector3<f64>) {
-        let slot = &mut self.slot[node as usize];
-        if *slot == u32::MAX {
-            *slot = self.sums.len() as u32;
+        let next = self.sums.len() as u32;
+        let slot = *self.slot.entry(node).or_insert(next);
+        if slot == next {
             self.sums.push(NodeSum {
                 node,
                 point: *point,
@@ -49,7 +55,7 @@ impl NodeSums {
                 force: Vector3::zeros(),
             });
         }
-        let sum = &mut self.sums[*slot as usize];
+        let sum = &mut self.sums[slot as usize];
         sum.curvature += k;
         sum.force += force;
     }
@@ -86,13 +92,13 @@ struct Design {
 }
 
 impl Sink {
-    /// An empty sink for hierarchies of `nodes` nodes, gathering shape derivatives too for
-    /// meshes of `vertices` vertices when given.
-    pub(super) fn new(nodes: [usize; 2], vertices: Option<[usize; 2]>) -> Self {
+    /// An empty sink, gathering shape derivatives too for meshes of `vertices` vertices when
+    /// given.
+    pub(super) fn new(vertices: Option<[usize; 2]>) -> Self {
         Self {
             hessian: Matrix12::zeros(),
             cross: Matrix6::zeros(),
-            nodes: nodes.map(NodeSums::new),
+            nodes: [NodeSums::new(), NodeSums::new()],
             design: vertices.map(|n| Design {
                 corners: n.map(|n| vec![Vector3::zeros(); n]),
                 corner_mixed: n.map(|n| vec![Matrix12x3::zeros(); n]),
@@ -169,7 +175,7 @@ impl Sink {
         let Some(d) = &mut self.design else {
             return;
         };
-        let slot = self.nodes[body].slot[node as usize] as usize;
+        let slot = self.nodes[body].slot[&node] as usize;
         let mixed = &mut d.node_mixed[body];
         if mixed.len() <= slot {
             mixed.resize(slot + 1, Matrix12x3::zeros());

@@ -213,17 +213,52 @@ impl Vertices {
     }
 }
 
-/// The plane through the midpoint of the closest points, normal along them, scaled to the
-/// optimum of the centred problem (`|n| = 1/(1 + √r)`); `None` when the triangles touch.
+/// A separating plane normal to `dir` (unit, pointing from B to A) half-way between the two
+/// triangles' extents along it, scaled to the optimum of the centred problem
+/// (`|n| = 1/(1 + √gap)`); `None` when their extents along `dir` overlap.
+fn plane_along(
+    a: &[Point3<f64>; 3],
+    b: &[Point3<f64>; 3],
+    dir: &Vector3<f64>,
+) -> Option<Vector4<f64>> {
+    let low_a = a
+        .iter()
+        .map(|p| p.coords.dot(dir))
+        .fold(f64::INFINITY, f64::min);
+    let high_b = b
+        .iter()
+        .map(|p| p.coords.dot(dir))
+        .fold(f64::NEG_INFINITY, f64::max);
+    let gap = low_a - high_b;
+    if !(gap > 0.0) {
+        return None;
+    }
+    let n = dir / (1.0 + gap.sqrt());
+    Some(Vector4::new(
+        n.x,
+        n.y,
+        n.z,
+        -0.5 * (low_a + high_b) / (1.0 + gap.sqrt()),
+    ))
+}
+
+/// The cold start: the plane across the centroids' direction when it separates the two
+/// triangles (six dot products), else across the closest points' direction (which separates
+/// unless they touch); `None` when they touch.
 fn initial_plane(a: &[Point3<f64>; 3], b: &[Point3<f64>; 3]) -> Option<Vector4<f64>> {
+    let centroid = |t: &[Point3<f64>; 3]| (t[0].coords + t[1].coords + t[2].coords) / 3.0;
+    let across = centroid(a) - centroid(b);
+    if let Some(p) = across
+        .try_normalize(0.0)
+        .and_then(|u| plane_along(a, b, &u))
+    {
+        return Some(p);
+    }
     let c = triangle_triangle(a, b);
     if !(c.distance > 0.0) {
         return None;
     }
-    let dir: Vector3<f64> = (c.a - c.b) / c.distance;
-    let mid = c.b + (c.a - c.b) * 0.5;
-    let n = dir / (1.0 + c.distance.sqrt());
-    Some(Vector4::new(n.x, n.y, n.z, -n.dot(&mid.coords)))
+    plane_along(a, b, &((c.a - c.b) / c.distance))
 }
 
 /// The potential of triangles `a` and `b` (world vertices); `None` when they touch or

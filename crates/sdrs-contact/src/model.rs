@@ -113,6 +113,21 @@ pub trait ContactModel: Sync {
         cache: &mut Self::Cache,
         order: Order,
     ) -> Result<PairOutcome>;
+
+    /// Continuous collision detection: the largest fraction `t ∈ [0, 1]` of a move of the two
+    /// shapes from poses `(from_a, from_b)` to `(to_a, to_b)` that a time stepper's line
+    /// search may take without stepping across the potential's barrier. 1 (no restriction)
+    /// for models whose barrier cannot be stepped across unseen.
+    fn max_step(
+        &self,
+        a: &Self::Shape,
+        b: &Self::Shape,
+        from: [&Isometry3<f64>; 2],
+        to: [&Isometry3<f64>; 2],
+    ) -> Result<f64> {
+        let _ = (a, b, from, to);
+        Ok(1.0)
+    }
 }
 
 /// Friction lagged by one step between two shapes: data gathered at the step-t poses

@@ -708,3 +708,47 @@ mod friction {
         ));
     }
 }
+
+/// Continuous collision detection for the stepper: a step that would carry a block through
+/// a slab is cut where every pair still keeps a tenth of its distance; sliding along the slab
+/// or moving away is not cut.
+mod ccd {
+    use nalgebra::{Isometry3, Translation3};
+    use sdrs_contact::ipc::potential::{Ipc, IpcShape};
+    use sdrs_contact::{ContactModel, Order};
+    use sdrs_geometry::TriMesh;
+
+    #[test]
+    fn steps_through_a_slab_are_cut_and_slides_are_not() {
+        let slab = IpcShape::new(TriMesh::cuboid(nalgebra::Vector3::new(1.0, 1.0, 0.1)).unwrap());
+        let block = IpcShape::new(TriMesh::cuboid(nalgebra::Vector3::repeat(0.1)).unwrap());
+        let ipc = Ipc::new(1e-3).unwrap();
+        let below = Isometry3::identity();
+        // Bottom face 5 mm above the slab's top face, off its diagonal and turned.
+        let above = Isometry3::new(
+            nalgebra::Vector3::new(0.4, -0.3, 0.205),
+            nalgebra::Vector3::z() * 0.3,
+        );
+        let step = |to: Isometry3<f64>| {
+            ipc.max_step(&slab, &block, [&below, &above], [&below, &to])
+                .unwrap()
+        };
+        // 30 cm down: through the slab. Cut where the 5 mm gap has shrunk to no less than
+        // 0.5 mm (it closes at t = 0.005/0.3).
+        let through = Translation3::new(0.0, 0.0, -0.3) * above;
+        let t = step(through);
+        assert!(t > 0.0 && t < 0.005 / 0.3, "{t}");
+        let there = Translation3::new(0.0, 0.0, -0.3 * t) * above;
+        let gap = 0.205 - 0.3 * t - 0.2;
+        assert!(gap >= 0.1 * 0.005 - 1e-12, "gap {gap}");
+        assert!(
+            ipc.evaluate(&slab, &below, &block, &there, &mut (), Order::Value)
+                .unwrap()
+                .value()
+                >= 0.0
+        );
+        // Sliding 5 cm along the slab or lifting: the whole step.
+        assert_eq!(step(Translation3::new(0.05, 0.02, 0.0) * above), 1.0);
+        assert_eq!(step(Translation3::new(0.0, 0.0, 0.3) * above), 1.0);
+    }
+}

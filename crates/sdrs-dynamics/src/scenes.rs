@@ -237,25 +237,34 @@ pub fn ground_grid(size: f64, cells: usize) -> Result<TriMesh> {
 }
 
 /// A free 1 kg, 20 cm cube (triangle mesh, 12 triangles) 1 mm above a fixed 2 m x 2 m x 20 cm
-/// slab (mesh top face at z = 0), sliding along +x at `speed` m/s: long-range contact (margin
+/// slab (mesh top face at z = 0), turned by 0.3 rad about the vertical and placed off the
+/// slab face's diagonal, sliding along +x at `speed` m/s: long-range contact (margin
 /// ε = 0.1, stiffness 1e-7: the cube rests about 1 mm above the slab) with long-range
 /// friction of coefficient `mu` when it is positive.
 pub fn sliding_block(speed: f64, mu: f64, dt: f64) -> Result<MeshScene> {
-    let link = |name: &str, z: f64, half: Vector3<f64>, joint| {
+    let link = |name: &str, at: Isometry3<f64>, half: Vector3<f64>, joint| {
         let mesh = TriMesh::cuboid(half).expect("positive half extents");
         Link::new(
             name,
             None,
-            Isometry3::translation(0.0, 0.0, z),
+            at,
             joint,
             vec![cuboid(half)],
             MassModel::Lumped { mass: 1.0 },
         )
         .with_mesh(mesh)
     };
+    // Turned about the vertical and off the slab face's diagonal, so that no edges of the two
+    // meshes are parallel or meet on an edge.
+    let block = Isometry3::new(Vector3::new(0.4, -0.3, 0.101), Vector3::z() * 0.3);
     let model = Model::new(vec![
-        link("slab", -0.1, Vector3::new(1.0, 1.0, 0.1), JointKind::Fixed),
-        link("block", 0.101, Vector3::repeat(0.1), JointKind::Free),
+        link(
+            "slab",
+            Isometry3::translation(0.0, 0.0, -0.1),
+            Vector3::new(1.0, 1.0, 0.1),
+            JointKind::Fixed,
+        ),
+        link("block", block, Vector3::repeat(0.1), JointKind::Free),
     ])?;
     let epsilon = 0.1;
     let mut contact = LongRangeContact::new(&model, LongRange::new(epsilon)?, 1e-7, false)?;

@@ -206,7 +206,7 @@ impl LaggedFriction for IpcFriction {
         let bodies = place(a, pose_a, b, pose_b);
         let mut contacts = Vec::new();
         let poses = [pose_a, pose_b];
-        for candidate in candidates(self.potential.dhat(), &bodies)? {
+        for candidate in candidates(self.potential.dhat(), &[&bodies])? {
             let locals = candidate
                 .points(&bodies)
                 .map(|p| (p.body, poses[p.body].inverse_transform_point(&p.position)));

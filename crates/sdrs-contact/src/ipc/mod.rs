@@ -20,6 +20,7 @@
 //! ```
 
 pub mod barrier;
+mod ccd;
 pub mod distance;
 pub mod friction;
 pub mod mollifier;

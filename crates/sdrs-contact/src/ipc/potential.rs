@@ -214,26 +214,33 @@ impl Candidate {
 }
 
 /// The vertex–face and edge–edge candidates of two placed bodies: pairs whose boxes are
-/// within `dhat`, from the broad phase's BVH over every vertex, edge and face box.
-pub(super) fn candidates(dhat: f64, bodies: &[Placed; 2]) -> Result<Vec<Candidate>> {
+/// within `dhat`, from the broad phase's BVH over every vertex, edge and face box. With
+/// several placements of the bodies (`placements`), each primitive's box covers all of them
+/// (swept boxes, for continuous collision detection).
+pub(super) fn candidates(dhat: f64, placements: &[&[Placed; 2]]) -> Result<Vec<Candidate>> {
+    let bodies = placements[0];
+    let swept = |k: usize, ids: &[u32]| {
+        Aabb::from_points(
+            placements
+                .iter()
+                .flat_map(|p| ids.iter().map(move |&j| &p[k].vertices[j as usize])),
+        )
+    };
     let mut proxies = Vec::new();
     let mut primitives = Vec::new();
     for (k, body) in bodies.iter().enumerate() {
-        let v = &body.vertices;
-        for (i, p) in v.iter().enumerate() {
-            proxies.push(Proxy {
-                body: k,
-                aabb: Aabb::new(*p, *p),
-            });
-            primitives.push(Primitive::Vertex(k, i as u32));
+        for i in 0..body.vertices.len() as u32 {
+            let aabb = swept(k, &[i]);
+            proxies.push(Proxy { body: k, aabb });
+            primitives.push(Primitive::Vertex(k, i));
         }
         for (i, e) in body.shape.edges.iter().enumerate() {
-            let aabb = Aabb::from_points(e.iter().map(|&j| &v[j as usize]));
+            let aabb = swept(k, e);
             proxies.push(Proxy { body: k, aabb });
             primitives.push(Primitive::Edge(k, i as u32));
         }
         for (i, t) in body.shape.mesh.triangles().iter().enumerate() {
-            let aabb = Aabb::from_points(t.iter().map(|&j| &v[j as usize]));
+            let aabb = swept(k, t);
             proxies.push(Proxy { body: k, aabb });
             primitives.push(Primitive::Face(k, i as u32));
         }
@@ -320,6 +327,24 @@ impl ContactModel for Ipc {
         self.dhat
     }
 
+    /// IPC's barrier acts only within `d̂`, so a long step can carry a vertex across a face
+    /// unseen: steps are limited so that every vertex–face and edge–edge pair keeps a tenth
+    /// of its distance along the straight-line motion of the vertices (additive CCD).
+    fn max_step(
+        &self,
+        a: &IpcShape,
+        b: &IpcShape,
+        from: [&Isometry3<f64>; 2],
+        to: [&Isometry3<f64>; 2],
+    ) -> Result<f64> {
+        for pose in from.iter().chain(&to) {
+            crate::model::check_poses(pose, pose)?;
+        }
+        let start = place(a, from[0], b, from[1]);
+        let end = place(a, to[0], b, to[1]);
+        super::ccd::max_step(self.dhat, &start, &end)
+    }
+
     fn evaluate(
         &self,
         a: &IpcShape,
@@ -338,7 +363,7 @@ impl ContactModel for Ipc {
         let bodies = place(a, pose_a, b, pose_b);
         let hessian = order >= Order::Hessian;
         let mut out = TwistTerm::zero();
-        for candidate in candidates(self.dhat, &bodies)? {
+        for candidate in candidates(self.dhat, &[&bodies])? {
             let points = candidate.points(&bodies);
             let d = match candidate {
                 Candidate::PointFace { .. } => {

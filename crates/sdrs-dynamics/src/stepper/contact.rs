@@ -9,7 +9,7 @@
 
 use super::{ContactSettings, StepTimings};
 use crate::error::{DynamicsError, Result};
-use crate::kinematics::Kinematics;
+use crate::kinematics::{Kinematics, State};
 use crate::model::Model;
 use nalgebra::{DMatrix, DVector, SMatrix};
 use sdrs_contact::friction::{FrictionCache, FrictionFrame};
@@ -74,6 +74,14 @@ pub trait ContactHook: std::fmt::Debug + Send {
 
     /// Every pair's twist derivatives at `kin` (a step's solution) for the backward pass.
     fn pair_terms(&mut self, model: &Model, kin: &Kinematics) -> Result<Vec<PairTerm>>;
+
+    /// The largest fraction of the move from `from` (an iterate's kinematics) to the state
+    /// `to` that the line search may take: continuous collision detection for models whose
+    /// barrier a step could cross unseen. 1 by default.
+    fn max_step(&mut self, model: &Model, from: &Kinematics, to: &State) -> Result<f64> {
+        let _ = (model, from, to);
+        Ok(1.0)
+    }
 
     /// The error naming what penetrates when the step-t state has infinite contact energy.
     fn penetration(&mut self, model: &Model, now: &Kinematics) -> DynamicsError;

@@ -7,11 +7,10 @@
 //!   potential sums over all triangle pairs, so `κ` must be small (1e-8 for the billiards
 //!   balls, sub-millimetre gaps; paper Table 2 uses 1e-6 to 1e-10).
 //! - Any other mesh model, e.g. the IPC baseline ([`IpcContact`]); link pairs
-//!   whose mesh boxes are farther apart than a finite support are skipped. Caveat: the stepper
-//!   checks only the end point of each line-search step, so a locally supported barrier (IPC)
-//!   can be stepped across by a fast or thin body (a ball through a one-sided ground sheet in
-//!   one step was observed); IPC proper filters steps by continuous collision detection, which
-//!   the stepper does not do yet.
+//!   whose mesh boxes are farther apart than a finite support are skipped. A locally
+//!   supported barrier could be stepped across by a fast or thin body between two line-search
+//!   points; the hook limits every Newton step by the model's continuous collision detection
+//!   ([`ContactModel::max_step`], additive CCD for IPC), as IPC does.
 //!
 //! Friction is optional ([`MeshContact::with_friction`]): a [`LaggedFriction`] model for the
 //! same shapes gathers its lagged data from the step-t state at the start of each step, and
@@ -27,7 +26,7 @@
 use super::StepTimings;
 use super::contact::{ContactEnergy, ContactHook, PairTerm, add_pair, order_for};
 use crate::error::{DynamicsError, Result};
-use crate::kinematics::Kinematics;
+use crate::kinematics::{Kinematics, State};
 use crate::model::Model;
 use nalgebra::{DMatrix, DVector, Isometry3};
 use rayon::prelude::*;
@@ -408,6 +407,29 @@ where
             });
         }
         Ok(terms)
+    }
+
+    /// The smallest of the mesh model's [`ContactModel::max_step`] over the link pairs (in
+    /// parallel), for models with a finite support; a globally supported barrier is felt at
+    /// any distance and needs none.
+    fn max_step(&mut self, model: &Model, from: &Kinematics, to: &State) -> Result<f64> {
+        if !self.potential.support_distance().is_finite() {
+            return Ok(1.0);
+        }
+        let to = Kinematics::new(model, to);
+        let (potential, shapes) = (&self.potential, &self.shapes);
+        let steps: Vec<f64> = self
+            .pairs
+            .par_iter()
+            .map(|&[a, b]| {
+                let shape = |i: usize| shapes[i].as_ref().expect("pairs have meshes");
+                let (from, to) = (from.poses(), to.poses());
+                potential
+                    .max_step(shape(a), shape(b), [&from[a], &from[b]], [&to[a], &to[b]])
+                    .map_err(|e| contact_error([a, b], e))
+            })
+            .collect::<Result<_>>()?;
+        Ok(steps.into_iter().fold(1.0, f64::min))
     }
 
     fn penetration(&mut self, _: &Model, now: &Kinematics) -> DynamicsError {

@@ -280,7 +280,8 @@ impl Simulator {
             let direction = self.descent_direction(&eval);
             newton += clock.elapsed();
             let slope = eval.gradient.dot(&direction);
-            step = 1.0;
+            let longest = self.max_step(&state, &direction, &eval)?;
+            step = longest;
             // The full step is usually accepted: evaluate it with derivatives straight away.
             // Halving stops once the decrease a step promises is below the energy's round-off:
             // there a "decrease" is luck, and accepting it stalls Newton on steps of 2^-30 (seen
@@ -316,7 +317,7 @@ impl Simulator {
             // the energy can no longer judge steps, but the gradient still can. Accept the
             // longest of a few steps that is collision-free and shrinks |∇O|∞.
             let mut shrunk = None;
-            step = 1.0;
+            step = longest;
             for _ in 0..8 {
                 let mut trial = state.clone();
                 trial.q += &direction * step;
@@ -438,6 +439,22 @@ impl Simulator {
             hessian: eval.hessian,
             derivatives,
         })
+    }
+
+    /// The longest step along `direction` from `state` the contact model allows (continuous
+    /// collision detection between the two configurations; 1 without contact).
+    fn max_step(
+        &mut self,
+        state: &State,
+        direction: &DVector<f64>,
+        eval: &Evaluation,
+    ) -> Result<f64> {
+        let Some(hook) = self.contact.as_mut() else {
+            return Ok(1.0);
+        };
+        let mut end = state.clone();
+        end.q += direction;
+        hook.max_step(&self.model, &eval.kinematics, &end)
     }
 
     /// `−H⁻¹g` with `H`'s eigenvalues `λ` replaced by `max(|λ|, floor)`. When `H − floor·I` has

@@ -12,8 +12,9 @@
 //!   d̂ = 2 cm (vertex–face and edge–edge pairs through the BVH broad phase, exact local
 //!   Hessians), for the same triangle counts.
 //! - `billiards_step`: one time step of the long-range paper's billiards scene (sec. 6: 16
-//!   balls of 320 triangles on a 1,800-triangle ground grid, long-range contact between all
-//!   137 link pairs) after 5 steps of the cue ball rolling in, for 4 and 16 balls.
+//!   balls of 320 triangles on a 1,800-triangle ground grid) after 5 steps of the cue ball
+//!   rolling in, for 4 and 16 balls: long-range contact between all 137 link pairs, and IPC
+//!   (d̂ = 1 mm, stiffness 1e8, line search limited by CCD) for comparison.
 //!
 //! The report also lists what one hierarchical evaluation did (node pairs visited, exact
 //! triangle pairs solved, blended terms).
@@ -24,8 +25,8 @@ use sdrs_benches::report_section;
 use sdrs_contact::ipc::potential::{Ipc, IpcShape};
 use sdrs_contact::long_range::{LongRange, LongRangeCache, MeshShape};
 use sdrs_contact::{ContactModel, Order};
-use sdrs_dynamics::Simulator;
 use sdrs_dynamics::scenes::billiards;
+use sdrs_dynamics::{ContactHook, IpcContact, Simulator};
 use sdrs_geometry::TriMesh;
 
 const LEVELS: [u32; 4] = [2, 3, 4, 5];
@@ -152,30 +153,40 @@ fn ipc(c: &mut Criterion) {
     group.finish();
 }
 
+/// One step of the billiards scene (sec. 6), 5 steps in, under the long-range potential
+/// (between all link pairs) and under IPC (d̂ = 1 mm, stiffness 1e8: balls rest about 0.1 mm
+/// above the grid; CCD-limited line search).
 fn billiards_step(c: &mut Criterion) {
     let mut group = c.benchmark_group("billiards_step");
     group.sample_size(10);
     for balls in [4, 16] {
         let scene = billiards(balls, 2.0, 0.01).expect("scene");
         let model = scene.scene.model.clone();
-        let control = scene.scene.control.clone();
-        let mut sim = Simulator::with_contact(
-            model.clone(),
-            scene.scene.settings.clone(),
-            Box::new(scene.contact),
-        );
-        let mut motion = scene.start;
-        for _ in 0..5 {
-            sim.advance(&mut motion, &control).expect("steps converge");
+        let ipc = Ipc::new(1e-3).expect("positive");
+        let hooks: [(&str, Box<dyn ContactHook>); 2] = [
+            ("long-range", Box::new(scene.contact)),
+            (
+                "ipc",
+                Box::new(IpcContact::new(&model, ipc, 1e8, false).expect("meshes")),
+            ),
+        ];
+        for (what, hook) in hooks {
+            let control = scene.scene.control.clone();
+            let mut sim =
+                Simulator::with_contact(model.clone(), scene.scene.settings.clone(), hook);
+            let mut motion = scene.start.clone();
+            for _ in 0..5 {
+                sim.advance(&mut motion, &control).expect("steps converge");
+            }
+            group.bench_function(BenchmarkId::new(what, balls), |b| {
+                b.iter(|| {
+                    sim.step(&motion.state, &motion.previous, &control)
+                        .expect("steps converge")
+                        .1
+                        .iterations
+                })
+            });
         }
-        group.bench_function(BenchmarkId::new("step", balls), |b| {
-            b.iter(|| {
-                sim.step(&motion.state, &motion.previous, &control)
-                    .expect("steps converge")
-                    .1
-                    .iterations
-            })
-        });
     }
     group.finish();
 }

@@ -19,17 +19,19 @@
 //! - [`long_range`]: the long-range potential between triangle meshes (long-range paper
 //!   sec. 4-5): exact triangle-pair plane potentials with globally supported barrier terms,
 //!   blended hierarchically with a closed form over bounding-sphere trees; pose gradient and
-//!   Hessian; and its friction ([`long_range::friction`], appendix A.3: plane friction on
+//!   Hessian and mesh-vertex derivatives; and its friction ([`long_range::friction`], appendix A.3: plane friction on
 //!   every triangle pair within the margin, with step-t derivatives).
 //! - [`distance`]: closest points between mesh primitives (point-triangle, segment-segment,
 //!   triangle-triangle).
 //! - [`ipc`]: the IPC baseline: primitives (squared distances by Voronoi type, clamped log
 //!   barrier, edge-edge mollifier) with exact derivatives matched to `ipctk`, the potential
-//!   between two meshes, and IPC's lagged friction.
+//!   between two meshes, IPC's lagged friction, and continuous collision detection
+//!   ([`ContactModel::max_step`]) for time steppers.
 //! - [`LaggedFriction`]: the trait of friction models lagged by one step between mesh shapes.
 //!
-//! Not yet provided (see `docs/architecture.md`): mesh-vertex (shape) derivatives of the
-//! long-range potential and of the IPC models, and step-t derivatives of IPC friction.
+//! Not provided (see `docs/architecture.md`): mesh-vertex derivatives of the IPC models and
+//! of long-range friction, and step-t derivatives of IPC friction (a backward pass through it
+//! is refused with [`ContactError::Unsupported`]).
 //!
 //! ```
 //! use sdrs_contact::{ContactModel, Order, PlaneBarrier};

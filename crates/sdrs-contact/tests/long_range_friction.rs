@@ -10,7 +10,7 @@ use sdrs_contact::friction::PlaneFriction;
 use sdrs_contact::long_range::MeshShape;
 use sdrs_contact::long_range::friction::{LongRangeFriction, TriangleFrames};
 use sdrs_contact::twist::{Twist, perturb};
-use sdrs_contact::{ContactError, Order, PairContact};
+use sdrs_contact::{ContactError, LaggedFriction, Order, PairContact};
 use sdrs_geometry::TriMesh;
 use sdrs_geometry::testing::{central_differences, relative_error, sample};
 

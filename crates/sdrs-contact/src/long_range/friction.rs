@@ -26,7 +26,7 @@ use super::triangle::{Matrix18, Vector18, triangle_potential};
 use crate::error::{ContactError, Result, positive};
 use crate::friction::frame::{Forces, FrictionPoint};
 use crate::friction::{FrictionCache, FrictionFrame, LaggedContact, PlaneFriction};
-use crate::model::{Order, PairContact};
+use crate::model::{LaggedFriction, Order, PairContact};
 use crate::twist::{Matrix12, Vector12};
 use nalgebra::{Isometry3, Matrix3, Point3, SMatrix, Vector3};
 use sdrs_geometry::sphere_tree::{NodeId, NodeKind};
@@ -36,7 +36,7 @@ use sdrs_geometry::sphere_tree::{NodeId, NodeKind};
 /// ```
 /// use sdrs_contact::friction::PlaneFriction;
 /// use sdrs_contact::long_range::{MeshShape, friction::LongRangeFriction};
-/// use sdrs_contact::Order;
+/// use sdrs_contact::{LaggedFriction, Order};
 /// use sdrs_geometry::TriMesh;
 /// use nalgebra::{Isometry3, Vector3};
 /// let slab = MeshShape::new(TriMesh::cuboid(Vector3::new(1.0, 1.0, 0.1))?)?;
@@ -114,33 +114,6 @@ impl LongRangeFriction {
             epsilon: positive("epsilon", epsilon)?,
             max_iterations: 100,
         })
-    }
-
-    /// The lagged frames of bodies `a` and `b` at their step-t poses, with the normal forces
-    /// of the contact energy scaled by `stiffness`. Errors with
-    /// [`ContactError::PenetratingFrame`] when two triangles touch.
-    pub fn frames(
-        &self,
-        stiffness: f64,
-        a: &MeshShape,
-        pose_a: &Isometry3<f64>,
-        b: &MeshShape,
-        pose_b: &Isometry3<f64>,
-    ) -> Result<TriangleFrames> {
-        positive("stiffness", stiffness)?;
-        crate::model::check_poses(pose_a, pose_b)?;
-        let bodies = [Placed::new(a, pose_a), Placed::new(b, pose_b)];
-        let mut pairs = Vec::new();
-        self.rubbing(&bodies, a.tree().root(), b.tree().root(), &mut pairs);
-        let frames = pairs
-            .into_iter()
-            .map(|(ta, tb)| {
-                let frame = self.triangle_frame(stiffness, &bodies, ta, tb)?;
-                Ok(frame.map(|f| (f, FrictionCache::default())))
-            })
-            .filter_map(Result::transpose)
-            .collect::<Result<_>>()?;
-        Ok(TriangleFrames { frames })
     }
 
     /// Collects the triangle pairs under nodes `i`, `j` whose centroids are closer than `d₂`.
@@ -262,59 +235,6 @@ impl LongRangeFriction {
             },
         )))
     }
-
-    /// The friction energy at the step-(t+1) poses with its derivatives up to
-    /// [`Order::Hessian`]. Mesh-vertex derivatives ([`Order::Design`]) are not provided (as
-    /// for the potential): [`ContactError::Unsupported`].
-    pub fn evaluate(
-        &self,
-        frames: &mut TriangleFrames,
-        pose_a: &Isometry3<f64>,
-        pose_b: &Isometry3<f64>,
-        order: Order,
-    ) -> Result<PairContact> {
-        crate::model::check_poses(pose_a, pose_b)?;
-        if order == Order::Design {
-            return Err(ContactError::Unsupported {
-                what: "mesh-vertex (design) derivatives of the long-range friction",
-            });
-        }
-        let mut out = PairContact::zero();
-        for (frame, cache) in &mut frames.frames {
-            let c = self
-                .friction
-                .evaluate(frame, pose_a, pose_b, cache, order)?;
-            add(&mut out, &c);
-        }
-        Ok(out)
-    }
-
-    /// [`LongRangeFriction::evaluate`] at [`Order::Hessian`] with every other derivative the
-    /// adjoint of a time step needs: the gradient with respect to the step-t twists and `∂²U_f/∂ξ^{t+1}∂ξ^t`, through
-    /// the lagged planes, forces and positions.
-    pub fn evaluate_lagged(
-        &self,
-        frames: &mut TriangleFrames,
-        pose_a: &Isometry3<f64>,
-        pose_b: &Isometry3<f64>,
-    ) -> Result<LaggedContact> {
-        crate::model::check_poses(pose_a, pose_b)?;
-        let mut contact = PairContact::zero();
-        let (mut step_gradient, mut step_mixed) = (Vector12::zeros(), Matrix12::zeros());
-        for (frame, cache) in &mut frames.frames {
-            let l = self
-                .friction
-                .evaluate_lagged(frame, pose_a, pose_b, cache)?;
-            add(&mut contact, &l.contact);
-            step_gradient += l.step_gradient;
-            step_mixed += l.step_mixed;
-        }
-        Ok(LaggedContact {
-            contact,
-            step_gradient,
-            step_mixed,
-        })
-    }
 }
 
 /// Adds a pair's energy, gradient, Hessian and iterations to `sum`.
@@ -356,10 +276,13 @@ fn local_potential(
     (g, h)
 }
 
-impl crate::model::LaggedFriction for LongRangeFriction {
+impl LaggedFriction for LongRangeFriction {
     type Shape = MeshShape;
     type Frames = TriangleFrames;
 
+    /// The lagged frames of bodies `a` and `b` at their step-t poses, with the normal forces
+    /// of the contact energy scaled by `stiffness`. Errors with
+    /// [`ContactError::PenetratingFrame`] when two triangles touch.
     fn frames(
         &self,
         stiffness: f64,
@@ -368,9 +291,25 @@ impl crate::model::LaggedFriction for LongRangeFriction {
         b: &MeshShape,
         pose_b: &Isometry3<f64>,
     ) -> Result<TriangleFrames> {
-        LongRangeFriction::frames(self, stiffness, a, pose_a, b, pose_b)
+        positive("stiffness", stiffness)?;
+        crate::model::check_poses(pose_a, pose_b)?;
+        let bodies = [Placed::new(a, pose_a), Placed::new(b, pose_b)];
+        let mut pairs = Vec::new();
+        self.rubbing(&bodies, a.tree().root(), b.tree().root(), &mut pairs);
+        let frames = pairs
+            .into_iter()
+            .map(|(ta, tb)| {
+                let frame = self.triangle_frame(stiffness, &bodies, ta, tb)?;
+                Ok(frame.map(|f| (f, FrictionCache::default())))
+            })
+            .filter_map(Result::transpose)
+            .collect::<Result<_>>()?;
+        Ok(TriangleFrames { frames })
     }
 
+    /// The friction energy at the step-(t+1) poses with its derivatives up to
+    /// [`Order::Hessian`]. Mesh-vertex derivatives ([`Order::Design`]) are not provided (as
+    /// for the potential): [`ContactError::Unsupported`].
     fn evaluate(
         &self,
         frames: &mut TriangleFrames,
@@ -378,15 +317,46 @@ impl crate::model::LaggedFriction for LongRangeFriction {
         pose_b: &Isometry3<f64>,
         order: Order,
     ) -> Result<PairContact> {
-        LongRangeFriction::evaluate(self, frames, pose_a, pose_b, order)
+        crate::model::check_poses(pose_a, pose_b)?;
+        if order == Order::Design {
+            return Err(ContactError::Unsupported {
+                what: "mesh-vertex (design) derivatives of the long-range friction",
+            });
+        }
+        let mut out = PairContact::zero();
+        for (frame, cache) in &mut frames.frames {
+            let c = self
+                .friction
+                .evaluate(frame, pose_a, pose_b, cache, order)?;
+            add(&mut out, &c);
+        }
+        Ok(out)
     }
 
+    /// [`LaggedFriction::evaluate`] at [`Order::Hessian`] with every other derivative the
+    /// adjoint of a time step needs: the gradient with respect to the step-t twists and
+    /// `∂²U_f/∂ξ^{t+1}∂ξ^t`, through the lagged planes, forces and positions.
     fn evaluate_lagged(
         &self,
         frames: &mut TriangleFrames,
         pose_a: &Isometry3<f64>,
         pose_b: &Isometry3<f64>,
     ) -> Result<LaggedContact> {
-        LongRangeFriction::evaluate_lagged(self, frames, pose_a, pose_b)
+        crate::model::check_poses(pose_a, pose_b)?;
+        let mut contact = PairContact::zero();
+        let (mut step_gradient, mut step_mixed) = (Vector12::zeros(), Matrix12::zeros());
+        for (frame, cache) in &mut frames.frames {
+            let l = self
+                .friction
+                .evaluate_lagged(frame, pose_a, pose_b, cache)?;
+            add(&mut contact, &l.contact);
+            step_gradient += l.step_gradient;
+            step_mixed += l.step_mixed;
+        }
+        Ok(LaggedContact {
+            contact,
+            step_gradient,
+            step_mixed,
+        })
     }
 }

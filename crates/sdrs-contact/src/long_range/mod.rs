@@ -165,7 +165,7 @@ impl LongRange {
         cache: &mut LongRangeCache,
         order: Order,
     ) -> Result<(PairOutcome, Census)> {
-        check(pose_a, pose_b)?;
+        crate::model::check_poses(pose_a, pose_b)?;
         let mut rec = self.recursion(a, pose_a, b, pose_b, order);
         rec.previous = std::mem::take(&mut cache.planes);
         let mut acc = rec.gathered();
@@ -214,7 +214,7 @@ impl LongRange {
         pose_b: &Isometry3<f64>,
         order: Order,
     ) -> Result<PairOutcome> {
-        check(pose_a, pose_b)?;
+        crate::model::check_poses(pose_a, pose_b)?;
         let rec = self.recursion(a, pose_a, b, pose_b, order);
         let mut acc = rec.gathered();
         let mut sum = Sum::default();
@@ -228,10 +228,6 @@ impl LongRange {
         let placed = [(a, pose_a), (b, pose_b)];
         Ok(outcome(Some(sum), acc.sink, placed, acc.census.iterations))
     }
-}
-
-fn check(pose_a: &Isometry3<f64>, pose_b: &Isometry3<f64>) -> Result<()> {
-    crate::model::check_poses(pose_a, pose_b)
 }
 
 /// The pair's outcome from the recursion's sum (`None`: touching) and its sink (present when

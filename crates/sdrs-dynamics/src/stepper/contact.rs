@@ -123,6 +123,24 @@ pub(super) fn add_pair(
     }
 }
 
+/// The error of contact model `source` between links `a` and `b` (a penetration at step t
+/// as [`DynamicsError::InitialPenetration`]).
+pub(super) fn contact_error(
+    [link_a, link_b]: [usize; 2],
+    source: sdrs_contact::ContactError,
+) -> DynamicsError {
+    match source {
+        sdrs_contact::ContactError::PenetratingFrame => {
+            DynamicsError::InitialPenetration { link_a, link_b }
+        }
+        source => DynamicsError::Contact {
+            link_a,
+            link_b,
+            source,
+        },
+    }
+}
+
 /// A hull of the scene: its link and index in that link.
 #[derive(Debug, Clone, Copy)]
 struct HullRef {
@@ -216,11 +234,7 @@ impl SdrsContact {
                 cache,
                 order,
             )
-            .map_err(|source| DynamicsError::Contact {
-                link_a: ha.link,
-                link_b: hb.link,
-                source,
-            })
+            .map_err(|e| contact_error([ha.link, hb.link], e))
     }
 
     /// Runs `f` on every friction frame (with its pair's hulls and warm start).
@@ -241,11 +255,7 @@ impl SdrsContact {
             let refs = [self.hulls[*a], self.hulls[*b]];
             let cache = self.frictions.entry((*a, *b)).or_default();
             let value =
-                f(friction, frame, refs, cache).map_err(|source| DynamicsError::Contact {
-                    link_a: refs[0].link,
-                    link_b: refs[1].link,
-                    source,
-                })?;
+                f(friction, frame, refs, cache).map_err(|e| contact_error(links(refs), e))?;
             out.push((refs, value));
         }
         Ok(out)
@@ -292,17 +302,7 @@ impl ContactHook for SdrsContact {
                 &now.poses()[hb.link],
                 cache,
             )
-            .map_err(|source| match source {
-                sdrs_contact::ContactError::PenetratingFrame => DynamicsError::InitialPenetration {
-                    link_a: ha.link,
-                    link_b: hb.link,
-                },
-                source => DynamicsError::Contact {
-                    link_a: ha.link,
-                    link_b: hb.link,
-                    source,
-                },
-            })?;
+            .map_err(|e| contact_error([ha.link, hb.link], e))?;
             if let Some(frame) = frame {
                 self.frames.push(((a, b), frame));
             }

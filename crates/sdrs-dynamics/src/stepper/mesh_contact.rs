@@ -24,7 +24,7 @@
 //! through the link poses only.
 
 use super::StepTimings;
-use super::contact::{ContactEnergy, ContactHook, PairTerm, add_pair, order_for};
+use super::contact::{ContactEnergy, ContactHook, PairTerm, add_pair, contact_error, order_for};
 use crate::error::{DynamicsError, Result};
 use crate::kinematics::{Kinematics, State};
 use crate::model::Model;
@@ -173,24 +173,6 @@ where
     }
 }
 
-/// The error of contact model `source` between links `a` and `b` (a penetration at step t
-/// as [`DynamicsError::InitialPenetration`]).
-fn contact_error(
-    [link_a, link_b]: [usize; 2],
-    source: sdrs_contact::ContactError,
-) -> DynamicsError {
-    match source {
-        sdrs_contact::ContactError::PenetratingFrame => {
-            DynamicsError::InitialPenetration { link_a, link_b }
-        }
-        source => DynamicsError::Contact {
-            link_a,
-            link_b,
-            source,
-        },
-    }
-}
-
 impl<M, F> MeshContact<M, F>
 where
     M: ContactModel,
@@ -292,11 +274,7 @@ fn evaluate_pair<M: ContactModel>(
             cache,
             order,
         )
-        .map_err(|source| DynamicsError::Contact {
-            link_a: a,
-            link_b: b,
-            source,
-        })
+        .map_err(|e| contact_error([a, b], e))
 }
 
 impl<M, F> ContactHook for MeshContact<M, F>

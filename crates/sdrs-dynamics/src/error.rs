@@ -52,6 +52,16 @@ pub enum DynamicsError {
         /// Upper limit.
         upper: f64,
     },
+    /// A name that the model does not have.
+    #[error("no {kind} named '{name}' (known: {known})")]
+    UnknownName {
+        /// `link`, `joint`, …
+        kind: &'static str,
+        /// The name asked for.
+        name: String,
+        /// Some of the names the model has.
+        known: String,
+    },
     /// A URDF file could not be read or parsed.
     #[error("URDF {path}: {message}")]
     Urdf {

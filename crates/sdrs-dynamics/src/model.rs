@@ -133,8 +133,11 @@ pub enum MassModel {
 /// One link: its joint to the parent, its collision hulls and its mass.
 #[derive(Debug, Clone)]
 pub struct Link {
-    /// Name, for messages.
+    /// Name, for messages and lookup ([`Model::link_index`]).
     pub name: String,
+    /// Name of the joint to the parent (a URDF or MJCF joint name), for messages and lookup
+    /// ([`Model::joint_link`]); `None` names it after the link (`LINK joint`).
+    pub joint_name: Option<String>,
     /// Index of the parent link (an earlier link), or `None` for a root attached to the world.
     pub parent: Option<usize>,
     /// The joint frame in the parent's frame (world for a root): the design-dependent
@@ -166,6 +169,7 @@ impl Link {
     ) -> Self {
         Self {
             name: name.into(),
+            joint_name: None,
             parent,
             attachment,
             joint,
@@ -180,6 +184,20 @@ impl Link {
     pub fn with_mesh(mut self, mesh: TriMesh) -> Self {
         self.mesh = Some(mesh);
         self
+    }
+
+    /// The same link with its joint named `name`.
+    pub fn with_joint_name(mut self, name: impl Into<String>) -> Self {
+        self.joint_name = Some(name.into());
+        self
+    }
+
+    /// The joint's name: [`Link::joint_name`], or `LINK joint` when it has none.
+    pub fn joint_label(&self) -> String {
+        match &self.joint_name {
+            Some(name) => name.clone(),
+            None => format!("{} joint", self.name),
+        }
     }
 
     /// The same link with position limits on its (1-DoF) joint.
@@ -283,6 +301,66 @@ impl Model {
         &self.paths[i]
     }
 
+    /// The index of the link named `name`.
+    pub fn link_index(&self, name: &str) -> Result<usize> {
+        self.links
+            .iter()
+            .position(|l| l.name == name)
+            .ok_or_else(|| DynamicsError::UnknownName {
+                kind: "link",
+                name: name.to_string(),
+                known: known_names(self.links.iter().map(|l| l.name.as_str())),
+            })
+    }
+
+    /// The index of the link whose joint (to its parent) is named `name`
+    /// ([`Link::joint_label`]).
+    pub fn joint_link(&self, name: &str) -> Result<usize> {
+        self.links
+            .iter()
+            .position(|l| l.joint_label() == name)
+            .ok_or_else(|| DynamicsError::UnknownName {
+                kind: "joint",
+                name: name.to_string(),
+                known: known_names(
+                    self.links
+                        .iter()
+                        .filter(|l| l.joint.dof() > 0)
+                        .filter_map(|l| l.joint_name.as_deref()),
+                ),
+            })
+    }
+
+    /// The link whose joint moves DoF `dof`, and the DoF's index within that joint.
+    pub fn dof_owner(&self, dof: usize) -> Option<(usize, usize)> {
+        if dof >= self.dof {
+            return None;
+        }
+        // The last link whose offset is at most `dof` and that has DoFs.
+        let link = self
+            .dof_offsets
+            .iter()
+            .enumerate()
+            .rposition(|(i, &o)| o <= dof && self.links[i].joint.dof() > 0)?;
+        Some((link, dof - self.dof_offsets[link]))
+    }
+
+    /// A readable name of DoF `dof`: the joint's name for a 1-DoF joint, `JOINT[k]` for the
+    /// k-th coordinate of a multi-DoF joint (`root_joint[2]` is a free base's height).
+    pub fn dof_name(&self, dof: usize) -> String {
+        match self.dof_owner(dof) {
+            Some((link, k)) => {
+                let l = &self.links[link];
+                if l.joint.dof() == 1 {
+                    l.joint_label()
+                } else {
+                    format!("{}[{k}]", l.joint_label())
+                }
+            }
+            None => format!("DoF {dof} (the model has {})", self.dof),
+        }
+    }
+
     /// Total mass of link `i`.
     pub fn mass(&self, i: usize) -> f64 {
         self.second_moments[i][(3, 3)]
@@ -367,6 +445,17 @@ impl Model {
             }
         }
         Model::new(links)
+    }
+}
+
+/// Up to 12 names, for an "unknown name" message.
+fn known_names<'a>(names: impl Iterator<Item = &'a str>) -> String {
+    let names: Vec<&str> = names.collect();
+    let shown = names.iter().take(12).copied().collect::<Vec<_>>().join(", ");
+    if names.len() > 12 {
+        format!("{shown}, … ({} in all)", names.len())
+    } else {
+        shown
     }
 }
 

@@ -134,7 +134,7 @@ pub fn urdf_from_str(text: &str, base: &Path, options: &UrdfOptions) -> Result<M
         let link = &robot.links[i];
         let (hulls, mesh) = collision_shapes(link, base, options)?;
         let mass = MassModel::SecondMoment(inertial_moment(link)?);
-        let (parent, attachment, joint, limits) = match parent_joint[i] {
+        let (parent, attachment, joint, limits, joint_name) = match parent_joint[i] {
             None => (
                 None,
                 Isometry3::identity(),
@@ -144,15 +144,23 @@ pub fn urdf_from_str(text: &str, base: &Path, options: &UrdfOptions) -> Result<M
                     JointKind::Fixed
                 },
                 None,
+                "root_joint".to_string(),
             ),
             Some(j) => {
                 let joint = &robot.joints[j];
                 let parent = position[&index[joint.parent.link.as_str()]];
                 let (kind, limits) = joint_kind(joint)?;
-                (Some(parent), pose(&joint.origin), kind, limits)
+                (
+                    Some(parent),
+                    pose(&joint.origin),
+                    kind,
+                    limits,
+                    joint.name.clone(),
+                )
             }
         };
-        let mut out = Link::new(link.name.clone(), parent, attachment, joint, hulls, mass);
+        let mut out = Link::new(link.name.clone(), parent, attachment, joint, hulls, mass)
+            .with_joint_name(joint_name);
         if let Some((lower, upper)) = limits {
             out = out.with_limits(lower, upper);
         }

@@ -52,6 +52,14 @@ pub enum DynamicsError {
         /// Upper limit.
         upper: f64,
     },
+    /// A link index beyond the model's links.
+    #[error("link index {index} is out of range: the model has {links} links")]
+    LinkIndex {
+        /// The index given.
+        index: usize,
+        /// Number of links.
+        links: usize,
+    },
     /// A name that the model does not have.
     #[error("no {kind} named '{name}' (known: {known})")]
     UnknownName {
@@ -134,15 +142,19 @@ pub enum DynamicsError {
         /// Where.
         index: usize,
     },
-    /// Two hulls on different links overlap in the state a step starts from.
+    /// Two links' collision shapes overlap in the state a step starts from.
     #[error(
-        "hulls of links {link_a} and {link_b} overlap at the start of the step: the barrier energy is infinite"
+        "links '{link_a}' and '{link_b}' overlap at the start of the step, so the contact \
+         barrier is infinite there: start from a configuration where they are apart, or leave \
+         the pair out of contact (an SRDF <disable_collisions>, Model::exclude_pair, or \
+         Model::exclude_touching to exclude every pair that touches in a reference \
+         configuration)"
     )]
     InitialPenetration {
-        /// First link.
-        link_a: usize,
-        /// Second link.
-        link_b: usize,
+        /// First link's name.
+        link_a: String,
+        /// Second link's name.
+        link_b: String,
     },
     /// A state given as a step's solution has infinite energy (a joint limit or a user energy
     /// forbids it), so the step cannot be linearised there.
@@ -170,12 +182,12 @@ pub enum DynamicsError {
     #[error("contact settings: {0}")]
     ContactSettings(#[from] sdrs_contact::ContactError),
     /// A contact evaluation failed.
-    #[error("contact between links {link_a} and {link_b}: {source}")]
+    #[error("contact between links '{link_a}' and '{link_b}': {source}")]
     Contact {
-        /// First link.
-        link_a: usize,
-        /// Second link.
-        link_b: usize,
+        /// First link's name.
+        link_a: String,
+        /// Second link's name.
+        link_b: String,
         /// What the contact crate reported.
         source: sdrs_contact::ContactError,
     },

@@ -42,6 +42,30 @@ impl State {
         })
     }
 
+    /// Checks that the state fits `model`: `model.dof()` finite coordinates and one unit
+    /// reference rotation per link.
+    pub fn check(&self, model: &Model) -> Result<()> {
+        check_vector("generalized coordinates", &self.q, model.dof())?;
+        if self.references.len() != model.links().len() {
+            return Err(crate::DynamicsError::LengthMismatch {
+                what: "reference rotations",
+                actual: self.references.len(),
+                expected: model.links().len(),
+            });
+        }
+        match self
+            .references
+            .iter()
+            .position(|r| !(r.coords.iter().all(|c| c.is_finite()) && (r.norm() - 1.0).abs() < 1e-9))
+        {
+            Some(index) => Err(crate::DynamicsError::NonFinite {
+                what: "reference rotations (finite unit quaternions)",
+                index,
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// The zero configuration.
     pub fn zero(model: &Model) -> Self {
         Self::new(model, DVector::zeros(model.dof())).expect("zeros have the right length")

@@ -49,6 +49,7 @@
 
 pub mod energy;
 pub mod error;
+pub mod filter;
 pub mod kinematics;
 pub mod model;
 pub mod scenes;
@@ -56,6 +57,7 @@ pub mod stepper;
 pub mod urdf;
 
 pub use error::{DynamicsError, Result};
+pub use filter::{ExcludedPair, LinkContact};
 pub use kinematics::{Kinematics, State, forward_kinematics};
 pub use model::{JointKind, Link, MassModel, Model};
 pub use scenes::Scene;

@@ -1,6 +1,7 @@
 //! The articulated model: links in a kinematic tree, their joints, hulls and mass.
 
 use crate::error::{DynamicsError, Result, check_vector};
+use crate::filter::{Bodies, LinkContact};
 use nalgebra::{DVector, Isometry3, Matrix4, Point3, Vector3};
 use sdrs_geometry::{ConvexHull, TriMesh, lumped_second_moment};
 
@@ -155,6 +156,8 @@ pub struct Link {
     /// Position limits `(lower, upper)` of a 1-DoF joint, enforced by a barrier energy (see
     /// [`crate::stepper::StepSettings::limit_support`]).
     pub limits: Option<(f64, f64)>,
+    /// Collision group, mask and excluded links ([`crate::filter`]).
+    pub contact: LinkContact,
 }
 
 impl Link {
@@ -177,6 +180,7 @@ impl Link {
             mass,
             limits: None,
             mesh: None,
+            contact: LinkContact::default(),
         }
     }
 
@@ -217,6 +221,8 @@ pub struct Model {
     dof: usize,
     /// Per link, the DoFs on its path from the root, ascending.
     paths: Vec<Vec<usize>>,
+    /// Rigid bodies of links joined by fixed joints, and which links move.
+    bodies: Bodies,
 }
 
 impl Model {
@@ -230,7 +236,14 @@ impl Model {
         let mut dof_offsets = Vec::with_capacity(links.len());
         let mut paths: Vec<Vec<usize>> = Vec::with_capacity(links.len());
         let mut dof = 0;
+        let count = links.len();
         for (i, mut link) in links.into_iter().enumerate() {
+            if let Some(&bad) = link.contact.excluded.iter().find(|&&j| j >= count) {
+                return Err(DynamicsError::LinkIndex {
+                    index: bad,
+                    links: count,
+                });
+            }
             if let Some(p) = link.parent
                 && p >= i
             {
@@ -262,13 +275,24 @@ impl Model {
             dof += own;
             checked.push(link);
         }
+        let bodies = Bodies::new(&checked, &paths);
         Ok(Self {
             links: checked,
             second_moments,
             dof_offsets,
             dof,
             paths,
+            bodies,
         })
+    }
+
+    pub(crate) fn bodies(&self) -> &Bodies {
+        &self.bodies
+    }
+
+    /// The links, for edits that keep the tree, masses and DoFs (collision filtering).
+    pub(crate) fn links_mut(&mut self) -> &mut [Link] {
+        &mut self.links
     }
 
     /// Every DoF's elementary motion, in DoF order.

@@ -453,10 +453,7 @@ impl sdrs_dynamics::ContactHook for Floor {
     }
 
     fn penetration(&mut self, _: &Model, _: &Kinematics) -> sdrs_dynamics::DynamicsError {
-        sdrs_dynamics::DynamicsError::InitialPenetration {
-            link_a: 0,
-            link_b: 0,
-        }
+        sdrs_dynamics::DynamicsError::InfiniteEnergy
     }
 
     fn timings(&self) -> sdrs_dynamics::StepTimings {

@@ -71,6 +71,9 @@ impl World {
     pub fn add_robot(&mut self, links: Vec<Link>, base: Isometry3<f64>) -> Range<usize> {
         let offset = self.links.len();
         for mut link in links {
+            for other in &mut link.contact.excluded {
+                *other += offset;
+            }
             match link.parent {
                 Some(p) => link.parent = Some(p + offset),
                 None => link.attachment = base * link.attachment,

@@ -123,12 +123,14 @@ pub(super) fn add_pair(
     }
 }
 
-/// The error of contact model `source` between links `a` and `b` (a penetration at step t
-/// as [`DynamicsError::InitialPenetration`]).
+/// The error of contact model `source` between links `a` and `b` (named by `names`; a
+/// penetration at step t as [`DynamicsError::InitialPenetration`]).
 pub(super) fn contact_error(
-    [link_a, link_b]: [usize; 2],
+    names: &[String],
+    [a, b]: [usize; 2],
     source: sdrs_contact::ContactError,
 ) -> DynamicsError {
+    let (link_a, link_b) = (names[a].clone(), names[b].clone());
     match source {
         sdrs_contact::ContactError::PenetratingFrame => {
             DynamicsError::InitialPenetration { link_a, link_b }
@@ -139,6 +141,11 @@ pub(super) fn contact_error(
             source,
         },
     }
+}
+
+/// The links' names, for errors.
+pub(super) fn link_names(model: &Model) -> Vec<String> {
+    model.links().iter().map(|l| l.name.clone()).collect()
 }
 
 /// A hull of the scene: its link and index in that link.
@@ -158,6 +165,7 @@ fn links(hulls: [HullRef; 2]) -> [usize; 2] {
 #[derive(Debug)]
 pub struct SdrsContact {
     settings: ContactSettings,
+    names: Vec<String>,
     hulls: Vec<HullRef>,
     broad_phase: BroadPhase,
     planes: HashMap<(usize, usize), PlaneCache>,
@@ -180,6 +188,7 @@ impl SdrsContact {
             .expect("a barrier's support distance is a valid margin");
         Ok(Self {
             settings,
+            names: link_names(model),
             hulls: model
                 .links()
                 .iter()
@@ -205,12 +214,12 @@ impl SdrsContact {
             })
             .collect();
         let skip = self.settings.skip_adjacent;
-        let adjacent = |a: usize, b: usize| {
-            skip && (model.links()[a].parent == Some(b) || model.links()[b].parent == Some(a))
-        };
         let mut pairs = Vec::new();
-        self.broad_phase
-            .candidate_pairs(&proxies, adjacent, &mut pairs);
+        self.broad_phase.candidate_pairs(
+            &proxies,
+            |a, b| !model.may_touch(a, b, skip),
+            &mut pairs,
+        );
         pairs
     }
 
@@ -234,7 +243,7 @@ impl SdrsContact {
                 cache,
                 order,
             )
-            .map_err(|e| contact_error([ha.link, hb.link], e))
+            .map_err(|e| contact_error(&self.names, [ha.link, hb.link], e))
     }
 
     /// Runs `f` on every friction frame (with its pair's hulls and warm start).
@@ -255,7 +264,8 @@ impl SdrsContact {
             let refs = [self.hulls[*a], self.hulls[*b]];
             let cache = self.frictions.entry((*a, *b)).or_default();
             let value =
-                f(friction, frame, refs, cache).map_err(|e| contact_error(links(refs), e))?;
+                f(friction, frame, refs, cache)
+                .map_err(|e| contact_error(&self.names, links(refs), e))?;
             out.push((refs, value));
         }
         Ok(out)
@@ -302,7 +312,7 @@ impl ContactHook for SdrsContact {
                 &now.poses()[hb.link],
                 cache,
             )
-            .map_err(|e| contact_error([ha.link, hb.link], e))?;
+            .map_err(|e| contact_error(&self.names, [ha.link, hb.link], e))?;
             if let Some(frame) = frame {
                 self.frames.push(((a, b), frame));
             }
@@ -403,8 +413,12 @@ impl ContactHook for SdrsContact {
                 self.barrier(model, now, pair, Order::Value),
                 Ok(PairOutcome::Penetrating)
             ) {
-                let [link_a, link_b] = links([self.hulls[pair.0], self.hulls[pair.1]]);
-                return DynamicsError::InitialPenetration { link_a, link_b };
+                let [a, b] = links([self.hulls[pair.0], self.hulls[pair.1]]);
+                return contact_error(
+                    &self.names,
+                    [a, b],
+                    sdrs_contact::ContactError::PenetratingFrame,
+                );
             }
         }
         unreachable!("an infinite energy comes from a penetrating pair")

@@ -24,7 +24,9 @@
 //! through the link poses only.
 
 use super::StepTimings;
-use super::contact::{ContactEnergy, ContactHook, PairTerm, add_pair, contact_error, order_for};
+use super::contact::{
+    ContactEnergy, ContactHook, PairTerm, add_pair, contact_error, link_names, order_for,
+};
 use crate::error::{DynamicsError, Result};
 use crate::kinematics::{Kinematics, State};
 use crate::model::Model;
@@ -52,6 +54,8 @@ pub struct MeshContact<M: ContactModel, F: LaggedFriction> {
     /// Each mesh's body-frame box.
     boxes: Vec<Option<Aabb>>,
     pairs: Vec<[usize; 2]>,
+    /// Link names, for errors.
+    names: Vec<String>,
     /// Warm starts per pair.
     caches: Vec<M::Cache>,
     timings: StepTimings,
@@ -73,7 +77,8 @@ where
     F: LaggedFriction<Shape = M::Shape> + std::fmt::Debug,
 {
     /// The potential scaled by `stiffness` between the meshes of `model`'s links (links
-    /// without a mesh do not collide), skipping parent-child pairs when `skip_adjacent`.
+    /// without a mesh do not collide), skipping the pairs the model's collision filter leaves out ([`crate::filter`]) and
+    /// parent-child bodies when `skip_adjacent`.
     ///
     /// ```
     /// use sdrs_contact::long_range::LongRange;
@@ -113,12 +118,13 @@ where
             .iter()
             .map(|s| s.as_ref().map(|s| s.mesh().aabb()))
             .collect();
-        let links = model.links();
         let mut pairs = Vec::new();
-        for a in 0..links.len() {
-            for b in a + 1..links.len() {
-                let adjacent = links[b].parent == Some(a) || links[a].parent == Some(b);
-                if shapes[a].is_some() && shapes[b].is_some() && !(skip_adjacent && adjacent) {
+        for a in 0..shapes.len() {
+            for b in a + 1..shapes.len() {
+                if shapes[a].is_some()
+                    && shapes[b].is_some()
+                    && model.may_touch(a, b, skip_adjacent)
+                {
                     pairs.push([a, b]);
                 }
             }
@@ -132,6 +138,7 @@ where
             boxes,
             caches: (0..pairs.len()).map(|_| M::Cache::default()).collect(),
             pairs,
+            names: link_names(model),
             timings: StepTimings::default(),
         })
     }
@@ -150,25 +157,31 @@ where
 
     fn evaluate(&mut self, kin: &Kinematics, k: usize, order: Order) -> Result<PairOutcome> {
         let (potential, shapes, boxes) = (&self.potential, &self.shapes, &self.boxes);
+        let pair = self.pairs[k];
         evaluate_pair(
             potential,
             shapes,
             boxes,
             kin,
-            self.pairs[k],
+            pair,
             &mut self.caches[k],
             order,
         )
+        .map_err(|e| contact_error(&self.names, pair, e))
     }
 
     /// Every pair at `kin`, in parallel (each pair owns its cache; the results come back in
     /// pair order, so the sums are the same for any thread count).
     fn evaluate_all(&mut self, kin: &Kinematics, order: Order) -> Result<Vec<PairOutcome>> {
         let (potential, shapes, boxes) = (&self.potential, &self.shapes, &self.boxes);
+        let names = &self.names;
         self.pairs
             .par_iter()
             .zip(self.caches.par_iter_mut())
-            .map(|(&pair, cache)| evaluate_pair(potential, shapes, boxes, kin, pair, cache, order))
+            .map(|(&pair, cache)| {
+                evaluate_pair(potential, shapes, boxes, kin, pair, cache, order)
+                    .map_err(|e| contact_error(names, pair, e))
+            })
             .collect()
     }
 }
@@ -184,7 +197,7 @@ where
             self.frames.clear();
             return Ok(());
         };
-        let shapes = &self.shapes;
+        let (shapes, names) = (&self.shapes, &self.names);
         let stiffness = self.stiffness;
         self.frames = self
             .pairs
@@ -195,7 +208,7 @@ where
                 friction
                     .frames(stiffness, shape(a), pa, shape(b), pb)
                     .map(Some)
-                    .map_err(|e| contact_error([a, b], e))
+                    .map_err(|e| contact_error(names, [a, b], e))
             })
             .collect::<Result<_>>()?;
         Ok(())
@@ -212,6 +225,7 @@ where
         let Some(friction) = &self.friction else {
             return Ok(Vec::new());
         };
+        let names = &self.names;
         self.pairs
             .par_iter()
             .zip(self.frames.par_iter_mut())
@@ -219,7 +233,7 @@ where
                 let frames = frames.as_mut()?;
                 Some(
                     f(friction, frames, &kin.poses()[a], &kin.poses()[b])
-                        .map_err(|e| contact_error([a, b], e)),
+                        .map_err(|e| contact_error(names, [a, b], e)),
                 )
             })
             .collect()
@@ -251,7 +265,7 @@ fn evaluate_pair<M: ContactModel>(
     [a, b]: [usize; 2],
     cache: &mut M::Cache,
     order: Order,
-) -> Result<PairOutcome> {
+) -> sdrs_contact::Result<PairOutcome> {
     let support = potential.support_distance();
     if support.is_finite() {
         let world = |i: usize| {
@@ -274,7 +288,6 @@ fn evaluate_pair<M: ContactModel>(
             cache,
             order,
         )
-        .map_err(|e| contact_error([a, b], e))
 }
 
 impl<M, F> ContactHook for MeshContact<M, F>
@@ -395,7 +408,7 @@ where
             return Ok(1.0);
         }
         let to = Kinematics::new(model, to);
-        let (potential, shapes) = (&self.potential, &self.shapes);
+        let (potential, shapes, names) = (&self.potential, &self.shapes, &self.names);
         let steps: Vec<f64> = self
             .pairs
             .par_iter()
@@ -404,7 +417,7 @@ where
                 let (from, to) = (from.poses(), to.poses());
                 potential
                     .max_step(shape(a), shape(b), [&from[a], &from[b]], [&to[a], &to[b]])
-                    .map_err(|e| contact_error([a, b], e))
+                    .map_err(|e| contact_error(names, [a, b], e))
             })
             .collect::<Result<_>>()?;
         Ok(steps.into_iter().fold(1.0, f64::min))
@@ -414,10 +427,11 @@ where
         for k in 0..self.pairs.len() {
             let pair = self.pairs[k];
             if let Ok(PairOutcome::Penetrating) = self.evaluate(now, k, Order::Value) {
-                return DynamicsError::InitialPenetration {
-                    link_a: pair[0],
-                    link_b: pair[1],
-                };
+                return contact_error(
+                    &self.names,
+                    pair,
+                    sdrs_contact::ContactError::PenetratingFrame,
+                );
             }
         }
         DynamicsError::InfiniteEnergy

@@ -34,7 +34,8 @@ pub struct ContactSettings {
     pub stiffness: f64,
     /// Plane friction, if any.
     pub friction: Option<PlaneFriction>,
-    /// Skip pairs of hulls on a parent and its child link (which usually overlap at the joint).
+    /// Skip pairs of links whose bodies are parent and child (they usually overlap at the
+    /// joint), across fixed joints; the model's own filter ([`crate::filter`]) applies always.
     pub skip_adjacent: bool,
 }
 

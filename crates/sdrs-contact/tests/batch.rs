@@ -104,7 +104,7 @@ fn batch_input_errors_name_what_is_wrong() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(sdrs_geometry::testing::cases(32))]
     /// No NaN for any feasible input: every output is finite or the pair is penetrating.
     #[test]
     fn outputs_are_finite(a in hull(4, 30), b in hull(4, 30), pa in pose(0.6), pb in pose(0.6)) {

@@ -141,7 +141,7 @@ fn eval(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(100))]
+    #![proptest_config(sdrs_geometry::testing::cases(100))]
 
     /// Gradient and Hessian with respect to the step-(t+1) poses against central differences.
     #[test]

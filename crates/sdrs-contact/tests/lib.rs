@@ -2,6 +2,7 @@
 
 mod barrier;
 mod batch;
+mod cases;
 mod common;
 mod friction;
 mod ipc;

@@ -81,7 +81,7 @@ fn step(p: &Pair) -> f64 {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(200))]
+    #![proptest_config(sdrs_geometry::testing::cases(200))]
 
     /// Gradient and Hessian with respect to both poses against central differences.
     #[test]
@@ -377,4 +377,26 @@ fn interior_vertices_take_part_only_within_the_support() {
     };
     let (plain, more) = (energy(&cube), energy(&inner));
     assert!((plain - more).abs() <= 1e-12 * plain);
+}
+
+/// The pair of the `plane-barrier-not-converged` report (gap 0.205, support distance 0.222):
+/// the mid-plane of the witness points is more than `s` from both hulls, and the 1-D scaling of
+/// the start plane only looked at vertices within `s`, so it found none and started at
+/// `|n| = 1 − s`, where the plane Hessian of two active vertices is singular; the first Newton
+/// step was round-off 1e14 long and the solve stopped after one iteration.
+#[test]
+fn mid_plane_beyond_s_of_both_hulls_converges() {
+    let (a, pa, b, pb) = crate::cases::first_step_rejected();
+    let model = PlaneBarrier::new(S).unwrap();
+    let mut cache = PlaneCache::default();
+    let c = model
+        .evaluate(&a, &pa, &b, &pb, &mut cache, Order::Hessian)
+        .unwrap();
+    let c = c.contact().unwrap();
+    assert!(c.value > 0.0, "{c:?}");
+    assert!(c.iterations <= 8, "{} iterations", c.iterations);
+    let (n, _) = cache.plane().unwrap();
+    assert!(n.norm() > 1.0 - S && n.norm() < 1.0);
+    let force = |k: usize| Vector3::new(c.gradient[k], c.gradient[k + 1], c.gradient[k + 2]);
+    assert!((force(0) + force(6)).norm() <= 1e-9 * force(0).norm());
 }

@@ -10,6 +10,18 @@ use proptest::strategy::ValueTree;
 use proptest::test_runner::TestRunner;
 use std::f64::consts::TAU;
 
+/// Proptest settings running `cases` cases unless `PROPTEST_CASES` is set.
+/// `ProptestConfig::with_cases` ignores that variable, so a long randomised run
+/// (`PROPTEST_CASES=4000 cargo test`) would silently run each test's default count instead.
+/// Every other setting (`PROPTEST_RNG_SEED`, regression files) is proptest's default.
+pub fn cases(cases: u32) -> ProptestConfig {
+    let mut config = ProptestConfig::default();
+    if std::env::var_os("PROPTEST_CASES").is_none() {
+        config.cases = cases;
+    }
+    config
+}
+
 /// A unit vector, uniform on the sphere (Archimedes: uniform height and azimuth).
 pub fn unit_vector() -> impl Strategy<Value = Vector3<f64>> {
     (-1.0..=1.0f64, 0.0..TAU).prop_map(|(z, phi)| {

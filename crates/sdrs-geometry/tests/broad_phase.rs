@@ -72,7 +72,7 @@ fn scene() -> impl Strategy<Value = Vec<(usize, [f64; 3], f64)>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(sdrs_geometry::testing::cases(48))]
 
     /// Every finder returns exactly the all-pairs answer, step after step as boxes move and
     /// the proxy count changes, with bodies and an exclusion predicate applied.

@@ -61,7 +61,7 @@ fn iteration_cap_returns_an_answer_instead_of_looping() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(1000))]
+    #![proptest_config(sdrs_geometry::testing::cases(1000))]
 
     /// Constructed pairs with a known distance from 1e-9 to 10: the distance, the witness
     /// points and the separating direction are all checked.

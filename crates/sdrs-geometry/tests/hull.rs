@@ -109,7 +109,7 @@ fn invalid_cuboid_extent_is_rejected() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(sdrs_geometry::testing::cases(64))]
 
     #[test]
     fn hill_climbing_support_matches_a_full_scan(h in hull(49, 400), d in unit_vector(), hint in 0usize..400) {

@@ -91,7 +91,7 @@ fn bad_density_or_mass_is_rejected() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(sdrs_geometry::testing::cases(48))]
 
     /// Against an independent oracle: faces found by brute force (every vertex triple whose
     /// plane has all other vertices on one side), integrated as signed tetrahedra from the

@@ -88,7 +88,7 @@ fn refit_rejects_too_few_vertices() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(24))]
+    #![proptest_config(sdrs_geometry::testing::cases(24))]
 
     /// Definition 5.3 on random non-convex meshes: layered enclosure at every node, centres are
     /// vertex means, sets are unions of the children's.

@@ -119,14 +119,18 @@ pub(super) fn evaluate_plane(sides: &[Side; 2], p: &Vector4<f64>, s: f64) -> Opt
 /// side of `p̂`.
 pub(super) fn scale_unit_plane(sides: &[Side; 2], unit: &Vector4<f64>, s: f64) -> Option<f64> {
     let n = Vector3::new(unit.x, unit.y, unit.z);
-    // Only vertices within s of the plane can be active for λ < 1.
+    // A vertex is active when λd < s, and λ > 1 − s, so every vertex with d < s/(1 − s) can
+    // take part. (Keeping only d < s missed every vertex when the mid-plane is more than s
+    // from both hulls, i.e. at gaps in (2s, 2s/(1 − s)): λ then stayed at 1 − s, where the
+    // norm barrier has no curvature and the plane Hessian is singular.)
+    let reach = s / (1.0 - s);
     let mut distances = Vec::new();
     for side in sides {
         for (_, _, d) in side.distances(&n, unit.w) {
             if !(d > 0.0) {
                 return None;
             }
-            if d < s {
+            if d < reach {
                 distances.push(d);
             }
         }
@@ -185,9 +189,20 @@ pub(super) fn factor(hessian: &Matrix4<f64>) -> nalgebra::Cholesky<f64, nalgebra
     }
 }
 
-/// Newton direction `−H⁻¹g`.
+/// Regularised Newton direction `−(H + |g| I)⁻¹ g` (Levenberg-Marquardt with the shift of Li,
+/// Fukushima, Qi and Yamashita 2003, which keeps Newton's quadratic convergence: the shift
+/// vanishes with the gradient).
+///
+/// `H` is singular wherever `|n| ≤ 1 − s` (the norm barrier has neither slope nor curvature
+/// there) and fewer than four affinely independent vertices are active: it is then the Gram
+/// matrix `Σ P'' x̄x̄ᵀ` of the active vertices. The exact gradient lies in its range, but the
+/// gradient's round-off does not, and a plain Newton step divides that round-off by the
+/// near-zero eigenvalues: a direction 1e14 long that no line search can use. The shift bounds
+/// the step by `|g| / |g| = 1` in plane coordinates (the normal lives in the unit ball) and
+/// takes the least-norm step in the flat directions.
 fn newton_direction(eval: &PlaneEval) -> Vector4<f64> {
-    -factor(&eval.hessian).solve(&eval.gradient)
+    let shift = Matrix4::identity() * eval.gradient.norm();
+    -factor(&(eval.hessian + shift)).solve(&eval.gradient)
 }
 
 /// Newton steps shorter than this, relative to the plane's size, are at round-off: the
@@ -280,8 +295,152 @@ pub(super) fn minimise(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nalgebra::Isometry3;
+    use nalgebra::{Isometry3, Point3, Quaternion, UnitQuaternion};
+    use proptest::prelude::*;
     use sdrs_geometry::ConvexHull;
+    use sdrs_geometry::testing::{hull, place_at_gap, pose, unit_vector};
+
+    fn sides<'a>(
+        a: &'a ConvexHull,
+        pa: &'a Isometry3<f64>,
+        b: &'a ConvexHull,
+        pb: &'a Isometry3<f64>,
+    ) -> [Side<'a>; 2] {
+        [
+            Side {
+                hull: a,
+                pose: pa,
+                sign: -1.0,
+            },
+            Side {
+                hull: b,
+                pose: pb,
+                sign: 1.0,
+            },
+        ]
+    }
+
+    /// The unit plane with normal `n` halfway between the hulls' support planes.
+    fn unit_mid_plane(sides: &[Side; 2], n: &Vector3<f64>) -> Vector4<f64> {
+        let pa = sides[0].hull.support_point(sides[0].pose, n);
+        let pb = sides[1].hull.support_point(sides[1].pose, &-n);
+        Vector4::new(n.x, n.y, n.z, -n.dot(&(pa.coords + pb.coords)) * 0.5)
+    }
+
+    /// At `|n| = 1 − s` the norm barrier has neither slope nor curvature, so with fewer than
+    /// four affinely independent active vertices the plane Hessian is singular. A plain Newton
+    /// step from there (this pair of tetrahedra, 0.214 apart, was found by
+    /// `converges_from_any_feasible_start` without the shift) was 1e14 long and rejected by
+    /// the line search; the regularised step converges.
+    #[test]
+    fn converges_from_a_start_where_the_plane_hessian_is_singular() {
+        let tetrahedron = |rows: [[f64; 3]; 4]| {
+            ConvexHull::new(rows.iter().map(|r| Point3::from(*r)).collect()).unwrap()
+        };
+        let a = tetrahedron([
+            [0.17565421091763234, 0.3685267705366949, 0.3037955367226107],
+            [
+                0.0608529499592948,
+                -0.15132683956010964,
+                -0.12181735689455758,
+            ],
+            [0.23105466198645053, 0.21225383830444416, 0.3108728163620851],
+            [
+                0.03492276390712157,
+                -0.11098970238877945,
+                -0.2286788773213582,
+            ],
+        ]);
+        let b = tetrahedron([
+            [
+                -0.4504560060926496,
+                0.2560403379053914,
+                -0.35718095323185833,
+            ],
+            [-0.5082002881985228, 0.45609147271433303, 0.303539869620622],
+            [
+                -0.5322860680848257,
+                0.21987460275330192,
+                -0.2638170510063914,
+            ],
+            [
+                -0.6592051772023594,
+                0.08676118048649659,
+                0.07768384597627034,
+            ],
+        ]);
+        let pose = |q: [f64; 4], t: [f64; 3]| {
+            let q = UnitQuaternion::from_quaternion(Quaternion::from(Vector4::from(q)));
+            Isometry3::from_parts(t.into(), q)
+        };
+        let pa = pose(
+            [
+                0.03153726156114889,
+                0.5469294657012238,
+                -0.6482713991177188,
+                -0.5287889501180534,
+            ],
+            [-0.23204720354255826, 0.9575092611743721, 0.5365457945861438],
+        );
+        let pb = pose(
+            [
+                0.24855206872370597,
+                -0.8799185372400967,
+                -0.02033822007351452,
+                0.4044151255314965,
+            ],
+            [0.0, 0.0, -0.19773362800097208],
+        );
+        let n = Vector3::new(0.843369914565331, -0.4953765814599843, -0.20815674321790784);
+        let s = 0.1;
+        let pb = place_at_gap(
+            &a,
+            &pa,
+            &b,
+            &pb,
+            &n,
+            0.9625905201988113 * 2.0 * s / (1.0 - s),
+        );
+        let sides = sides(&a, &pa, &b, &pb);
+        let start = unit_mid_plane(&sides, &n) * (1.0 - s);
+        let eval = evaluate_plane(&sides, &start, s).unwrap();
+        let eigenvalues = eval.hessian.symmetric_eigenvalues();
+        assert!(eval.value > 0.0 && eigenvalues.min() < 1e-12 * eigenvalues.max());
+        let solution = minimise(&sides, start, eval, s, 1e-8, 100).unwrap();
+        assert!(solution.eval.value < eval.value);
+        assert!(solution.plane.xyz().norm() > 1.0 - s);
+    }
+
+    proptest! {
+        #![proptest_config(sdrs_geometry::testing::cases(200))]
+
+        /// From any feasible start (the mid-plane of a random direction, scaled by any
+        /// `λ ∈ [0.3, 1)`, often by `1 − s`, where the Hessian can be singular), the solve reaches the plane the 1-D scaled mid-plane start reaches.
+        #[test]
+        fn converges_from_any_feasible_start(
+            a in hull(4, 30),
+            b in hull(4, 30),
+            pa in pose(1.0),
+            pb in pose(1.0),
+            n in unit_vector(),
+            frac in 0.03..0.97f64,
+            lambda in prop_oneof![Just(0.9), 0.3..1.0f64],
+        ) {
+            let s = 0.1;
+            let pb = place_at_gap(&a, &pa, &b, &pb, &n, frac * 2.0 * s / (1.0 - s));
+            let sides = sides(&a, &pa, &b, &pb);
+            let unit = unit_mid_plane(&sides, &n);
+            let solve = |start: Vector4<f64>| {
+                let eval = evaluate_plane(&sides, &start, s).unwrap();
+                minimise(&sides, start, eval, s, 1e-8, 100).unwrap()
+            };
+            let reference = solve(unit * scale_unit_plane(&sides, &unit, s).unwrap());
+            let other = solve(unit * lambda);
+            let u = reference.eval.value;
+            prop_assert!((other.eval.value - u).abs() <= 1e-10 * u, "{} vs {}", other.eval.value, u);
+            prop_assert!((other.plane - reference.plane).norm() <= 1e-6 * reference.plane.norm());
+        }
+    }
 
     #[test]
     fn plane_gradient_and_hessian_match_finite_differences() {

@@ -181,7 +181,8 @@ fn io_error(path: &Path, e: std::io::Error) -> Error {
 
 /// The workspace root (this crate lives in `crates/sdrs-robot-data`).
 fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest.ancestors().nth(2).unwrap_or(manifest).to_path_buf()
 }
 
 /// Whether `dir` holds every robot's URDF and SRDF.
@@ -214,7 +215,7 @@ fn locate() -> Result<PathBuf, Error> {
         };
     }
     let root = workspace_root();
-    let shared = root.join("../shared");
+    let shared = root.parent().unwrap_or(&root).join("shared");
     if shared.join("example-robot-data").is_dir() {
         return Ok(shared);
     }

@@ -9,3 +9,4 @@ mod ipc;
 mod long_range;
 mod long_range_friction;
 mod plane;
+mod reference;

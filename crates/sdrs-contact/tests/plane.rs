@@ -10,19 +10,21 @@ use sdrs_geometry::testing::{
     central_differences, hull, place_at_gap, pose, relative_error, unit_vector,
 };
 
-const S: f64 = 0.1;
+pub const S: f64 = 0.1;
 
-/// A random pair `gap` apart (gap relative to the support distance).
+/// A random pair `gap` apart along the unit `normal` (from A to B).
 #[derive(Debug, Clone)]
-struct Pair {
-    a: ConvexHull,
-    b: ConvexHull,
-    pa: Isometry3<f64>,
-    pb: Isometry3<f64>,
-    gap: f64,
+pub struct Pair {
+    pub a: ConvexHull,
+    pub b: ConvexHull,
+    pub pa: Isometry3<f64>,
+    pub pb: Isometry3<f64>,
+    pub gap: f64,
+    pub normal: Vector3<f64>,
 }
 
-fn pair(max_vertices: usize) -> impl Strategy<Value = Pair> {
+/// Hulls of 4 to `max_vertices` vertices, between 3 % and 97 % of the support distance apart.
+pub fn pair(max_vertices: usize) -> impl Strategy<Value = Pair> {
     (
         hull(4, max_vertices),
         hull(4, max_vertices),
@@ -34,7 +36,14 @@ fn pair(max_vertices: usize) -> impl Strategy<Value = Pair> {
         .prop_map(|(a, b, pa, pb, n, frac)| {
             let gap = frac * PlaneBarrier::new(S).unwrap().support_distance();
             let pb = place_at_gap(&a, &pa, &b, &pb, &n, gap);
-            Pair { a, b, pa, pb, gap }
+            Pair {
+                a,
+                b,
+                pa,
+                pb,
+                gap,
+                normal: n,
+            }
         })
 }
 

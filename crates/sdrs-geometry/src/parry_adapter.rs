@@ -6,7 +6,8 @@
 //! independent oracle for GJK distances, and the broad-phase benchmark uses its BVH as a
 //! baseline.
 
-use nalgebra::Point3;
+use crate::ConvexHull;
+use nalgebra::{Isometry3, Point3};
 use parry3d_f64::math::Vector as GlamVec;
 
 /// Converts a nalgebra point to parry's glam vector.
@@ -67,4 +68,31 @@ pub fn vhacd(
         .into_iter()
         .map(|(pts, _)| pts.into_iter().map(from_glam).collect())
         .collect()
+}
+
+/// parry's distance between two posed hulls (0 when they touch or overlap): an oracle for
+/// [`crate::gjk`] in tests, written with none of its code. `None` if parry cannot rebuild a
+/// hull from the vertices.
+pub fn distance(
+    a: &ConvexHull,
+    pose_a: &Isometry3<f64>,
+    b: &ConvexHull,
+    pose_b: &Isometry3<f64>,
+) -> Option<f64> {
+    use parry3d_f64::math::{Pose, Rotation};
+    use parry3d_f64::shape::ConvexPolyhedron;
+    let shape = |h: &ConvexHull| {
+        let points: Vec<GlamVec> = h.vertices().iter().map(to_glam).collect();
+        ConvexPolyhedron::from_convex_hull(&points)
+    };
+    let pose = |p: &Isometry3<f64>| {
+        let q = p.rotation.quaternion();
+        Pose::from_parts(
+            to_glam(&p.translation.vector.into()),
+            Rotation::from_xyzw(q.i, q.j, q.k, q.w),
+        )
+    };
+    parry3d_f64::query::distance(&pose(pose_a), &shape(a)?, &pose(pose_b), &shape(b)?)
+        .ok()
+        .map(|d| d.distance)
 }

@@ -1,8 +1,8 @@
 use nalgebra::{Isometry3, Translation3, Vector3};
 use proptest::prelude::*;
+use sdrs_geometry::ConvexHull;
 use sdrs_geometry::gjk::{GjkCache, GjkSettings, Proximity, distance, gjk_distance};
 use sdrs_geometry::testing::{hull, place_at_gap, pose, unit_vector};
-use sdrs_geometry::{ConvexHull, parry_adapter::to_glam};
 
 fn max_dot(h: &ConvexHull, p: &Isometry3<f64>, n: &Vector3<f64>) -> f64 {
     h.vertices()
@@ -106,20 +106,7 @@ proptest! {
     /// Random placements against parry's GJK as an independent oracle.
     #[test]
     fn distance_agrees_with_parry(a in hull(4, 100), b in hull(4, 100), pa in pose(2.0), pb in pose(2.0)) {
-        use parry3d_f64::math::Pose;
-        use parry3d_f64::shape::ConvexPolyhedron;
-        let shape = |h: &ConvexHull| {
-            let pts: Vec<_> = h.vertices().iter().map(to_glam).collect();
-            ConvexPolyhedron::from_convex_hull(&pts).unwrap()
-        };
-        let to_pose = |p: &Isometry3<f64>| {
-            let q = p.rotation.quaternion();
-            Pose::from_parts(
-                to_glam(&p.translation.vector.into()),
-                parry3d_f64::math::Rotation::from_xyzw(q.i, q.j, q.k, q.w),
-            )
-        };
-        let oracle = parry3d_f64::query::distance(&to_pose(&pa), &shape(&a), &to_pose(&pb), &shape(&b)).unwrap().distance;
+        let oracle = sdrs_geometry::parry_adapter::distance(&a, &pa, &b, &pb).unwrap();
         match distance(&a, &pa, &b, &pb) {
             Proximity::Separated(s) => prop_assert!((s.distance - oracle).abs() <= 1e-9 * (1.0 + oracle), "ours {} parry {}", s.distance, oracle),
             Proximity::Intersecting { .. } => prop_assert!(oracle <= 1e-9, "parry {}", oracle),

@@ -173,7 +173,8 @@ fn billiards_step(c: &mut Criterion) {
         for (what, hook) in hooks {
             let control = scene.scene.control.clone();
             let mut sim =
-                Simulator::with_contact(model.clone(), scene.scene.settings.clone(), hook);
+                Simulator::with_contact(model.clone(), scene.scene.settings.clone(), hook)
+                    .expect("valid settings");
             let mut motion = scene.start.clone();
             for _ in 0..5 {
                 sim.advance(&mut motion, &control).expect("steps converge");

@@ -168,7 +168,8 @@ fn trajectory_gradients_through_long_range_friction_match_differences() {
         settings.backward = true;
         settings.tolerance = 1e-9;
         let sim =
-            Simulator::with_contact(scene.scene.model.clone(), settings, Box::new(scene.contact));
+            Simulator::with_contact(scene.scene.model.clone(), settings, Box::new(scene.contact))
+                .unwrap();
         (sim, scene.start, scene.scene.control, scene.scene.model)
     };
     let (mut sim, start, control, model) = simulator();

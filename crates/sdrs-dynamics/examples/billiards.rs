@@ -22,7 +22,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         model.clone(),
         scene.scene.settings.clone(),
         Box::new(scene.contact),
-    );
+    )?;
     let mut motion = scene.start;
     let cue = model.dof() - 6;
     let clock = Instant::now();

@@ -40,11 +40,15 @@ pub enum DynamicsError {
         /// Upper limit given.
         upper: f64,
     },
-    /// A state violates a joint limit (the limit barrier is infinite there).
-    #[error("DoF {dof} = {value} is outside its limits ({lower}, {upper})")]
+    /// A state is at or beyond a joint limit (the limit barrier is infinite there).
+    #[error(
+        "joint '{joint}' = {value} is not strictly inside its limits ({lower}, {upper}): the \
+         limit barrier is infinite at and beyond a limit; start inside them, e.g. from \
+         Model::neutral() or with Model::clamp_inside_limits"
+    )]
     OutsideLimits {
-        /// The DoF.
-        dof: usize,
+        /// The joint's name.
+        joint: String,
         /// Its value.
         value: f64,
         /// Lower limit.
@@ -156,6 +160,19 @@ pub enum DynamicsError {
         /// Second link's name.
         link_b: String,
     },
+    /// A step starts from a state where the objective is infinite for a reason other than
+    /// contact.
+    #[error("the step starts where its objective is infinite: {what}")]
+    ForbiddenStart {
+        /// Which term is infinite.
+        what: String,
+    },
+    /// A term of the objective produced NaN (or −∞).
+    #[error("not a number in {term}")]
+    NotANumber {
+        /// Which term, and where.
+        term: String,
+    },
     /// A state given as a step's solution has infinite energy (a joint limit or a user energy
     /// forbids it), so the step cannot be linearised there.
     #[error(
@@ -164,7 +181,7 @@ pub enum DynamicsError {
     InfiniteEnergy,
     /// The Newton solve of a time step did not reach the tolerance.
     #[error(
-        "Newton did not converge in {iterations} iterations: |∇O|∞ = {residual:e} (tolerance {tolerance:e}, energy {energy:e}, last step length {step:e})"
+        "Newton did not converge in {iterations} iterations: |∇O|∞ = {residual:e} (tolerance {tolerance:e}, energy {energy:e}, last step length {step:e}){hint}"
     )]
     NotConverged {
         /// Iterations taken.
@@ -177,6 +194,8 @@ pub enum DynamicsError {
         energy: f64,
         /// Line-search step length of the last iteration.
         step: f64,
+        /// What the stepper suspects (the contact pair with the largest energy), or empty.
+        hint: String,
     },
     /// A contact setting was rejected.
     #[error("contact settings: {0}")]

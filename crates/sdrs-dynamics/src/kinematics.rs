@@ -53,11 +53,9 @@ impl State {
                 expected: model.links().len(),
             });
         }
-        match self
-            .references
-            .iter()
-            .position(|r| !(r.coords.iter().all(|c| c.is_finite()) && (r.norm() - 1.0).abs() < 1e-9))
-        {
+        match self.references.iter().position(|r| {
+            !(r.coords.iter().all(|c| c.is_finite()) && (r.norm() - 1.0).abs() < 1e-9)
+        }) {
             Some(index) => Err(crate::DynamicsError::NonFinite {
                 what: "reference rotations (finite unit quaternions)",
                 index,
@@ -118,7 +116,11 @@ pub fn forward_kinematics<T: RealField + Copy>(
                         referenced = true;
                     }
                     frames.push(frame);
-                    frame.rotation *= UnitQuaternion::from_scaled_axis(axis.cast::<T>() * q[dof]);
+                    // Not `from_scaled_axis`: it returns the identity at an angle of exactly zero,
+                    // which drops dual-number derivatives there (where free and spherical joints
+                    // always sit after re-centring). Joint axes are unit vectors.
+                    let axis = nalgebra::Unit::new_unchecked(axis.cast::<T>());
+                    frame.rotation *= UnitQuaternion::from_axis_angle(&axis, q[dof]);
                 }
                 Elementary::Translation(axis) => {
                     frames.push(frame);

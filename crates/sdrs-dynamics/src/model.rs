@@ -385,6 +385,66 @@ impl Model {
         }
     }
 
+    /// Checks that every limited DoF of `state` is strictly inside its limits (the limit
+    /// barrier is infinite at a limit), naming the joint when one is not.
+    pub fn check_limits(&self, state: &crate::State) -> Result<()> {
+        for (i, link) in self.links.iter().enumerate() {
+            if let Some((lower, upper)) = link.limits {
+                let value = state.q[self.dof_offsets[i]];
+                if !(value > lower && value < upper) {
+                    return Err(DynamicsError::OutsideLimits {
+                        joint: link.joint_label(),
+                        value,
+                        lower,
+                        upper,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Moves every limited DoF of `state` at least `margin` inside its limits (a fraction
+    /// `margin / (upper − lower)` of at most a quarter of the range, so narrow ranges stay
+    /// valid), leaving the others alone; returns the names of the joints it moved. Use the
+    /// step's limit support (`StepSettings::limit_support`) as the margin so the limit barrier
+    /// is zero at the start.
+    pub fn clamp_inside_limits(&self, state: &mut crate::State, margin: f64) -> Vec<String> {
+        let mut moved = Vec::new();
+        for (i, link) in self.links.iter().enumerate() {
+            if let Some((lower, upper)) = link.limits {
+                let j = self.dof_offsets[i];
+                let inset = margin.max(0.0).min(0.25 * (upper - lower));
+                let clamped = state.q[j].clamp(lower + inset, upper - inset);
+                if clamped != state.q[j] {
+                    state.q[j] = clamped;
+                    moved.push(link.joint_label());
+                }
+            }
+        }
+        moved
+    }
+
+    /// The neutral configuration: every coordinate zero (free and spherical joints at their
+    /// attachment's pose), except limited joints whose zero is not at least `margin` inside
+    /// their limits, which move to the nearest such value ([`Model::clamp_inside_limits`]).
+    ///
+    /// ```
+    /// use sdrs_dynamics::scenes::chain;
+    /// let mut link = chain(1, 0.01)?.model.links()[0].clone();
+    /// link = link.with_limits(0.2, 1.0); // zero is outside
+    /// let model = sdrs_dynamics::Model::new(vec![link])?;
+    /// let q = model.neutral(0.01);
+    /// assert!((q.q[0] - 0.21).abs() < 1e-12);
+    /// model.check_limits(&q)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn neutral(&self, margin: f64) -> crate::State {
+        let mut state = crate::State::zero(self);
+        self.clamp_inside_limits(&mut state, margin);
+        state
+    }
+
     /// Total mass of link `i`.
     pub fn mass(&self, i: usize) -> f64 {
         self.second_moments[i][(3, 3)]
@@ -475,7 +535,12 @@ impl Model {
 /// Up to 12 names, for an "unknown name" message.
 fn known_names<'a>(names: impl Iterator<Item = &'a str>) -> String {
     let names: Vec<&str> = names.collect();
-    let shown = names.iter().take(12).copied().collect::<Vec<_>>().join(", ");
+    let shown = names
+        .iter()
+        .take(12)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ");
     if names.len() > 12 {
         format!("{shown}, … ({} in all)", names.len())
     } else {

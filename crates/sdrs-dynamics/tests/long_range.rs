@@ -16,7 +16,8 @@ use sdrs_geometry::{ConvexHull, TriMesh};
 fn a_ball_stays_on_the_ground_grid_without_touching_it() {
     let scene = billiards(1, 0.0, 0.01).unwrap();
     let model = scene.scene.model.clone();
-    let mut sim = Simulator::with_contact(model, scene.scene.settings, Box::new(scene.contact));
+    let mut sim =
+        Simulator::with_contact(model, scene.scene.settings, Box::new(scene.contact)).unwrap();
     let mut motion = scene.start;
     // The ball's lowest vertex starts 0.5 mm above the grid (q[2] is the change of height).
     // Without damping it bounces on the barrier; it must never touch nor leave its range.
@@ -48,7 +49,7 @@ fn far_apart_balls_push_each_other_apart() {
     let mut settings = StepSettings::new(0.01).unwrap();
     settings.gravity = 0.0;
     settings.tolerance = 1e-9;
-    let mut sim = Simulator::with_contact(model.clone(), settings, Box::new(contact));
+    let mut sim = Simulator::with_contact(model.clone(), settings, Box::new(contact)).unwrap();
     let mut motion = Motion::at_rest(&model, State::zero(&model));
     for _ in 0..30 {
         sim.advance(&mut motion, &Control::passive(&model)).unwrap();
@@ -177,7 +178,7 @@ fn coulomb_stopping_distance(speed: f64, mu: f64, dt: f64) -> f64 {
 fn slide_after_settling(hook: Box<dyn ContactHook>, speed: f64, dt: f64) -> Vec<f64> {
     let scene = sliding_block(0.0, 0.0, dt).unwrap();
     let model = scene.scene.model.clone();
-    let mut sim = Simulator::with_contact(model.clone(), scene.scene.settings, hook);
+    let mut sim = Simulator::with_contact(model.clone(), scene.scene.settings, hook).unwrap();
     let mut motion = scene.start;
     for _ in 0..30 {
         sim.advance(&mut motion, &scene.scene.control).unwrap();

@@ -182,7 +182,11 @@ fn io_error(path: &Path, e: std::io::Error) -> Error {
 /// The workspace root (this crate lives in `crates/sdrs-robot-data`).
 fn workspace_root() -> PathBuf {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    manifest.ancestors().nth(2).unwrap_or(manifest).to_path_buf()
+    manifest
+        .ancestors()
+        .nth(2)
+        .unwrap_or(manifest)
+        .to_path_buf()
 }
 
 /// Whether `dir` holds every robot's URDF and SRDF.

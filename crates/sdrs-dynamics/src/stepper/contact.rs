@@ -83,8 +83,22 @@ pub trait ContactHook: std::fmt::Debug + Send {
         Ok(1.0)
     }
 
-    /// The error naming what penetrates when the step-t state has infinite contact energy.
-    fn penetration(&mut self, model: &Model, now: &Kinematics) -> DynamicsError;
+    /// The error naming what penetrates when a state has infinite contact energy (`None` if
+    /// no pair penetrates there).
+    fn penetration(&mut self, model: &Model, now: &Kinematics) -> Option<DynamicsError>;
+
+    /// The pair with the largest contact energy at `kin` and that energy (stiffness
+    /// included), to explain a step that does not converge; `None` without active pairs.
+    fn largest_pair(
+        &mut self,
+        model: &Model,
+        kin: &Kinematics,
+    ) -> Result<Option<([usize; 2], f64)>>;
+
+    /// Forgets every warm start (planes, GJK hints, friction solves), so the next evaluation
+    /// is cold: the stepper's recovery when warm-started inner solves disagree with
+    /// themselves.
+    fn reset_warm_starts(&mut self);
 
     /// Time spent in normal contact and in friction since [`ContactHook::begin_step`].
     fn timings(&self) -> StepTimings;
@@ -215,11 +229,8 @@ impl SdrsContact {
             .collect();
         let skip = self.settings.skip_adjacent;
         let mut pairs = Vec::new();
-        self.broad_phase.candidate_pairs(
-            &proxies,
-            |a, b| !model.may_touch(a, b, skip),
-            &mut pairs,
-        );
+        self.broad_phase
+            .candidate_pairs(&proxies, |a, b| !model.may_touch(a, b, skip), &mut pairs);
         pairs
     }
 
@@ -263,8 +274,7 @@ impl SdrsContact {
         for ((a, b), frame) in &self.frames {
             let refs = [self.hulls[*a], self.hulls[*b]];
             let cache = self.frictions.entry((*a, *b)).or_default();
-            let value =
-                f(friction, frame, refs, cache)
+            let value = f(friction, frame, refs, cache)
                 .map_err(|e| contact_error(&self.names, links(refs), e))?;
             out.push((refs, value));
         }
@@ -407,21 +417,45 @@ impl ContactHook for SdrsContact {
         Ok(terms)
     }
 
-    fn penetration(&mut self, model: &Model, now: &Kinematics) -> DynamicsError {
-        for pair in self.candidate_pairs(model, now) {
-            if matches!(
-                self.barrier(model, now, pair, Order::Value),
-                Ok(PairOutcome::Penetrating)
-            ) {
-                let [a, b] = links([self.hulls[pair.0], self.hulls[pair.1]]);
-                return contact_error(
-                    &self.names,
-                    [a, b],
-                    sdrs_contact::ContactError::PenetratingFrame,
-                );
+    fn penetration(&mut self, model: &Model, now: &Kinematics) -> Option<DynamicsError> {
+        self.candidate_pairs(model, now)
+            .into_iter()
+            .find_map(|pair| {
+                matches!(
+                    self.barrier(model, now, pair, Order::Value),
+                    Ok(PairOutcome::Penetrating)
+                )
+                .then(|| {
+                    contact_error(
+                        &self.names,
+                        links([self.hulls[pair.0], self.hulls[pair.1]]),
+                        sdrs_contact::ContactError::PenetratingFrame,
+                    )
+                })
+            })
+    }
+
+    fn largest_pair(
+        &mut self,
+        model: &Model,
+        kin: &Kinematics,
+    ) -> Result<Option<([usize; 2], f64)>> {
+        let mut largest: Option<([usize; 2], f64)> = None;
+        for pair in self.candidate_pairs(model, kin) {
+            let value = self.barrier(model, kin, pair, Order::Value)?.value();
+            if value > 0.0 && largest.is_none_or(|(_, v)| value > v) {
+                largest = Some((
+                    links([self.hulls[pair.0], self.hulls[pair.1]]),
+                    self.settings.stiffness * value,
+                ));
             }
         }
-        unreachable!("an infinite energy comes from a penetrating pair")
+        Ok(largest)
+    }
+
+    fn reset_warm_starts(&mut self) {
+        self.planes.clear();
+        self.frictions.clear();
     }
 
     fn timings(&self) -> StepTimings {

@@ -93,7 +93,7 @@ where
     /// let model = Model::new(vec![cube(0.0, JointKind::Fixed), cube(1.0, JointKind::Free)])?;
     /// let hook = LongRangeContact::new(&model, LongRange::new(0.1)?, 1e-6, false)?;
     /// assert_eq!(hook.pairs(), &[[0, 1]]);
-    /// let sim = Simulator::with_contact(model, StepSettings::new(0.01)?, Box::new(hook));
+    /// let sim = Simulator::with_contact(model, StepSettings::new(0.01)?, Box::new(hook))?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn new(model: &Model, potential: M, stiffness: f64, skip_adjacent: bool) -> Result<Self> {
@@ -279,15 +279,14 @@ fn evaluate_pair<M: ContactModel>(
         }
     }
     let shape = |i: usize| shapes[i].as_ref().expect("pairs have meshes");
-    potential
-        .evaluate(
-            shape(a),
-            &kin.poses()[a],
-            shape(b),
-            &kin.poses()[b],
-            cache,
-            order,
-        )
+    potential.evaluate(
+        shape(a),
+        &kin.poses()[a],
+        shape(b),
+        &kin.poses()[b],
+        cache,
+        order,
+    )
 }
 
 impl<M, F> ContactHook for MeshContact<M, F>
@@ -423,18 +422,37 @@ where
         Ok(steps.into_iter().fold(1.0, f64::min))
     }
 
-    fn penetration(&mut self, _: &Model, now: &Kinematics) -> DynamicsError {
-        for k in 0..self.pairs.len() {
-            let pair = self.pairs[k];
-            if let Ok(PairOutcome::Penetrating) = self.evaluate(now, k, Order::Value) {
-                return contact_error(
+    fn penetration(&mut self, _: &Model, now: &Kinematics) -> Option<DynamicsError> {
+        (0..self.pairs.len()).find_map(|k| {
+            matches!(
+                self.evaluate(now, k, Order::Value),
+                Ok(PairOutcome::Penetrating)
+            )
+            .then(|| {
+                contact_error(
                     &self.names,
-                    pair,
+                    self.pairs[k],
                     sdrs_contact::ContactError::PenetratingFrame,
-                );
-            }
-        }
-        DynamicsError::InfiniteEnergy
+                )
+            })
+        })
+    }
+
+    fn largest_pair(&mut self, _: &Model, kin: &Kinematics) -> Result<Option<([usize; 2], f64)>> {
+        let outcomes = self.evaluate_all(kin, Order::Value)?;
+        Ok(self
+            .pairs
+            .iter()
+            .zip(outcomes)
+            .map(|(&pair, o)| (pair, self.stiffness * o.value()))
+            .filter(|(_, v)| *v > 0.0)
+            .max_by(|a, b| a.1.total_cmp(&b.1)))
+    }
+
+    fn reset_warm_starts(&mut self) {
+        self.caches
+            .iter_mut()
+            .for_each(|c| *c = M::Cache::default());
     }
 
     fn timings(&self) -> StepTimings {

@@ -144,6 +144,22 @@ struct Evaluation {
     active_pairs: usize,
 }
 
+/// Which term makes the objective infinite at a configuration.
+#[derive(Debug, Clone, Copy)]
+enum Infinite {
+    /// A user energy (its index in [`StepSettings::external`]).
+    External(usize),
+    /// The limit barrier of a DoF.
+    Limit(usize),
+    /// Contact (two shapes touch).
+    Contact,
+}
+
+fn is_finite_pose(p: &Isometry3<f64>) -> bool {
+    p.translation.vector.iter().all(|v| v.is_finite())
+        && p.rotation.coords.iter().all(|v| v.is_finite())
+}
+
 /// The data of one step that does not change during its Newton solve.
 struct StepData<'a> {
     predicted: Vec<SMatrix<f64, 3, 4>>,
@@ -154,6 +170,7 @@ struct StepData<'a> {
 impl Simulator {
     /// A simulator for `model` with `settings`.
     pub fn new(model: Model, settings: StepSettings) -> Result<Self> {
+        settings.check()?;
         let contact = match &settings.contact {
             Some(c) => Some(Box::new(SdrsContact::new(&model, c.clone())?) as Box<dyn ContactHook>),
             None => None,
@@ -167,12 +184,17 @@ impl Simulator {
 
     /// A simulator whose contact is `hook` instead of the one `settings.contact` describes
     /// (which is ignored): the way in for other contact models.
-    pub fn with_contact(model: Model, settings: StepSettings, hook: Box<dyn ContactHook>) -> Self {
-        Self {
+    pub fn with_contact(
+        model: Model,
+        settings: StepSettings,
+        hook: Box<dyn ContactHook>,
+    ) -> Result<Self> {
+        settings.check()?;
+        Ok(Self {
             model,
             settings,
             contact: Some(hook),
-        }
+        })
     }
 
     /// The model.
@@ -232,14 +254,8 @@ impl Simulator {
         let (now, data) = self.prepare(current, previous, control)?;
         let mut state = current.clone();
         let mut eval = match self.evaluate(&state, &data, true)? {
-            Some(e) => e,
-            None => {
-                let hook = self
-                    .contact
-                    .as_mut()
-                    .expect("within the limits, only contact makes the energy infinite");
-                return Err(hook.penetration(&self.model, &now));
-            }
+            Ok(e) => e,
+            Err(why) => return Err(self.infinite_error(why, &now)),
         };
         let mut step = 1.0;
         for iteration in 0..self.settings.max_iterations {
@@ -247,11 +263,14 @@ impl Simulator {
             if residual < self.settings.tolerance {
                 // Re-centring changes the chart of spherical and free joints, not the poses:
                 // the Hessian (and blocks) the backward pass gets are those of the new chart.
-                let next = state.recentred(&self.model);
+                // The poses are the same up to round-off; should that round-off cross a barrier
+                // (or a warm start disagree), the step keeps the chart it converged in.
+                let mut next = state.recentred(&self.model);
                 if next != state {
-                    eval = self
-                        .evaluate(&next, &data, true)?
-                        .expect("the same poses have the same finite energy");
+                    match self.evaluate(&next, &data, true)? {
+                        Ok(e) => eval = e,
+                        Err(_) => next = state,
+                    }
                 }
                 let derivatives = if self.settings.backward {
                     Some(self.step_derivatives(&eval.kinematics, &now, previous, &data)?)
@@ -294,7 +313,7 @@ impl Simulator {
                 }
                 let mut trial = state.clone();
                 trial.q += &direction * step;
-                if let Some(e) = self.evaluate(&trial, &data, attempt == 0)?
+                if let Ok(e) = self.evaluate(&trial, &data, attempt == 0)?
                     && e.value <= eval.value + 1e-4 * step * slope
                 {
                     accepted = Some((trial, (attempt == 0).then_some(e)));
@@ -303,14 +322,14 @@ impl Simulator {
                 step *= 0.5;
             }
             if let Some((next, evaluated)) = accepted {
-                eval = match evaluated {
-                    Some(e) => e,
-                    None => self
-                        .evaluate(&next, &data, true)?
-                        .expect("an accepted state has finite energy"),
+                let full = match evaluated {
+                    Some(e) => Ok(e),
+                    None => self.evaluate_consistently(&next, &data)?,
                 };
-                state = next;
-                continue;
+                if let Ok(e) = full {
+                    (state, eval) = (next, e);
+                    continue;
+                }
             }
             // Near the solution the decrease a step promises can fall below the round-off of
             // the energy (a sum of terms far larger than the decrease, some from inner solves):
@@ -321,7 +340,7 @@ impl Simulator {
             for _ in 0..8 {
                 let mut trial = state.clone();
                 trial.q += &direction * step;
-                if let Some(e) = self.evaluate(&trial, &data, true)?
+                if let Ok(e) = self.evaluate(&trial, &data, true)?
                     && e.gradient.amax() < eval.gradient.amax()
                 {
                     shrunk = Some((trial, e));
@@ -338,7 +357,71 @@ impl Simulator {
             tolerance: self.settings.tolerance,
             energy: eval.value,
             step,
+            hint: self.convergence_hint(&eval.kinematics),
         })
+    }
+
+    /// The full evaluation of a state the line search accepted on its value alone. Warm-started
+    /// inner solves can disagree with the value-only evaluation (another start, another
+    /// iterate): the state is then evaluated cold before the trial is given up.
+    fn evaluate_consistently(
+        &mut self,
+        state: &State,
+        data: &StepData,
+    ) -> Result<std::result::Result<Evaluation, Infinite>> {
+        let first = self.evaluate(state, data, true)?;
+        if first.is_ok() {
+            return Ok(first);
+        }
+        if let Some(hook) = self.contact.as_mut() {
+            hook.reset_warm_starts();
+        }
+        self.evaluate(state, data, true)
+    }
+
+    /// The error for a step that starts where the objective is infinite.
+    fn infinite_error(&mut self, why: Infinite, now: &Kinematics) -> DynamicsError {
+        match why {
+            Infinite::External(index) => DynamicsError::ForbiddenStart {
+                what: format!(
+                    "user energy {index} ({:?}) is +∞ there",
+                    self.settings.external[index]
+                ),
+            },
+            Infinite::Limit(dof) => DynamicsError::ForbiddenStart {
+                what: format!("'{}' is at a joint limit", self.model.dof_name(dof)),
+            },
+            Infinite::Contact => self
+                .contact
+                .as_mut()
+                .and_then(|hook| hook.penetration(&self.model, now))
+                .unwrap_or(DynamicsError::ForbiddenStart {
+                    what: "the contact model reports an infinite energy but no penetrating pair"
+                        .into(),
+                }),
+        }
+    }
+
+    /// Why a step may not have converged, from the contact pair with the largest energy.
+    fn convergence_hint(&mut self, kin: &Kinematics) -> String {
+        let Some(hook) = self.contact.as_mut() else {
+            return String::new();
+        };
+        let Ok(Some(([a, b], energy))) = hook.largest_pair(&self.model, kin) else {
+            return String::new();
+        };
+        let gap = self
+            .model
+            .link_distance(kin, a, b, f64::INFINITY)
+            .map_or(String::new(), |d| format!(" at a gap of {:.3e} m", d));
+        let links = self.model.links();
+        format!(
+            "; the largest contact term is between '{}' and '{}' (energy {energy:.3e}{gap}): \
+             links that start inside the barrier's support distance push apart very hard, so \
+             start them farther apart, or leave the pair out of contact \
+             (Model::exclude_touching with the support distance as margin)",
+            links[a].name, links[b].name
+        )
     }
 
     /// Checks a step's inputs and gathers what stays fixed during its solve: the kinematics at
@@ -357,28 +440,15 @@ impl Simulator {
                 expected: model.links().len(),
             });
         }
-        if current.q.len() != model.dof() {
-            return Err(DynamicsError::LengthMismatch {
-                what: "generalized coordinates",
-                actual: current.q.len(),
-                expected: model.dof(),
+        current.check(model)?;
+        if let Some(index) = previous.iter().position(|p| !is_finite_pose(p)) {
+            return Err(DynamicsError::NonFinite {
+                what: "previous link poses",
+                index,
             });
         }
         control.check(model.dof())?;
-        for (i, link) in model.links().iter().enumerate() {
-            if let Some((lower, upper)) = link.limits {
-                let dof = model.dof_offset(i);
-                let value = current.q[dof];
-                if !(value > lower && value < upper) {
-                    return Err(DynamicsError::OutsideLimits {
-                        dof,
-                        value,
-                        lower,
-                        upper,
-                    });
-                }
-            }
-        }
+        model.check_limits(current)?;
         let now = Kinematics::new(model, current);
         let predicted = now
             .poses()
@@ -408,7 +478,8 @@ impl Simulator {
         control: &Control,
     ) -> Result<Option<Objective>> {
         let (_, data) = self.prepare(current, previous, control)?;
-        Ok(self.evaluate(next, &data, true)?.map(|e| Objective {
+        next.check(&self.model)?;
+        Ok(self.evaluate(next, &data, true)?.ok().map(|e| Objective {
             value: e.value,
             gradient: e.gradient,
             hessian: e.hessian,
@@ -427,12 +498,18 @@ impl Simulator {
         control: &Control,
     ) -> Result<Linearization> {
         let (now, data) = self.prepare(current, previous, control)?;
-        let Some(eval) = self.evaluate(next, &data, true)? else {
-            let at = Kinematics::new(&self.model, next);
-            return Err(match self.contact.as_mut() {
-                Some(hook) => hook.penetration(&self.model, &at),
-                None => DynamicsError::InfiniteEnergy,
-            });
+        next.check(&self.model)?;
+        let eval = match self.evaluate(next, &data, true)? {
+            Ok(e) => e,
+            Err(Infinite::Contact) => {
+                let at = Kinematics::new(&self.model, next);
+                return Err(self
+                    .contact
+                    .as_mut()
+                    .and_then(|hook| hook.penetration(&self.model, &at))
+                    .unwrap_or(DynamicsError::InfiniteEnergy));
+            }
+            Err(_) => return Err(DynamicsError::InfiniteEnergy),
         };
         let derivatives = self.step_derivatives(&eval.kinematics, &now, previous, &data)?;
         Ok(Linearization {
@@ -481,13 +558,13 @@ impl Simulator {
         eig.eigenvectors * scaled
     }
 
-    /// The objective at `state`; `None` if two hulls penetrate.
+    /// The objective at `state`, or which term is infinite there; an error if a term is NaN.
     fn evaluate(
         &mut self,
         state: &State,
         data: &StepData,
         derivatives: bool,
-    ) -> Result<Option<Evaluation>> {
+    ) -> Result<std::result::Result<Evaluation, Infinite>> {
         let model = &self.model;
         let n = model.dof();
         let dt = self.settings.dt;
@@ -519,7 +596,7 @@ impl Simulator {
                 hessian[(j, j)] += 2.0 * c.kp[j] + 2.0 * c.kd[j] / (dt * dt);
             }
         }
-        for energy in &self.settings.external {
+        for (index, energy) in self.settings.external.iter().enumerate() {
             let e = energy.add(
                 model,
                 &kin,
@@ -528,7 +605,12 @@ impl Simulator {
                 derivatives.then_some(&mut hessian),
             );
             if e == f64::INFINITY {
-                return Ok(None);
+                return Ok(Err(Infinite::External(index)));
+            }
+            if e.is_nan() || e == f64::NEG_INFINITY {
+                return Err(DynamicsError::NotANumber {
+                    term: format!("user energy {index} ({energy:?}) returned {e}"),
+                });
             }
             value += e;
         }
@@ -541,7 +623,7 @@ impl Simulator {
             let (k, support) = (self.settings.limit_stiffness, self.settings.limit_support);
             for (distance, sign) in [(state.q[j] - lower, 1.0), (upper - state.q[j], -1.0)] {
                 let Some((v, d1, d2)) = barrier(distance, support) else {
-                    return Ok(None);
+                    return Ok(Err(Infinite::Limit(j)));
                 };
                 value += k * v;
                 if derivatives {
@@ -558,12 +640,26 @@ impl Simulator {
                 (None, None)
             };
             let Some(energy) = hook.add(model, &kin, g, h)? else {
-                return Ok(None);
+                return Ok(Err(Infinite::Contact));
             };
             value += energy.value;
             active_pairs = energy.active_pairs;
         }
-        Ok(Some(Evaluation {
+        // `amax` (the convergence test) skips NaN, and a NaN energy defeats every comparison
+        // of the line search: stop here instead.
+        if !value.is_finite()
+            || !gradient.iter().all(|g| g.is_finite())
+            || !hessian.iter().all(|h| h.is_finite())
+        {
+            return Err(DynamicsError::NotANumber {
+                term: format!(
+                    "the step's objective (value {value}; user energies and contact included) at \
+                     configuration {:?}",
+                    state.q.as_slice()
+                ),
+            });
+        }
+        Ok(Ok(Evaluation {
             kinematics: kin,
             value,
             gradient,

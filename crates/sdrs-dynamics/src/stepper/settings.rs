@@ -99,6 +99,54 @@ impl StepSettings {
     }
 }
 
+impl StepSettings {
+    /// Checks every numeric setting (the fields are public, so a simulator checks them when it
+    /// is built): positive finite `dt`, tolerance, eigenvalue floor, limit support and
+    /// stiffness, finite gravity, at least one iteration.
+    pub fn check(&self) -> Result<()> {
+        let positive = [
+            ("dt", self.dt),
+            ("tolerance", self.tolerance),
+            ("eigenvalue_floor", self.eigenvalue_floor),
+            ("limit_support", self.limit_support),
+            ("limit_stiffness", self.limit_stiffness),
+        ];
+        for (name, value) in positive {
+            if !(value.is_finite() && value > 0.0) {
+                return Err(DynamicsError::InvalidSetting {
+                    name,
+                    value,
+                    allowed: "positive and finite",
+                });
+            }
+        }
+        if !self.gravity.is_finite() {
+            return Err(DynamicsError::InvalidSetting {
+                name: "gravity",
+                value: self.gravity,
+                allowed: "finite (m/s², along −z)",
+            });
+        }
+        if self.max_iterations == 0 {
+            return Err(DynamicsError::InvalidSetting {
+                name: "max_iterations",
+                value: 0.0,
+                allowed: "at least 1",
+            });
+        }
+        if let Some(c) = &self.contact
+            && !(c.stiffness.is_finite() && c.stiffness > 0.0)
+        {
+            return Err(DynamicsError::InvalidSetting {
+                name: "contact stiffness",
+                value: c.stiffness,
+                allowed: "positive and finite",
+            });
+        }
+        Ok(())
+    }
+}
+
 /// Stable-PD control of one step (eq. 5): per DoF gains and targets.
 ///
 /// The energy is `k_p (θ* − θ)² + k_d (θ̇* − (θ − θ^t)/Δt)²` as the paper writes it, so the

@@ -86,6 +86,18 @@ pub enum DynamicsError {
         /// What is wrong and what is allowed.
         message: String,
     },
+    /// An MJCF file could not be read, or one of its elements is unsupported or inconsistent.
+    #[error("MJCF {file}{}: {element}: {message}", .line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Mjcf {
+        /// The file (or `"<string>"` for text).
+        file: String,
+        /// Line of the element (1-based), when known.
+        line: Option<u32>,
+        /// The element, e.g. `<joint name='hip'>`.
+        element: String,
+        /// What is wrong and what is allowed.
+        message: String,
+    },
     /// A design vector makes a hull degenerate.
     #[error("design: hull {hull} of link '{link}' is invalid: {message}")]
     BadDesign {

@@ -3,5 +3,6 @@
 mod backward;
 mod kinematics;
 mod long_range;
+mod mjcf;
 mod physics;
 mod urdf;

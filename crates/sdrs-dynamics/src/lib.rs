@@ -17,7 +17,10 @@
 //!   geoms as hulls, geom-derived or explicit inertia, default classes, motor/position/velocity
 //!   actuators as PD gains), checked against MuJoCo's mass matrix and bias forces.
 //! - [`urdf`]: URDF import (links, inertials, joints, limits, collision geometry with convex
-//!   decomposition of meshes).
+//!   decomposition of meshes; STL, OBJ and COLLADA meshes; `package://` URIs through search
+//!   paths or the URDF's ancestor folders); every error names the file, line and element.
+//! - [`srdf`]: SRDF import (disabled collision pairs applied to the model's contact filter,
+//!   named configurations such as "standing" as [`State`]s, virtual and passive joints).
 //! - [`stepper`]: the time step of eq. 14 by Newton's method with clamped eigenvalues and a
 //!   line search that never accepts an infinite (penetrating) energy, with the SDRS plane
 //!   barrier and plane friction as contact, and on request the mixed blocks
@@ -57,6 +60,7 @@ pub mod kinematics;
 pub mod mjcf;
 pub mod model;
 pub mod scenes;
+pub mod srdf;
 pub mod stepper;
 pub mod urdf;
 
@@ -69,6 +73,7 @@ pub use mjcf::{
 };
 pub use model::{JointKind, Link, MassModel, Model};
 pub use scenes::Scene;
+pub use srdf::{Srdf, SrdfReport};
 pub use stepper::{
     ContactEnergy, ContactHook, ContactSettings, Control, ExternalEnergy, IpcContact,
     Linearization, LongRangeContact, MeshContact, Motion, Objective, PairTerm, PairVertex,

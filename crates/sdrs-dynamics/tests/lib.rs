@@ -5,4 +5,5 @@ mod kinematics;
 mod long_range;
 mod mjcf;
 mod physics;
+mod srdf;
 mod urdf;

@@ -695,22 +695,26 @@ fn mjcf_actuators_as_controls() {
     assert!(mj.control(&ctrl, 0.0).is_err());
 }
 
-/// Hopper and ant dropped on their floor for a few steps: no error, no NaN, and they fall.
+/// Hopper and ant dropped on their floor: no error, no NaN, and the floor stops them (the
+/// imported hulls, the floor slab and the contype/conaffinity groups work with contact).
 #[test]
 fn mjcf_hopper_and_ant_drop_on_the_floor() {
-    for name in ["hopper", "ant"] {
+    for (name, lift) in [("hopper", 0.1), ("ant", 0.0)] {
         let mj = load(name);
-        // Start strictly inside every joint limit (MuJoCo's qpos0 may sit on or outside one).
+        // The XML pose moved strictly inside every joint limit (MuJoCo's qpos0 may sit on or
+        // outside one): the hopper stands, the ant's legs point down.
         let mut state = mj.initial_state();
         for (i, link) in mj.model.links().iter().enumerate() {
             if let Some((lo, hi)) = link.limits {
-                state.q[mj.model.dof_offset(i)] = 0.5 * (lo + hi);
+                let margin = 0.05 * (hi - lo);
+                state.q[mj.model.dof_offset(i)] = 0f64.clamp(lo + margin, hi - margin);
             }
         }
-        // Lift the body so nothing touches the floor at the start.
-        let lift = if name == "ant" { 2 } else { 1 };
-        state.q[lift] += 0.3;
-        let mut settings = StepSettings::new(0.01).unwrap();
+        // The vertical DoF: hopper's rootz, the ant's free z.
+        let up = if name == "ant" { 2 } else { 1 };
+        state.q[up] += lift;
+        let dt = 0.01;
+        let mut settings = StepSettings::new(dt).unwrap();
         settings.contact = Some(ContactSettings {
             barrier: Default::default(),
             stiffness: 1.0,
@@ -719,9 +723,10 @@ fn mjcf_hopper_and_ant_drop_on_the_floor() {
         });
         let mut sim = Simulator::new(mj.model.clone(), settings).unwrap();
         let mut motion = Motion::at_rest(&mj.model, state.clone());
-        let control = mj.control(&vec![0.0; mj.actuators.len()], 0.01).unwrap();
-        let start = state.q[lift];
-        for step in 0..30 {
+        let control = mj.control(&vec![0.0; mj.actuators.len()], dt).unwrap();
+        let start = state.q[up];
+        let steps = 60;
+        for step in 0..steps {
             sim.advance(&mut motion, &control)
                 .unwrap_or_else(|e| panic!("{name} step {step}: {e}"));
             assert!(
@@ -729,12 +734,60 @@ fn mjcf_hopper_and_ant_drop_on_the_floor() {
                 "{name} step {step}"
             );
         }
+        let drop = start - motion.state.q[up];
+        let free_fall = 0.5 * 9.81 * (steps as f64 * dt).powi(2);
+        eprintln!("{name}: fell {drop:.3} m in {steps} steps (free fall {free_fall:.3} m)");
+        assert!(drop > 0.02, "{name} did not fall: {drop}");
         assert!(
-            motion.state.q[lift] < start - 0.05,
-            "{name} did not fall: {}",
-            motion.state.q[lift]
+            drop < 0.5 * free_fall,
+            "{name} fell {drop} m, the floor did not stop it"
         );
     }
+}
+
+/// A mesh geom: its hull, and its mass from the mesh volume (a scaled unit cube in OBJ).
+#[test]
+fn mjcf_mesh_geoms() {
+    let dir = std::env::temp_dir().join(format!("sdrs-mjcf-mesh-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("meshes")).unwrap();
+    let mut obj = String::new();
+    for k in 0..8 {
+        let c = |bit: u32| if k & (1 << bit) != 0 { 0.5 } else { -0.5 };
+        obj += &format!("v {} {} {}\n", c(0), c(1), c(2));
+    }
+    for f in [
+        [1, 3, 4, 2],
+        [5, 6, 8, 7],
+        [1, 2, 6, 5],
+        [3, 7, 8, 4],
+        [1, 5, 7, 3],
+        [2, 4, 8, 6],
+    ] {
+        obj += &format!(
+            "f {} {} {}\nf {} {} {}\n",
+            f[0], f[1], f[2], f[0], f[2], f[3]
+        );
+    }
+    std::fs::write(dir.join("meshes/cube.obj"), obj).unwrap();
+    let xml = "<mujoco><compiler meshdir='meshes'/>
+      <asset><mesh file='cube.obj' scale='0.2 0.4 0.6'/></asset>
+      <worldbody><body pos='0 0 1'><freejoint/>
+        <geom type='mesh' mesh='cube' pos='0.1 0 0' density='500'/>
+      </body></worldbody></mujoco>";
+    let mj = mjcf_from_str(xml, &dir, &MjcfOptions::default()).unwrap();
+    let link = &mj.model.links()[0];
+    assert_eq!(link.hulls.len(), 1);
+    assert_eq!(link.hulls[0].vertices().len(), 8);
+    assert!((mj.model.mass(0) - 500.0 * 0.2 * 0.4 * 0.6).abs() < 1e-9);
+    let s = mj.model.second_moment(0);
+    assert!(
+        (s[(0, 3)] / s[(3, 3)] - 0.1).abs() < 1e-12,
+        "centre of mass x"
+    );
+    let missing =
+        "<mujoco><worldbody><body><geom type='mesh' mesh='none'/></body></worldbody></mujoco>";
+    assert!(message(missing).contains("mesh 'none' is not defined"));
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// A body frame sits at the last joint's anchor in its link: the body's world pose is the

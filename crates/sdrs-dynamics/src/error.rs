@@ -74,18 +74,41 @@ pub enum DynamicsError {
         /// Some of the names the model has.
         known: String,
     },
-    /// A URDF file could not be read or parsed.
-    #[error("URDF {path}: {message}")]
+    /// A URDF or SRDF file could not be read or is not well-formed XML, or a URDF's links do
+    /// not form one tree.
+    #[error("{format} {file}{}: {message}", .line.map(|l| format!(":{l}")).unwrap_or_default())]
     Urdf {
+        /// `URDF` or `SRDF`.
+        format: &'static str,
         /// The file (or `"<string>"` for text).
-        path: String,
+        file: String,
+        /// Line of the problem (1-based), when known.
+        line: Option<u32>,
         /// What went wrong.
         message: String,
     },
-    /// A URDF element is not supported or is inconsistent.
-    #[error("URDF element {element}: {message}")]
+    /// A URDF or SRDF element is malformed, not supported or inconsistent.
+    #[error("{format} {file}:{line}: {element}: {message}")]
     UrdfElement {
+        /// `URDF` or `SRDF`.
+        format: &'static str,
+        /// The file (or `"<string>"` for text).
+        file: String,
+        /// Line of the element (1-based).
+        line: u32,
         /// The element, e.g. `joint 'elbow'` or `link 'base' collision 2`.
+        element: String,
+        /// What is wrong and what is allowed.
+        message: String,
+    },
+    /// An MJCF file could not be read, or one of its elements is unsupported or inconsistent.
+    #[error("MJCF {file}{}: {element}: {message}", .line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Mjcf {
+        /// The file (or `"<string>"` for text).
+        file: String,
+        /// Line of the element (1-based), when known.
+        line: Option<u32>,
+        /// The element, e.g. `<joint name='hip'>`.
         element: String,
         /// What is wrong and what is allowed.
         message: String,

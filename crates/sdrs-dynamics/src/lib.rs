@@ -13,8 +13,14 @@
 //! - [`energy`]: inertia and gravity from the second moments (eq. 2-4, O(1) per link).
 //! - [`scenes`]: ready-made scenes (box on an incline, chains, a 7-DoF arm, the paper's
 //!   rotating chains) shared by tests, examples and benchmarks.
+//! - [`mjcf`]: MuJoCo MJCF import (body tree, hinge/slide/ball/free joints, primitive and mesh
+//!   geoms as hulls, geom-derived or explicit inertia, default classes, motor/position/velocity
+//!   actuators as PD gains), checked against MuJoCo's mass matrix and bias forces.
 //! - [`urdf`]: URDF import (links, inertials, joints, limits, collision geometry with convex
-//!   decomposition of meshes).
+//!   decomposition of meshes; STL, OBJ and COLLADA meshes; `package://` URIs through search
+//!   paths or the URDF's ancestor folders); every error names the file, line and element.
+//! - [`srdf`]: SRDF import (disabled collision pairs applied to the model's contact filter,
+//!   named configurations such as "standing" as [`State`]s, virtual and passive joints).
 //! - [`stepper`]: the time step of eq. 14 by Newton's method with clamped eigenvalues and a
 //!   line search that never accepts an infinite (penetrating) energy, with the SDRS plane
 //!   barrier and plane friction as contact, and on request the mixed blocks
@@ -51,16 +57,23 @@ pub mod energy;
 pub mod error;
 pub mod filter;
 pub mod kinematics;
+pub mod mjcf;
 pub mod model;
 pub mod scenes;
+pub mod srdf;
 pub mod stepper;
 pub mod urdf;
 
 pub use error::{DynamicsError, Result};
 pub use filter::{ExcludedPair, LinkContact};
 pub use kinematics::{Kinematics, State, forward_kinematics};
+pub use mjcf::{
+    Actuator, ActuatorKind, FloorSlab, JointForces, MjcfJoint, MjcfJointKind, MjcfModel, MjcfOptions,
+    load_mjcf, mjcf_from_str,
+};
 pub use model::{JointKind, Link, MassModel, Model};
 pub use scenes::Scene;
+pub use srdf::{Srdf, SrdfReport};
 pub use stepper::{
     ContactEnergy, ContactHook, ContactSettings, Control, ExternalEnergy, IpcContact,
     Linearization, LongRangeContact, MeshContact, Motion, Objective, PairTerm, PairVertex,

@@ -5,5 +5,7 @@ mod filter;
 mod fuzz_scenes;
 mod kinematics;
 mod long_range;
+mod mjcf;
 mod physics;
+mod srdf;
 mod urdf;

@@ -128,6 +128,12 @@ fn stl_round_trip_preserves_the_mesh() {
         original.signed_volume(),
         max_relative = 1e-6
     );
+    // Regression: a binary STL whose header begins with "solid" (solo12's feet) was read as
+    // ASCII and refused.
+    let mut solid = binary_stl(&original);
+    solid[..11].copy_from_slice(b"solid foot ");
+    let read = TriMesh::read_stl(&mut Cursor::new(solid), "foot.stl").unwrap();
+    assert_eq!(read.triangles().len(), original.triangles().len());
     // A truncated file names itself.
     let mut short = binary_stl(&original);
     short.truncate(300);

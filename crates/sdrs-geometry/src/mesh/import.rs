@@ -89,7 +89,7 @@ impl TriMesh {
         // the reader below refuses to open.
         let path = Path::new(name);
         let scene = match format {
-            Format::Stl => loader.load_stl_from_slice(bytes, path),
+            Format::Stl => loader.load_stl_from_slice(&binary_stl_header_cleared(bytes), path),
             Format::Obj => loader.load_obj_from_slice_with_reader(bytes, path, |_| {
                 Err::<Vec<u8>, _>(std::io::Error::other("material libraries are not read"))
             }),
@@ -113,6 +113,23 @@ impl TriMesh {
     /// Parses a COLLADA document from `reader`; `name` is used in error messages.
     pub fn read_collada(reader: &mut impl Read, name: &str) -> Result<Self> {
         Self::parse(&read_all(reader, name)?, Format::Collada, name)
+    }
+}
+
+/// A binary STL whose 80-byte header begins with `solid` (as many CAD exporters write it) is
+/// taken for ASCII by `mesh-loader`; the size of a binary STL (84 bytes and 50 per triangle
+/// counted in the header) tells it apart, and its header is then blanked.
+fn binary_stl_header_cleared(bytes: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    let binary = bytes.get(80..84).is_some_and(|count| {
+        let count = u32::from_le_bytes([count[0], count[1], count[2], count[3]]) as u64;
+        bytes.len() as u64 == 84 + 50 * count
+    });
+    if binary && bytes.starts_with(b"solid") {
+        let mut owned = bytes.to_vec();
+        owned[..80].fill(0);
+        std::borrow::Cow::Owned(owned)
+    } else {
+        std::borrow::Cow::Borrowed(bytes)
     }
 }
 

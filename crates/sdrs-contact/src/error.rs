@@ -21,6 +21,31 @@ pub enum ContactError {
         /// 0 for the first body of the pair, 1 for the second.
         body: usize,
     },
+    /// A pose's rotation is not a unit quaternion (a zero or scaled quaternion would scale the
+    /// body instead of turning it).
+    #[error(
+        "pose of body {body} has a rotation quaternion of norm {norm}; rotations must be unit \
+         quaternions (norm within 1e-6 of 1)"
+    )]
+    NonUnitRotation {
+        /// 0 for the first body of the pair, 1 for the second.
+        body: usize,
+        /// The quaternion's norm.
+        norm: f64,
+    },
+    /// A vertex handed to a primitive has a non-finite coordinate.
+    #[error(
+        "vertex {vertex} of body {body} has a non-finite coordinate ({value:?}); vertices must be \
+         finite"
+    )]
+    NonFiniteVertex {
+        /// 0 for the first body (or triangle), 1 for the second.
+        body: usize,
+        /// Index of the vertex.
+        vertex: usize,
+        /// Its coordinates.
+        value: [f64; 3],
+    },
     /// A friction frame was requested for a penetrating pair (step t must be collision-free).
     #[error("cannot build a friction frame: the hulls penetrate at step t")]
     PenetratingFrame,
@@ -48,6 +73,15 @@ pub enum ContactError {
         scale: f64,
         /// Energy at the last iterate.
         energy: f64,
+    },
+    /// An intermediate result overflowed double precision.
+    #[error(
+        "{what} is not finite: coordinates or gaps are too extreme for double precision \
+         (translations near 1e150 m, or gaps many orders of magnitude below the shapes' size)"
+    )]
+    Overflow {
+        /// Which quantity overflowed.
+        what: &'static str,
     },
     /// A request this model does not support.
     #[error("not supported: {what}")]

@@ -179,13 +179,19 @@ pub trait FromMesh: Sized {
     fn mesh(&self) -> &sdrs_geometry::TriMesh;
 }
 
-/// Both poses of a pair must be finite.
+/// Both poses of a pair must be finite with unit rotations.
 pub(crate) fn check_poses(pose_a: &Isometry3<f64>, pose_b: &Isometry3<f64>) -> Result<()> {
     for (body, pose) in [pose_a, pose_b].into_iter().enumerate() {
         let finite = pose.translation.vector.iter().all(|c| c.is_finite())
             && pose.rotation.coords.iter().all(|c| c.is_finite());
         if !finite {
             return Err(crate::error::ContactError::NonFinitePose { body });
+        }
+        // Composed unit quaternions drift from norm 1 by round-off (~1e-16 per product); 1e-6
+        // only rejects quaternions that were never unit.
+        let norm = pose.rotation.coords.norm();
+        if !((norm - 1.0).abs() <= 1e-6) {
+            return Err(crate::error::ContactError::NonUnitRotation { body, norm });
         }
     }
     Ok(())

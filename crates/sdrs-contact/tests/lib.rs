@@ -10,3 +10,4 @@ mod long_range;
 mod long_range_friction;
 mod plane;
 mod reference;
+mod robustness;

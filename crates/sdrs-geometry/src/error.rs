@@ -90,6 +90,29 @@ pub enum GeometryError {
         /// Vertices given.
         got: usize,
     },
+    /// A pose has a non-finite entry or a rotation that is not a unit quaternion.
+    #[error(
+        "pose of body {body} is invalid ({reason}); poses must be finite with unit rotation \
+         quaternions"
+    )]
+    InvalidPose {
+        /// 0 for the first body of a pair, 1 for the second.
+        body: usize,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// A broad-phase box has a non-finite corner.
+    #[error(
+        "box of proxy {index} has a non-finite corner ({mins:?} to {maxs:?}); boxes must be finite"
+    )]
+    NonFiniteBox {
+        /// Index of the proxy.
+        index: usize,
+        /// Lower corner.
+        mins: [f64; 3],
+        /// Upper corner.
+        maxs: [f64; 3],
+    },
     /// Mass properties need a positive density.
     #[error("density must be finite and positive, got {0}")]
     InvalidDensity(f64),
@@ -114,4 +137,19 @@ pub(crate) fn check_finite(what: &'static str, points: &[nalgebra::Point3<f64>])
         }
         None => Ok(()),
     }
+}
+
+/// Checks that a pose is finite with a unit rotation (norm within 1e-6 of 1: composed unit
+/// quaternions drift by round-off only).
+pub(crate) fn check_pose(body: usize, pose: &nalgebra::Isometry3<f64>) -> Result<()> {
+    let finite = pose.translation.vector.iter().all(|c| c.is_finite())
+        && pose.rotation.coords.iter().all(|c| c.is_finite());
+    let reason = if !finite {
+        "non-finite entry"
+    } else if !((pose.rotation.coords.norm() - 1.0).abs() <= 1e-6) {
+        "rotation quaternion is not of unit norm"
+    } else {
+        return Ok(());
+    };
+    Err(GeometryError::InvalidPose { body, reason })
 }

@@ -15,6 +15,7 @@
 //! infinite there). A [`GjkCache`] warm-starts the support searches and the initial direction
 //! from the previous query of the same pair.
 
+use crate::error::{Result, check_pose};
 use crate::hull::ConvexHull;
 use nalgebra::{Isometry3, Point3, Vector3};
 
@@ -292,8 +293,25 @@ impl Simplex {
     }
 }
 
+/// [`gjk_distance`] after checking both poses: a non-finite pose or a non-unit rotation is an
+/// [`crate::GeometryError::InvalidPose`] instead of a meaningless (NaN) answer.
+pub fn try_gjk_distance(
+    a: &ConvexHull,
+    pose_a: &Isometry3<f64>,
+    b: &ConvexHull,
+    pose_b: &Isometry3<f64>,
+    settings: &GjkSettings,
+    cache: &mut GjkCache,
+) -> Result<Proximity> {
+    check_pose(0, pose_a)?;
+    check_pose(1, pose_b)?;
+    Ok(gjk_distance(a, pose_a, b, pose_b, settings, cache))
+}
+
 /// Distance between hull `a` at `pose_a` and hull `b` at `pose_b`, warm-started from `cache`
-/// (which is updated for the next query of the same pair).
+/// (which is updated for the next query of the same pair). The poses must be finite (callers
+/// that cannot promise it use [`try_gjk_distance`]); any input ends within
+/// `settings.max_iterations` iterations.
 pub fn gjk_distance(
     a: &ConvexHull,
     pose_a: &Isometry3<f64>,

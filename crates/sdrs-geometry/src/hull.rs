@@ -186,6 +186,9 @@ impl ConvexHull {
     }
 
     /// Boundary neighbours of vertex `i` (empty for interior vertices).
+    ///
+    /// # Panics
+    /// If `i` is not a vertex index (like slice indexing).
     pub fn neighbours(&self, i: usize) -> &[u32] {
         let (a, b) = (self.adjacency_offsets[i], self.adjacency_offsets[i + 1]);
         &self.adjacency[a as usize..b as usize]
@@ -386,6 +389,8 @@ fn relative_thickness(points: &[Point3<f64>]) -> f64 {
 fn find_duplicate(points: &[Point3<f64>]) -> Option<(usize, usize)> {
     let mut order: Vec<usize> = (0..points.len()).collect();
     let key = |i: usize| [points[i].x, points[i].y, points[i].z];
+    // Callers validate first (`validate_points`), so every key is finite and comparable; a
+    // total order would not do: it separates −0.0 from 0.0, which are the same point.
     order.sort_unstable_by(|&i, &j| key(i).partial_cmp(&key(j)).expect("finite"));
     order
         .windows(2)

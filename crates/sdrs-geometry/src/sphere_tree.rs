@@ -15,7 +15,7 @@
 //! centres changes ([`SphereTree::world_centers`]); when vertices move non-rigidly
 //! [`SphereTree::refit`] recomputes centres and radii in one bottom-up sweep.
 
-use crate::error::{GeometryError, Result};
+use crate::error::{GeometryError, Result, check_finite};
 use crate::mesh::TriMesh;
 use nalgebra::{Isometry3, Point3, Vector3};
 
@@ -108,8 +108,9 @@ impl SphereTree {
 
     /// Recomputes centres and radii for new positions of the same mesh's vertices (e.g. after
     /// a shape change). Errors if `vertices` has fewer entries than the mesh the tree was
-    /// built on.
+    /// built on or a non-finite coordinate (then the tree is unchanged).
     pub fn refit(&mut self, vertices: &[Point3<f64>]) -> Result<()> {
+        check_finite("vertex", vertices)?;
         // The root's set holds every referenced vertex, sorted.
         let needed = self.vertex_set(0).last().map_or(0, |&m| m as usize + 1);
         if vertices.len() < needed {
@@ -193,7 +194,8 @@ impl SphereTree {
     }
 
     /// Writes every node's world centre for the mesh placed at `pose` into `out` (resized).
-    /// This is the whole refit under a rigid motion: radii do not change.
+    /// This is the whole refit under a rigid motion: radii do not change. The pose is the
+    /// caller's to check (the contact models reject non-finite poses first).
     pub fn world_centers(&self, pose: &Isometry3<f64>, out: &mut Vec<Point3<f64>>) {
         out.clear();
         out.extend(self.centers.iter().map(|c| pose * c));
@@ -201,7 +203,8 @@ impl SphereTree {
 
     /// Checks Definition 5.3 against `vertices`: every child sphere lies inside its parent's
     /// and every leaf sphere holds its triangle's vertices, to absolute tolerance `tol`.
-    /// Returns the first violation as `(node, excess)`.
+    /// Returns the first violation as `(node, excess)`; a vertex missing from `vertices`
+    /// counts as an infinite excess.
     pub fn check_layered(&self, vertices: &[Point3<f64>], tol: f64) -> Result<(), (NodeId, f64)> {
         for (k, kind) in self.kinds.iter().enumerate() {
             let (c, r) = (self.centers[k], self.radii[k]);
@@ -209,7 +212,11 @@ impl SphereTree {
                 NodeKind::Leaf(_) => self
                     .vertex_set(k as NodeId)
                     .iter()
-                    .map(|&i| (vertices[i as usize] - c).norm() - r)
+                    .map(|&i| {
+                        vertices
+                            .get(i as usize)
+                            .map_or(f64::INFINITY, |v| (v - c).norm() - r)
+                    })
                     .fold(f64::NEG_INFINITY, f64::max),
                 NodeKind::Internal(l, rr) => [l, rr]
                     .iter()

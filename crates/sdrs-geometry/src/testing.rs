@@ -13,12 +13,16 @@ use std::f64::consts::TAU;
 /// Proptest settings running `cases` cases unless `PROPTEST_CASES` is set.
 /// `ProptestConfig::with_cases` ignores that variable, so a long randomised run
 /// (`PROPTEST_CASES=4000 cargo test`) would silently run each test's default count instead.
-/// Every other setting (`PROPTEST_RNG_SEED`, regression files) is proptest's default.
+/// Every other setting (`PROPTEST_RNG_SEED`, regression files) is proptest's default, except
+/// the reject budget, which grows with the case count.
 pub fn cases(cases: u32) -> ProptestConfig {
     let mut config = ProptestConfig::default();
     if std::env::var_os("PROPTEST_CASES").is_none() {
         config.cases = cases;
     }
+    // proptest's reject budget (65,536) is per test, not per case; keep the default's 256
+    // rejects per case so that filtered strategies survive long runs.
+    config.max_local_rejects = config.max_local_rejects.max(256 * config.cases);
     config
 }
 

@@ -5,4 +5,5 @@ mod gjk;
 mod hull;
 mod mass;
 mod mesh;
+mod robustness;
 mod sphere_tree;

@@ -188,13 +188,22 @@ impl FrictionFrame {
     }
 
     /// Turns the in-plane basis by `angle` about the normal. The friction energy does not
-    /// depend on this choice; this exists to let that be checked.
-    pub fn rotate_basis(&mut self, angle: f64) {
+    /// depend on this choice; this exists to let that be checked. Errors on a non-finite
+    /// angle.
+    pub fn rotate_basis(&mut self, angle: f64) -> crate::error::Result<()> {
+        if !angle.is_finite() {
+            return Err(crate::error::ContactError::InvalidSetting {
+                name: "angle",
+                value: angle,
+                allowed: "finite (radians)",
+            });
+        }
         let (c, s) = (angle.cos(), angle.sin());
         let (b1, b2) = (
             self.basis.column(0).into_owned(),
             self.basis.column(1).into_owned(),
         );
         self.basis = Matrix3x2::from_columns(&[b1 * c + b2 * s, b2 * c - b1 * s]);
+        Ok(())
     }
 }

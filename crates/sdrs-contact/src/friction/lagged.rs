@@ -134,6 +134,7 @@ impl PlaneFriction {
         pose_b: &Isometry3<f64>,
         cache: &mut FrictionCache,
     ) -> Result<LaggedContact> {
+        crate::model::check_poses(pose_a, pose_b)?;
         let poses = [pose_a, pose_b];
         let solved = self.solve(frame, poses, cache)?;
         let (mut contact, g_z) = self.pose_derivatives(frame, poses, &solved, Order::Hessian);

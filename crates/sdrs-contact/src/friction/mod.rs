@@ -324,6 +324,13 @@ impl PlaneFriction {
             slip.iter().map(|s| s.norm()).fold(0.0, f64::max) + self.velocity_epsilon.sqrt();
         let mut radius = typical;
         for iterations in 0..self.max_iterations {
+            // Huge coordinates can overflow the slips' products; an eigen-decomposition of a
+            // non-finite Hessian would not end.
+            if !(at.value.is_finite() && at.g.iter().chain(at.h.iter()).all(|x| x.is_finite())) {
+                return Err(ContactError::Overflow {
+                    what: "the friction energy or its derivatives",
+                });
+            }
             if (dm * at.g).norm() <= self.tolerance * scale + 8.0 * at.noise {
                 (z, at) = self.polish(lagged, slip, dm, z, at, typical);
                 return Ok((z, at.value, at.h, iterations + 1));
@@ -443,6 +450,7 @@ impl PlaneFriction {
         cache: &mut FrictionCache,
         order: Order,
     ) -> Result<PairContact> {
+        crate::model::check_poses(pose_a, pose_b)?;
         if order == Order::Design {
             return Ok(self.evaluate_lagged(frame, pose_a, pose_b, cache)?.contact);
         }

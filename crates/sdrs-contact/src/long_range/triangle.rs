@@ -263,7 +263,8 @@ fn initial_plane(a: &[Point3<f64>; 3], b: &[Point3<f64>; 3]) -> Option<Vector4<f
 
 /// The potential of triangles `a` and `b` (world vertices); `None` when they touch or
 /// intersect (the potential is infinite). `start` is a plane to warm-start from (used when
-/// feasible).
+/// feasible). Errors: a non-finite corner ([`ContactError::NonFiniteVertex`], body 0 for `a`),
+/// an inner solve that does not converge within `max_iterations`.
 ///
 /// ```
 /// use sdrs_contact::long_range::triangle::triangle_potential;
@@ -281,6 +282,19 @@ pub fn triangle_potential(
     start: Option<Vector4<f64>>,
     max_iterations: usize,
 ) -> Result<Option<TrianglePotential>> {
+    for (body, corners) in [a, b].into_iter().enumerate() {
+        if let Some(vertex) = corners
+            .iter()
+            .position(|c| !c.coords.iter().all(|x| x.is_finite()))
+        {
+            let c = corners[vertex];
+            return Err(ContactError::NonFiniteVertex {
+                body,
+                vertex,
+                value: [c.x, c.y, c.z],
+            });
+        }
+    }
     let v = Vertices::new(a, b);
     let mut p = match start.filter(|p| v.slacks(p).is_some()) {
         Some(p) => p,

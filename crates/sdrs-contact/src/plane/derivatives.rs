@@ -93,7 +93,7 @@ fn pose_plane_mixed(sides: &[Side; 2], solution: &Solution) -> Matrix12x4 {
 /// `∂p*/∂ξ` and `∂p*/∂x` at a converged plane with `U > 0`.
 pub(super) fn sensitivity(sides: &[Side; 2], solution: &Solution, s: f64) -> PlaneSensitivity {
     let p = solution.plane;
-    let chol = super::solve::factor(&solution.eval.hessian);
+    let chol = &solution.factor;
     let pose = -chol.solve(&pose_plane_mixed(sides, solution).transpose());
     let n = Vector3::new(p.x, p.y, p.z);
     let vertices = active_vertices(sides, &n, p.w, s)
@@ -145,7 +145,7 @@ pub(super) fn assemble(
     let mixed = pose_plane_mixed(sides, solution);
     // Eq. 35: subtract ∂²U*/∂ξ∂p H_pp⁻¹ ∂²U*/∂p∂ξ. H_pp is positive definite whenever
     // U > 0 (Lemma VII.3), which is the only case that reaches here.
-    let chol = super::solve::factor(&eval.hessian);
+    let chol = &solution.factor;
     let k: Matrix12x4 = chol.solve(&mixed.transpose()).transpose();
     out.hessian -= k * mixed.transpose();
     out.hessian = (out.hessian + out.hessian.transpose()) * 0.5;

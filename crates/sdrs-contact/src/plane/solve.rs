@@ -3,7 +3,7 @@
 use super::Side;
 use crate::barrier::barrier;
 use crate::error::{ContactError, Result};
-use nalgebra::{Matrix3, Matrix4, Vector3, Vector4};
+use nalgebra::{Cholesky, Matrix3, Matrix4, U4, Vector3, Vector4};
 
 /// Sums over the active vertices of one hull (those within the support of the plane), with
 /// `r = R x` the vertex offset from the body origin in world axes.
@@ -40,11 +40,26 @@ pub(super) struct PlaneEval {
     pub moments: [Moments; 2],
 }
 
-/// The converged plane and the evaluation there.
+/// The converged plane, the evaluation there and the factor of its plane Hessian (which the
+/// implicit-function derivatives solve with).
 pub(super) struct Solution {
     pub plane: Vector4<f64>,
     pub eval: PlaneEval,
+    pub factor: Cholesky<f64, U4>,
     pub iterations: usize,
+}
+
+impl PlaneEval {
+    /// Whether every number in it is finite. Coordinates near `1e154` or gaps far below the
+    /// hulls' size can overflow products (`t tᵀ P''`); the solve must then stop with an error
+    /// rather than iterate on infinities.
+    fn is_finite(&self) -> bool {
+        [self.value, self.scale, self.noise, self.value_noise]
+            .iter()
+            .chain(self.gradient.iter())
+            .chain(self.hessian.iter())
+            .all(|x| x.is_finite())
+    }
 }
 
 /// Evaluates `U*` with plane gradient and Hessian; `None` if the plane is infeasible (a vertex
@@ -176,17 +191,24 @@ pub(super) fn scale_unit_plane(sides: &[Side; 2], unit: &Vector4<f64>, s: f64) -
 }
 
 /// Cholesky factor of the plane Hessian, with a growing diagonal shift when round-off makes it
-/// numerically indefinite (it is positive definite in exact arithmetic whenever `U > 0`, but at
-/// gaps far below the coordinates' size its condition number exceeds `1/ε`).
-pub(super) fn factor(hessian: &Matrix4<f64>) -> nalgebra::Cholesky<f64, nalgebra::U4> {
-    let mut shift = 0.0;
-    let base = 1e-14 * hessian.trace().abs().max(f64::MIN_POSITIVE);
-    loop {
-        if let Some(chol) = (hessian + Matrix4::identity() * shift).cholesky() {
-            return chol;
-        }
-        shift = if shift == 0.0 { base } else { shift * 10.0 };
+/// numerically indefinite (it is positive definite in exact arithmetic at every plane with
+/// `|n| > 1 − s` and `U > 0`, but at gaps far below the coordinates' size its condition number
+/// exceeds `1/ε`). `None` only for a non-finite matrix: a shift of `1e16` times the trace makes
+/// any finite symmetric 4x4 matrix positive definite, so the loop ends.
+pub(super) fn factor(hessian: &Matrix4<f64>) -> Option<Cholesky<f64, U4>> {
+    if !hessian.iter().all(|x| x.is_finite()) {
+        return None;
     }
+    let base = 1e-14 * hessian.trace().abs().max(f64::MIN_POSITIVE);
+    (0..=30)
+        .map(|k| {
+            if k == 0 {
+                0.0
+            } else {
+                base * 10f64.powi(k - 1)
+            }
+        })
+        .find_map(|shift| (hessian + Matrix4::identity() * shift).cholesky())
 }
 
 /// Regularised Newton direction `−(H + |g| I)⁻¹ g` (Levenberg-Marquardt with the shift of Li,
@@ -200,9 +222,27 @@ pub(super) fn factor(hessian: &Matrix4<f64>) -> nalgebra::Cholesky<f64, nalgebra
 /// near-zero eigenvalues: a direction 1e14 long that no line search can use. The shift bounds
 /// the step by `|g| / |g| = 1` in plane coordinates (the normal lives in the unit ball) and
 /// takes the least-norm step in the flat directions.
-fn newton_direction(eval: &PlaneEval) -> Vector4<f64> {
+fn newton_direction(eval: &PlaneEval) -> Result<Vector4<f64>> {
     let shift = Matrix4::identity() * eval.gradient.norm();
-    -factor(&(eval.hessian + shift)).solve(&eval.gradient)
+    Ok(-factor(&(eval.hessian + shift))
+        .ok_or(overflow())?
+        .solve(&eval.gradient))
+}
+
+fn overflow() -> ContactError {
+    ContactError::Overflow {
+        what: "the separating-plane Hessian",
+    }
+}
+
+/// The solution at `p`, with the factor of its Hessian.
+fn solution(p: Vector4<f64>, eval: PlaneEval, iterations: usize) -> Result<Solution> {
+    Ok(Solution {
+        plane: p,
+        factor: factor(&eval.hessian).ok_or(overflow())?,
+        eval,
+        iterations,
+    })
 }
 
 /// Newton steps shorter than this, relative to the plane's size, are at round-off: the
@@ -227,30 +267,28 @@ pub(super) fn minimise(
     let mut taken = 0;
     for iterations in 0..max_iterations {
         taken = iterations + 1;
-        if eval.value == 0.0 {
-            return Ok(Solution {
-                plane: p,
-                eval,
-                iterations,
+        if !eval.is_finite() {
+            return Err(ContactError::Overflow {
+                what: "the separating-plane energy or its derivatives",
             });
+        }
+        if eval.value == 0.0 {
+            return solution(p, eval, iterations);
         }
         if eval.gradient.norm() <= tolerance * eval.scale + 8.0 * eval.noise {
             // Polish with one full Newton step: inside the tolerance the model is quadratic, so
             // this takes the plane to round-off, which the derivatives of weakly active
             // vertices need (their effect on the plane can sit below the tolerance).
-            let trial = p + newton_direction(&eval);
+            let trial = p + newton_direction(&eval)?;
             if let Some(e) = evaluate_plane(sides, &trial, s)
+                && e.is_finite()
                 && e.gradient.norm() <= eval.gradient.norm()
             {
                 (p, eval) = (trial, e);
             }
-            return Ok(Solution {
-                plane: p,
-                eval,
-                iterations: iterations + 1,
-            });
+            return solution(p, eval, iterations + 1);
         }
-        let direction = newton_direction(&eval);
+        let direction = newton_direction(&eval)?;
         let at_round_off = direction.norm() <= STEP_TOLERANCE * p.norm();
         let slope = eval.gradient.dot(&direction);
         // Once the predicted decrease is below what the energy can resolve, the energy cannot
@@ -274,11 +312,7 @@ pub(super) fn minimise(
             step *= 0.5;
         }
         if at_round_off {
-            return Ok(Solution {
-                plane: p,
-                eval,
-                iterations: iterations + 1,
-            });
+            return solution(p, eval, iterations + 1);
         }
         if !accepted {
             break;

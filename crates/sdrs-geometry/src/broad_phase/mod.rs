@@ -118,23 +118,69 @@ impl BroadPhase {
     /// Fills `out` (cleared first) with the sorted pairs `(i, j)`, `i < j`, of proxy indices
     /// whose inflated boxes overlap, whose bodies differ and for which
     /// `exclude(body_i, body_j)` is false.
+    ///
+    /// A proxy whose box is not finite (a NaN pose upstream) cannot be placed, so it is paired
+    /// with every proxy it may meet: the narrow phase then sees the bad pose and reports it.
+    /// [`BroadPhase::try_candidate_pairs`] reports it here instead.
     pub fn candidate_pairs(
         &mut self,
         proxies: &[Proxy],
         exclude: impl Fn(usize, usize) -> bool,
         out: &mut Vec<(usize, usize)>,
     ) {
+        // Finders only see finite boxes (tree builders may panic or loop on NaN); `finite`
+        // maps their indices back to proxies.
+        let (finite, unplaced): (Vec<usize>, Vec<usize>) =
+            (0..proxies.len()).partition(|&i| is_finite(&proxies[i].aabb));
         self.boxes.clear();
-        self.boxes
-            .extend(proxies.iter().map(|p| p.aabb.inflated(self.margin)));
+        self.boxes.extend(
+            finite
+                .iter()
+                .map(|&i| proxies[i].aabb.inflated(self.margin)),
+        );
         self.raw.clear();
         self.finder.find_overlaps(&self.boxes, &mut self.raw);
+        let found = self
+            .raw
+            .iter()
+            .map(|&(i, j)| (finite[i as usize], finite[j as usize]));
+        let everything = unplaced.iter().flat_map(|&i| {
+            (0..proxies.len())
+                .filter(move |&j| j != i)
+                .map(move |j| (i, j))
+        });
         out.clear();
-        out.extend(self.raw.iter().filter_map(|&(i, j)| {
-            let (i, j) = (i.min(j) as usize, i.max(j) as usize);
+        out.extend(found.chain(everything).filter_map(|(i, j)| {
+            let (i, j) = (i.min(j), i.max(j));
             let (bi, bj) = (proxies[i].body, proxies[j].body);
             (bi != bj && !exclude(bi, bj)).then_some((i, j))
         }));
         out.sort_unstable();
+        // Two unplaced proxies meet each other twice.
+        out.dedup();
     }
+
+    /// [`BroadPhase::candidate_pairs`], or [`GeometryError::NonFiniteBox`] naming the first
+    /// proxy whose box is not finite.
+    pub fn try_candidate_pairs(
+        &mut self,
+        proxies: &[Proxy],
+        exclude: impl Fn(usize, usize) -> bool,
+        out: &mut Vec<(usize, usize)>,
+    ) -> Result<()> {
+        if let Some(index) = proxies.iter().position(|p| !is_finite(&p.aabb)) {
+            let b = proxies[index].aabb;
+            return Err(GeometryError::NonFiniteBox {
+                index,
+                mins: b.mins.coords.into(),
+                maxs: b.maxs.coords.into(),
+            });
+        }
+        self.candidate_pairs(proxies, exclude, out);
+        Ok(())
+    }
+}
+
+fn is_finite(b: &Aabb) -> bool {
+    b.mins.iter().chain(b.maxs.iter()).all(|c| c.is_finite())
 }

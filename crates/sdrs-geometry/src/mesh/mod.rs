@@ -75,6 +75,9 @@ impl TriMesh {
     }
 
     /// The three corners of triangle `t`.
+    ///
+    /// # Panics
+    /// If `t` is not a triangle index (like slice indexing).
     pub fn corners(&self, t: usize) -> [Point3<f64>; 3] {
         self.triangles[t].map(|i| self.vertices[i as usize])
     }
@@ -100,12 +103,21 @@ impl TriMesh {
             .sum()
     }
 
-    /// This mesh with every vertex moved by `pose`.
+    /// This mesh with every vertex moved by `pose`, which must be finite with a unit rotation
+    /// (else the vertices are not finite: use [`TriMesh::try_transformed`] for input that may
+    /// be bad).
     pub fn transformed(&self, pose: &Isometry3<f64>) -> Self {
         Self {
             vertices: self.vertices.iter().map(|v| pose * v).collect(),
             triangles: self.triangles.clone(),
         }
+    }
+
+    /// [`TriMesh::transformed`], or [`GeometryError::InvalidPose`] (body 0) for a non-finite
+    /// pose or a non-unit rotation.
+    pub fn try_transformed(&self, pose: &Isometry3<f64>) -> Result<Self> {
+        crate::error::check_pose(0, pose)?;
+        Ok(self.transformed(pose))
     }
 
     /// All `meshes` as one (vertex lists concatenated, indices shifted). Errors only if the

@@ -129,6 +129,11 @@ pub struct TrianglePotential {
 
 impl TrianglePotential {
     /// The factor of the plane Hessian `L_pp` (positive definite at the optimum).
+    ///
+    /// # Panics
+    /// If `plane_hessian` was replaced by a matrix that is not positive definite: a potential
+    /// from [`triangle_potential`] always holds one, since its solve only stops at a plane whose
+    /// Hessian it has just factored.
     pub fn factor(&self) -> PlaneFactor {
         PlaneFactor::new(&self.plane_hessian)
             .expect("the plane Hessian is positive definite at the optimum")
@@ -374,6 +379,7 @@ fn derivatives(
     at: &Objective,
     iterations: usize,
 ) -> TrianglePotential {
+    // `p` is an iterate of the solve, all of which have a finite objective, so feasible slacks.
     let s = v.slacks(p).expect("the optimum is feasible");
     let n = p.xyz();
     let mut gradient = Vector18::zeros();

@@ -4,7 +4,12 @@
 //! `benches/benches/`) and writes a markdown summary to `target/sdrs-report/SUITE.md`: one table
 //! per benchmark group, one row per input size, one column per benchmarked function, the
 //! median time in each cell, and a fitted log-log slope per column where inputs are numeric.
+//!
+//! `cargo xtask fuzz [--seconds N]` runs the loader fuzz targets (URDF, SRDF, OBJ, STL,
+//! COLLADA) with many cases and varied seeds for a time budget and reports the inputs tried and
+//! the failures (see [`fuzz`]).
 
+mod fuzz;
 mod report;
 
 use anyhow::{Context, Result, bail};
@@ -31,6 +36,18 @@ enum Commands {
         /// Criterion's quick mode: stop as soon as the estimate is significant.
         #[arg(long)]
         quick: bool,
+    },
+    /// Fuzz the URDF, SRDF and mesh loaders for a time budget (proptest targets, many cases).
+    Fuzz {
+        /// Time budget in seconds (rounds already started finish).
+        #[arg(long, default_value_t = 60)]
+        seconds: u64,
+        /// Cases per target per round.
+        #[arg(long, default_value_t = 1000)]
+        cases: u32,
+        /// First round's PROPTEST_RNG_SEED (default: from the clock); round k uses seed + k.
+        #[arg(long)]
+        seed: Option<u64>,
     },
 }
 
@@ -88,6 +105,11 @@ fn main() -> Result<()> {
                 println!("report written to {}", out.display());
             }
         }
+        Commands::Fuzz {
+            seconds,
+            cases,
+            seed,
+        } => fuzz::run(&root, seconds, cases, seed)?,
     }
     Ok(())
 }

@@ -2,6 +2,7 @@
 
 mod backward;
 mod filter;
+mod fuzz_loaders;
 mod fuzz_scenes;
 mod kinematics;
 mod long_range;

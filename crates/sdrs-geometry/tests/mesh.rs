@@ -313,3 +313,18 @@ fn decomposition_splits_a_dumbbell_into_convex_parts() {
         .unwrap_err();
     assert!(err.to_string().contains("resolution"));
 }
+
+/// Regression (loader fuzzing): mesh-loader panicked on a COLLADA document whose source lacks
+/// its float array; the import now reports it as an error naming the file.
+#[test]
+fn collada_without_its_float_array_is_an_error_not_a_panic() {
+    let text = collada(1.0, "").replace(
+        r#"<float_array id="tri-pos-array" count="9">0 0 0 1 0 0 0 1 0</float_array>"#,
+        "",
+    );
+    let err = TriMesh::read_collada(&mut Cursor::new(text), "hollow.dae").unwrap_err();
+    assert!(
+        matches!(err, GeometryError::Import { ref path, .. } if path == "hollow.dae"),
+        "{err}"
+    );
+}

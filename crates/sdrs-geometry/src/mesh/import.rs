@@ -88,14 +88,30 @@ impl TriMesh {
         // mesh-loader takes the path only for messages and (OBJ) material libraries, which
         // the reader below refuses to open.
         let path = Path::new(name);
-        let scene = match format {
+        // mesh-loader 0.1.13 panics on some malformed COLLADA documents (a missing source
+        // array, out-of-range indices: found by the loader fuzz tests); such a panic is caught
+        // here and reported as an import error like any other.
+        let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match format {
             Format::Stl => loader.load_stl_from_slice(&binary_stl_header_cleared(bytes), path),
             Format::Obj => loader.load_obj_from_slice_with_reader(bytes, path, |_| {
                 Err::<Vec<u8>, _>(std::io::Error::other("material libraries are not read"))
             }),
             Format::Collada => loader.load_collada_from_slice(bytes, path),
-        }
-        .map_err(|e| import_error(name, e))?;
+        }));
+        let scene = match read {
+            Ok(scene) => scene.map_err(|e| import_error(name, e))?,
+            Err(panic) => {
+                let what = panic
+                    .downcast_ref::<String>()
+                    .map(String::as_str)
+                    .or_else(|| panic.downcast_ref::<&str>().copied())
+                    .unwrap_or("no message");
+                return Err(import_error(
+                    name,
+                    format!("malformed file (the reader gave up: {what})"),
+                ));
+            }
+        };
         from_scene(&scene.meshes, name)
     }
 

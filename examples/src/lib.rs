@@ -10,3 +10,4 @@
 
 pub mod chain_reach;
 pub mod plot;
+pub mod robots;

@@ -18,7 +18,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The benchmark suites, each a `[[bench]]` target of the `sdrs-benches` package.
-const SUITES: &[&str] = &["geometry", "contact", "dynamics", "diff", "contact-mesh"];
+const SUITES: &[&str] = &[
+    "geometry",
+    "contact",
+    "dynamics",
+    "diff",
+    "contact-mesh",
+    "robots",
+];
 
 #[derive(Parser)]
 #[command(about = "Project automation for sdrs")]

@@ -68,8 +68,8 @@ pub use error::{DynamicsError, Result};
 pub use filter::{ExcludedPair, LinkContact};
 pub use kinematics::{Kinematics, State, forward_kinematics};
 pub use mjcf::{
-    Actuator, ActuatorKind, FloorSlab, JointForces, MjcfJoint, MjcfJointKind, MjcfModel, MjcfOptions,
-    load_mjcf, mjcf_from_str,
+    Actuator, ActuatorKind, FloorSlab, JointForces, MjcfJoint, MjcfJointKind, MjcfModel,
+    MjcfOptions, load_mjcf, mjcf_from_str,
 };
 pub use model::{JointKind, Link, MassModel, Model};
 pub use scenes::Scene;

@@ -311,11 +311,29 @@ impl Srdf {
                 element: format!("group_state '{name}' joint '{joint}'"),
                 message,
             };
-            let link = if self.virtual_joints.iter().any(|v| &v.name == joint) {
-                0
-            } else {
-                model.joint_link(joint).map_err(|e| fail(e.to_string()))?
+            // A joint of the model by that name first; else the SRDF's virtual joint, which
+            // attaches the robot's root: the first root link with a free joint (a world may
+            // hold a fixed ground before the robot). A fixed base ignores the root's pose.
+            let link = match model.joint_link(joint) {
+                Ok(link) => link,
+                Err(_) if self.virtual_joints.iter().any(|v| &v.name == joint) => {
+                    match model
+                        .links()
+                        .iter()
+                        .position(|l| l.parent.is_none() && l.joint == JointKind::Free)
+                    {
+                        Some(link) => link,
+                        None => continue,
+                    }
+                }
+                Err(e) => return Err(fail(e.to_string())),
             };
+            if model.links()[link].parent.is_none()
+                && model.links()[link].joint == JointKind::Fixed
+                && values.len() == 7
+            {
+                continue;
+            }
             let kind = &model.links()[link].joint;
             let dof = model.dof_offset(link);
             let expected = match kind {

@@ -67,6 +67,12 @@ fn main() -> ExitCode {
         trial.hulls,
         trial.configuration
     );
+    if !trial.moved.is_empty() {
+        println!(
+            "moved inside their limits (the barrier is infinite at a limit): {}",
+            trial.moved.join(", ")
+        );
+    }
     let filtered = &trial.filtered;
     if let Some(srdf) = &filtered.srdf {
         println!(

@@ -78,6 +78,9 @@ pub struct Trial {
     pub filtered: Filtered,
     /// The configuration held (name of the SRDF state, or `neutral`).
     pub configuration: String,
+    /// Joints the configuration had at (or beyond) a limit, moved inside by the limit
+    /// barrier's support.
+    pub moved: Vec<String>,
     /// The root link's index in the model.
     pub root: usize,
     /// Height of the root link's origin when the robot stands on the ground (floating base).
@@ -140,20 +143,11 @@ impl Trial {
             _ => (State::zero(&model), "neutral".to_string()),
         };
         let moved = model.clamp_inside_limits(&mut state, settings.limit_support);
-        if !moved.is_empty() {
-            eprintln!(
-                "moved {} joint(s) {} inside their limits: {}",
-                moved.len(),
-                settings.limit_support,
-                moved.join(", ")
-            );
-        }
         // A floating base stands on the ground, then is lifted by the drop height.
         let standing_height = if options.floating {
             let first = model.dof_offset(root);
             state.q[first + 2] = 0.0;
-            let lowest = lowest_point(&model, &state, root);
-            let height = -lowest;
+            let height = -vertical_extent(&model, &state, root).0;
             state.q[first + 2] = height + options.drop;
             Some(height)
         } else {
@@ -184,6 +178,7 @@ impl Trial {
                 active,
             },
             configuration,
+            moved,
             root,
             standing_height,
             hulls,
@@ -316,8 +311,8 @@ impl Trial {
     }
 }
 
-/// The lowest world z of the robot's hulls (links from `root` on) at `state`.
-fn lowest_point(model: &Model, state: &State, root: usize) -> f64 {
+/// The lowest and highest world z of the robot's hulls (links from `root` on) at `state`.
+fn vertical_extent(model: &Model, state: &State, root: usize) -> (f64, f64) {
     let kin = Kinematics::new(model, state);
     model.links()[root..]
         .iter()
@@ -327,25 +322,16 @@ fn lowest_point(model: &Model, state: &State, root: usize) -> f64 {
                 .iter()
                 .flat_map(move |h| h.vertices().iter().map(move |v| (p * v).z))
         })
-        .fold(f64::INFINITY, f64::min)
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), z| {
+            (lo.min(z), hi.max(z))
+        })
 }
 
 /// PD towards `state` on every actuated (non-root) DoF: stiffness `gain · m g h` per DoF, and
 /// damping for a 0.1 s time constant (`c = 2 k_d / Δt = 0.2 k_p`).
 fn hold(model: &Model, state: &State, options: &TrialOptions, root: usize) -> Control {
     let mass: f64 = (root..model.links().len()).map(|i| model.mass(i)).sum();
-    let kin = Kinematics::new(model, state);
-    let zs = model.links()[root..]
-        .iter()
-        .zip(&kin.poses()[root..])
-        .flat_map(|(l, p)| {
-            l.hulls
-                .iter()
-                .flat_map(move |h| h.vertices().iter().map(move |v| (p * v).z))
-        });
-    let (lo, hi) = zs.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), z| {
-        (lo.min(z), hi.max(z))
-    });
+    let (lo, hi) = vertical_extent(model, state, root);
     let height = if hi > lo { hi - lo } else { 1.0 };
     let kp = options.gain * mass * 9.81 * height;
     let mut control = Control::passive(model);

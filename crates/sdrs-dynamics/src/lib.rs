@@ -6,6 +6,10 @@
 //! - [`model`]: a kinematic tree of [`Link`]s (listed parents first) with fixed, revolute,
 //!   prismatic, universal (2-DoF), spherical and free joints, collision hulls and a mass model
 //!   reduced to each link's 4x4 second moment.
+//! - [`filter`]: which links may touch: links joined by fixed joints are one body, immobile
+//!   links never touch, parent/child bodies are skipped on request, and per-link group/mask
+//!   bits and excluded pairs (SRDF, MJCF, the user, or the automatic filter
+//!   [`Model::exclude_touching`] that lists what it excluded).
 //! - [`kinematics`]: forward kinematics (eq. 1, generic over the scalar so tests push
 //!   hyper-dual numbers through it), link Jacobians in the twist convention of
 //!   `sdrs_contact::twist`, and the assembly of link-level gradients and Hessians into
@@ -46,9 +50,11 @@
 //! ```
 //!
 //! ## Limitations (for now)
-//! - Contact enters through [`ContactHook`]; [`SdrsContact`] (plane barrier and plane friction
-//!   over the links' hulls) is the one implementation so far; mesh-based models over
-//!   [`Link::mesh`] come with the long-range and IPC potentials.
+//! - Joint limits are barriers: a state exactly at a limit has infinite energy and is refused
+//!   with the joint's name; [`Model::neutral`] and [`Model::clamp_inside_limits`] give
+//!   configurations strictly inside.
+//! - A user energy may return `+∞` to forbid a region, but without a barrier's slope the
+//!   minimum then sits on that wall and Newton reports it does not converge.
 //! - The step's design blocks need vertex-lumped (or explicit) masses: the vertex derivative
 //!   of solid-hull inertia is not provided; user energies are not differentiated with respect
 //!   to the design.

@@ -29,17 +29,21 @@ fn hinge(name: &str, parent: usize, at: [f64; 3], half: f64) -> Link {
     .with_joint_name(format!("{name}_joint"))
 }
 
-/// A Panda-like wrist: `link7` moves, `link8` is fixed to it, `hand` is fixed to `link8` and
-/// overlaps `link7`; a free `base` holds the arm, above a fixed ground.
-fn wrist() -> Model {
-    let ground = Link::new(
+/// A fixed 10 m x 10 m slab whose top face is z = 0.
+fn ground() -> Link {
+    Link::new(
         "ground",
         None,
         Isometry3::translation(0.0, 0.0, -0.5),
         JointKind::Fixed,
         vec![ConvexHull::cuboid(Vector3::new(5.0, 5.0, 0.5)).unwrap()],
         lumped(),
-    );
+    )
+}
+
+/// A Panda-like wrist: `link7` moves, `link8` is fixed to it, `hand` is fixed to `link8` and
+/// overlaps `link7`; a free `base` holds the arm, above a fixed ground.
+fn wrist() -> Model {
     let base = Link::new(
         "base",
         None,
@@ -65,7 +69,7 @@ fn wrist() -> Model {
         cube(0.08),
         lumped(),
     );
-    Model::new(vec![ground, base, link7, link8, hand]).unwrap()
+    Model::new(vec![ground(), base, link7, link8, hand]).unwrap()
 }
 
 #[test]
@@ -83,8 +87,7 @@ fn links_joined_by_fixed_joints_are_one_body_and_never_touch() {
     assert!(!model.may_touch(1, 4, true));
     // The ground and a moving body may touch; two immobile links never do.
     assert!(model.may_touch(0, 4, true));
-    let two_grounds =
-        Model::new(vec![wrist().links()[0].clone(), wrist().links()[0].clone()]).unwrap();
+    let two_grounds = Model::new(vec![ground(), ground()]).unwrap();
     assert!(!two_grounds.may_touch(0, 1, false));
 }
 
@@ -354,14 +357,6 @@ fn public_settings_are_checked_when_a_simulator_is_built() {
 #[test]
 fn a_step_that_cannot_converge_names_the_contact_pair_it_suspects() {
     // A box 0.1 mm above the ground with a 1 cm support, stiff contact and too few iterations.
-    let ground = Link::new(
-        "ground",
-        None,
-        Isometry3::translation(0.0, 0.0, -0.5),
-        JointKind::Fixed,
-        vec![ConvexHull::cuboid(Vector3::new(5.0, 5.0, 0.5)).unwrap()],
-        lumped(),
-    );
     let block = Link::new(
         "block",
         None,
@@ -370,7 +365,7 @@ fn a_step_that_cannot_converge_names_the_contact_pair_it_suspects() {
         cube(0.1),
         lumped(),
     );
-    let model = Model::new(vec![ground, block]).unwrap();
+    let model = Model::new(vec![ground(), block]).unwrap();
     let mut settings = StepSettings::new(0.01).unwrap();
     let mut contact = sdrs_contact(0.01, None).unwrap();
     contact.stiffness = 1e3;

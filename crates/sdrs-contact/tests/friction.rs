@@ -200,8 +200,11 @@ proptest! {
             if S - point.distance < 1e-7 {
                 continue;
             }
-            // A vertex moves by exactly h; as for the step-t test, and well inside the support.
-            let h = 2e-6f64.min(1e-2 * (S - point.distance));
+            // A vertex moves by exactly h, well inside the support. 2e-6 left a truncation error
+            // of 1.1e-4 where the pressed points nearly co-project (the regression line of
+            // 2e-6 → 6e-7; the same case agrees to 1e-5 at 6e-7 and 2e-7), and 6e-7 passes
+            // 10,000 cases under six seeds without round-off trouble.
+            let h = 6e-7f64.min(1e-2 * (S - point.distance));
             jacobians.add(listed, h, |x, order| {
                 let changed = with_vertex_moved(shapes[body], listed.vertex, x);
                 let (a, b) = if body == 0 { (&changed, &s.b) } else { (&s.a, &changed) };

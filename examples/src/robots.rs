@@ -119,8 +119,9 @@ impl Trial {
         let mut world = World::new(options.dt)?.with_ground();
         let links = world.add_robot(robot.links().to_vec(), Isometry3::identity());
         let root = links.start;
-        let settings = world.settings_mut().clone();
-        let (mut model, _) = world.build()?;
+        // The settings `build` chose (it adapts the barrier's support to thin links).
+        let (mut model, built) = world.build()?;
+        let settings = built.settings().clone();
         let hulls = model.links().iter().map(|l| l.hulls.len()).sum();
 
         // The configuration: an SRDF state, else the neutral one.

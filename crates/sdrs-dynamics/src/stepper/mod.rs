@@ -417,9 +417,10 @@ impl Simulator {
         let links = self.model.links();
         format!(
             "; the largest contact term is between '{}' and '{}' (energy {energy:.3e}{gap}): \
-             links that start inside the barrier's support distance push apart very hard, so \
-             start them farther apart, or leave the pair out of contact \
-             (Model::exclude_touching with the support distance as margin)",
+             links deep inside the barrier's support distance push apart very hard. If they \
+             start there, start them farther apart or leave the pair out of contact \
+             (Model::exclude_touching with the support distance as margin); if they met \
+             during the run, a smaller time step or larger friction smoothing may help",
             links[a].name, links[b].name
         )
     }

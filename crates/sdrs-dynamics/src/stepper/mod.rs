@@ -416,11 +416,11 @@ impl Simulator {
             .map_or(String::new(), |d| format!(" at a gap of {:.3e} m", d));
         let links = self.model.links();
         format!(
-            "; the largest contact term is between '{}' and '{}' (energy {energy:.3e}{gap}): \
-             links deep inside the barrier's support distance push apart very hard. If they \
-             start there, start them farther apart or leave the pair out of contact \
-             (Model::exclude_touching with the support distance as margin); if they met \
-             during the run, a smaller time step or larger friction smoothing may help",
+            "; the largest contact term is between '{}' and '{}' (energy {energy:.3e}{gap}). \
+             A pair that starts well inside the barrier's support distance is pushed apart \
+             very hard: start it farther apart or leave it out of contact \
+             (Model::exclude_touching with the support distance as margin); for a pair that \
+             met during the run, a smaller time step may help",
             links[a].name, links[b].name
         )
     }

@@ -119,16 +119,8 @@ impl Trial {
         let mut world = World::new(options.dt)?.with_ground();
         let links = world.add_robot(robot.links().to_vec(), Isometry3::identity());
         let root = links.start;
-        // The settings `build` chose (it adapts the barrier's support to thin links).
-        let (mut model, built) = world.build()?;
-        let settings = built.settings().clone();
-        let hulls = model.links().iter().map(|l| l.hulls.len()).sum();
-
+        let hulls = robot.links().iter().map(|l| l.hulls.len()).sum();
         // The configuration: an SRDF state, else the neutral one.
-        let support = settings
-            .contact
-            .as_ref()
-            .map_or(0.0, |c| c.barrier.support_distance());
         let wanted = options.state.clone().or_else(|| {
             srdf.as_ref().and_then(|s| {
                 ["standing", "half_sitting", "default", "ready", "home"]
@@ -137,47 +129,62 @@ impl Trial {
                     .map(str::to_string)
             })
         });
-        let (mut state, configuration) = match (&srdf, &wanted) {
-            (_, Some(name)) if name == "neutral" => (State::zero(&model), name.clone()),
-            (Some(s), Some(name)) => (s.state(&model, name)?, name.clone()),
-            (None, Some(name)) => anyhow::bail!("state '{name}' asked for, but no SRDF given"),
-            _ => (State::zero(&model), "neutral".to_string()),
+        if let (None, Some(name)) = (&srdf, &wanted)
+            && name != "neutral"
+        {
+            anyhow::bail!("state '{name}' asked for, but no SRDF given");
+        }
+        let configuration = wanted.unwrap_or_else(|| "neutral".to_string());
+        let mut prepared = None;
+        let (model, simulator) = world.build_with(|model, settings| {
+            let mut state = match &srdf {
+                Some(s) if configuration != "neutral" => s.state(model, &configuration)?,
+                _ => State::zero(model),
+            };
+            let moved = model.clamp_inside_limits(&mut state, settings.limit_support);
+            // A floating base stands on the ground, then is lifted by the drop height.
+            let standing_height = options.floating.then(|| {
+                let first = model.dof_offset(root);
+                state.q[first + 2] = 0.0;
+                let height = -vertical_extent(model, &state, root).0;
+                state.q[first + 2] = height + options.drop;
+                height
+            });
+            let srdf_report = srdf.as_ref().map(|s| s.apply(model)).transpose()?;
+            let support = settings
+                .contact
+                .as_ref()
+                .map_or(0.0, |c| c.barrier.support_distance());
+            let automatic = model.exclude_touching(&state, support)?;
+            let skip = settings.contact.as_ref().is_some_and(|c| c.skip_adjacent);
+            let n = model.links().len();
+            let active = (0..n)
+                .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
+                .filter(|&(a, b)| {
+                    model.may_touch(a, b, skip)
+                        && !model.links()[a].hulls.is_empty()
+                        && !model.links()[b].hulls.is_empty()
+                })
+                .count();
+            let filtered = Filtered {
+                srdf: srdf_report,
+                automatic,
+                active,
+            };
+            prepared = Some((state, moved, standing_height, filtered));
+            Ok(())
+        })?;
+        let Some((state, moved, standing_height, filtered)) = prepared else {
+            anyhow::bail!("the world was built without preparing the robot");
         };
-        let moved = model.clamp_inside_limits(&mut state, settings.limit_support);
-        // A floating base stands on the ground, then is lifted by the drop height.
-        let standing_height = if options.floating {
-            let first = model.dof_offset(root);
-            state.q[first + 2] = 0.0;
-            let height = -vertical_extent(&model, &state, root).0;
-            state.q[first + 2] = height + options.drop;
-            Some(height)
-        } else {
-            None
-        };
-        let srdf_report = srdf.as_ref().map(|s| s.apply(&mut model)).transpose()?;
-        let automatic = model.exclude_touching(&state, support)?;
-        let active = (0..model.links().len())
-            .flat_map(|a| (a + 1..model.links().len()).map(move |b| (a, b)))
-            .filter(|&(a, b)| {
-                let skip = settings.contact.as_ref().is_some_and(|c| c.skip_adjacent);
-                model.may_touch(a, b, skip)
-                    && !model.links()[a].hulls.is_empty()
-                    && !model.links()[b].hulls.is_empty()
-            })
-            .count();
         let control = hold(&model, &state, options, root);
-        let simulator = Simulator::new(model.clone(), settings)?;
         let start = Motion::at_rest(&model, state);
         Ok(Self {
             model,
             simulator,
             start,
             control,
-            filtered: Filtered {
-                srdf: srdf_report,
-                automatic,
-                active,
-            },
+            filtered,
             configuration,
             moved,
             root,

@@ -166,9 +166,33 @@ impl World {
     /// The model and a simulator for it. If the contact settings are still the defaults and a
     /// body is thinner than 4 cm, the barrier support shrinks to 1% of the thinnest body's
     /// thickness and the stiffness with it (see [`World`]).
-    pub fn build(mut self) -> Result<(Model, Simulator)> {
+    pub fn build(self) -> Result<(Model, Simulator)> {
+        self.build_with(|_, _| Ok(()))
+    }
+
+    /// [`World::build`], letting `edit` change the model before the simulator is made: the
+    /// collision filter (an SRDF's pairs, [`Model::exclude_pair`], the automatic filter
+    /// [`Model::exclude_touching`] with the support distance of the settings `build` chose).
+    ///
+    /// ```
+    /// use sdrs::prelude::*;
+    /// let cube = ConvexHull::cuboid(Vector3::repeat(0.1))?;
+    /// let mut world = World::new(0.01)?.with_ground();
+    /// world.add_object("a", cube.clone(), 1.0, Isometry3::translation(0.0, 0.0, 0.2));
+    /// world.add_object("b", cube, 1.0, Isometry3::translation(0.15, 0.0, 0.2)); // overlaps a
+    /// let (model, _sim) = world.build_with(|model, _settings| {
+    ///     model.exclude_pair("a", "b")
+    /// })?;
+    /// assert!(!model.may_touch(1, 2, false));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn build_with(
+        mut self,
+        edit: impl FnOnce(&mut Model, &StepSettings) -> Result<()>,
+    ) -> Result<(Model, Simulator)> {
         self.adapt_contact()?;
-        let model = Model::new(self.links)?;
+        let mut model = Model::new(self.links)?;
+        edit(&mut model, &self.settings)?;
         let sim = Simulator::new(model.clone(), self.settings)?;
         Ok((model, sim))
     }

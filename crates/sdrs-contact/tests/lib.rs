@@ -9,5 +9,6 @@ mod ipc;
 mod long_range;
 mod long_range_friction;
 mod plane;
+mod plane_regressions;
 mod reference;
 mod robustness;

@@ -337,12 +337,15 @@ fn bad_settings_and_poses_are_rejected() {
 }
 
 #[test]
-fn iteration_cap_is_a_typed_error_not_a_silent_value() {
+fn the_last_iteration_is_judged_before_the_cap_is_reported() {
     let model = PlaneBarrier::new(S)
         .unwrap()
         .with_max_iterations(1)
         .unwrap();
-    // A tilted, close pair needs several Newton steps from the mid-plane.
+    // One Newton step from the (1-D scaled) mid-plane converges for this tilted, close pair:
+    // the solve used to report the cap without judging the iterate its last step reached. A
+    // cap that is really too small is a typed error:
+    // `plane_regressions::warm_start_far_from_the_optimum_takes_few_iterations`.
     let c = ConvexHull::cuboid(Vector3::new(0.5, 0.3, 0.2)).unwrap();
     let pb = Isometry3::new(Vector3::new(0.95, 0.3, 0.25), Vector3::new(0.3, 0.2, 0.1));
     let pb = place_at_gap(
@@ -353,7 +356,7 @@ fn iteration_cap_is_a_typed_error_not_a_silent_value() {
         &Vector3::new(1.0, 0.2, 0.1).normalize(),
         0.01,
     );
-    let err = model
+    model
         .evaluate(
             &c,
             &Isometry3::identity(),
@@ -362,11 +365,7 @@ fn iteration_cap_is_a_typed_error_not_a_silent_value() {
             &mut PlaneCache::default(),
             Order::Value,
         )
-        .unwrap_err();
-    assert!(
-        matches!(err, ContactError::NotConverged { iterations: 1, .. }),
-        "{err}"
-    );
+        .unwrap();
 }
 
 #[test]

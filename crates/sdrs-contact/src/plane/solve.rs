@@ -288,6 +288,35 @@ pub(super) fn minimise(
             }
             return solution(p, eval, iterations + 1);
         }
+        // The plain Newton step first. Near a hull's edge or corner the plane can turn about
+        // it at almost no cost: the Hessian then has an eigenvalue many orders below the
+        // others (1e-11 against 10 at a vertex over the ground's edge, 0.0202 apart with
+        // s = 0.01), and the regularised step below, whose shift |g| exceeds that eigenvalue
+        // until the very end, only creeps along it (linear convergence with a rate near 1:
+        // 100 iterations from a warm start 1e-4 rad off). Where that plain step is
+        // feasible and decreases the energy it is taken; where round-off in the gradient
+        // makes it absurdly long it is infeasible or increases the energy, and the
+        // regularised step with a line search takes over.
+        if let Some(plain) = factor(&eval.hessian).map(|f| -f.solve(&eval.gradient))
+            && plain.iter().all(|x| x.is_finite())
+        {
+            let slope = eval.gradient.dot(&plain);
+            let below_resolution = -slope <= 16.0 * eval.value_noise;
+            let trial = p + plain;
+            if slope < 0.0
+                && let Some(e) = evaluate_plane(sides, &trial, s)
+                && e.is_finite()
+                && (e.value <= eval.value + 1e-4 * slope
+                    || (below_resolution && e.gradient.norm() < eval.gradient.norm()))
+            {
+                let at_round_off = plain.norm() <= STEP_TOLERANCE * p.norm();
+                (p, eval) = (trial, e);
+                if at_round_off {
+                    return solution(p, eval, iterations + 1);
+                }
+                continue;
+            }
+        }
         let direction = newton_direction(&eval)?;
         let at_round_off = direction.norm() <= STEP_TOLERANCE * p.norm();
         let slope = eval.gradient.dot(&direction);
@@ -317,6 +346,13 @@ pub(super) fn minimise(
         if !accepted {
             break;
         }
+    }
+    // The last iteration's step is judged too (it used to be reported as a failure even when
+    // it converged).
+    if eval.is_finite()
+        && (eval.value == 0.0 || eval.gradient.norm() <= tolerance * eval.scale + 8.0 * eval.noise)
+    {
+        return solution(p, eval, taken);
     }
     Err(ContactError::NotConverged {
         iterations: taken,

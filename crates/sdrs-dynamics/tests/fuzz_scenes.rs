@@ -3,12 +3,19 @@
 //!
 //! CI runs a few cases with the fixed seed of `.cargo/config.toml`; a fuzzing run raises
 //! `PROPTEST_CASES` and varies `PROPTEST_RNG_SEED` (`cargo xtask fuzz`).
+//!
+//! With `SDRS_FUZZ_DUMP=dir`, a case that ends in a typed error writes `dir/<hash>.rs`: the
+//! error, the scene as a Rust expression ([`Scene::to_rust`], paste it into `regressions.rs`
+//! and [`replay`] it), the failing step's index and its state and previous poses (`{:?}`,
+//! full precision). Scenes are deterministic, so replaying from the start reproduces the
+//! warm starts too.
 
-use nalgebra::{Isometry3, Translation3, Vector3};
+use nalgebra::{Isometry3, Point3, Quaternion, Translation3, UnitQuaternion, Vector3};
 use proptest::prelude::*;
 use sdrs_dynamics::scenes::sdrs_contact;
 use sdrs_dynamics::{
-    Control, JointKind, Link, MassModel, Model, Motion, Simulator, State, StepSettings,
+    Control, DynamicsError, JointKind, Link, MassModel, Model, Motion, Simulator, State,
+    StepSettings,
 };
 use sdrs_geometry::ConvexHull;
 use sdrs_geometry::testing::{hull, rotation};
@@ -23,12 +30,36 @@ fn cases() -> u32 {
 
 /// A body: a random hull scaled to `size`, its mass, and its starting pose.
 #[derive(Debug, Clone)]
-struct Body {
-    hull: ConvexHull,
-    mass: f64,
-    pose: Isometry3<f64>,
+pub(crate) struct Body {
+    pub hull: ConvexHull,
+    pub mass: f64,
+    pub pose: Isometry3<f64>,
     /// Starting velocity (m/s), through the previous poses.
-    velocity: Vector3<f64>,
+    pub velocity: Vector3<f64>,
+}
+
+impl Body {
+    /// A body from local vertices, mass, translation, rotation quaternion `[i, j, k, w]` and
+    /// starting velocity, as [`Scene::to_rust`] writes it.
+    pub fn new(
+        vertices: &[[f64; 3]],
+        mass: f64,
+        translation: [f64; 3],
+        quaternion: [f64; 4],
+        velocity: [f64; 3],
+    ) -> Self {
+        let points = vertices.iter().map(|v| Point3::from(*v)).collect();
+        let q = Quaternion::new(quaternion[3], quaternion[0], quaternion[1], quaternion[2]);
+        Self {
+            hull: ConvexHull::new(points).expect("a hull"),
+            mass,
+            pose: Isometry3::from_parts(
+                Translation3::from(Vector3::from(translation)),
+                UnitQuaternion::new_unchecked(q),
+            ),
+            velocity: Vector3::from(velocity),
+        }
+    }
 }
 
 fn body() -> impl Strategy<Value = Body> {
@@ -57,12 +88,35 @@ fn body() -> impl Strategy<Value = Body> {
 /// A scene: free bodies over a ground, optionally a limited pendulum chain, friction or not,
 /// a time step and a contact stiffness.
 #[derive(Debug, Clone)]
-struct Scene {
-    bodies: Vec<Body>,
-    chain: usize,
-    friction: Option<f64>,
-    dt: f64,
-    stiffness: f64,
+pub(crate) struct Scene {
+    pub bodies: Vec<Body>,
+    pub chain: usize,
+    pub friction: Option<f64>,
+    pub dt: f64,
+    pub stiffness: f64,
+}
+
+impl Scene {
+    /// The scene as a Rust expression (full precision) for a regression test.
+    pub fn to_rust(&self) -> String {
+        let mut out = String::from("Scene {\n    bodies: vec![\n");
+        for b in &self.bodies {
+            let vertices: Vec<[f64; 3]> =
+                b.hull.vertices().iter().map(|v| v.coords.into()).collect();
+            let t: [f64; 3] = b.pose.translation.vector.into();
+            let q: [f64; 4] = b.pose.rotation.coords.into();
+            let v: [f64; 3] = b.velocity.into();
+            out += &format!(
+                "        Body::new(\n            &{vertices:?},\n            {:?},\n            {t:?},\n            {q:?},\n            {v:?},\n        ),\n",
+                b.mass
+            );
+        }
+        out += &format!(
+            "    ],\n    chain: {},\n    friction: {:?},\n    dt: {:?},\n    stiffness: {:?},\n}}",
+            self.chain, self.friction, self.dt, self.stiffness
+        );
+        out
+    }
 }
 
 fn scene() -> impl Strategy<Value = Scene> {
@@ -82,7 +136,7 @@ fn scene() -> impl Strategy<Value = Scene> {
         })
 }
 
-fn build(scene: &Scene) -> Model {
+pub(crate) fn build(scene: &Scene) -> Model {
     let mut links = vec![Link::new(
         "ground",
         None,
@@ -132,6 +186,78 @@ fn build(scene: &Scene) -> Model {
     Model::new(links).expect("a valid model")
 }
 
+/// How a scene's run ended.
+#[derive(Debug)]
+pub(crate) struct Run {
+    /// Steps that succeeded.
+    pub steps: usize,
+    /// Of those, steps with an active contact pair at the solution.
+    pub in_contact: usize,
+    /// The typed error that ended the run, with the motion before the failing step.
+    pub error: Option<(DynamicsError, Motion)>,
+}
+
+/// Runs a scene for 0.6 s (at most 300 steps): long enough to land and collide. Each step
+/// must give a finite state; the run stops at the first typed error.
+pub(crate) fn replay(scene: &Scene) -> Run {
+    let model = build(scene);
+    let mut settings = StepSettings::new(scene.dt).unwrap();
+    let mut contact = sdrs_contact(scene.dt, scene.friction).unwrap();
+    contact.stiffness = scene.stiffness;
+    settings.contact = Some(contact);
+    let mut sim = Simulator::new(model.clone(), settings).unwrap();
+    let start = State::zero(&model);
+    let mut motion = Motion::at_rest(&model, start);
+    // Starting velocities: the previous poses moved back by v Δt.
+    for (k, b) in scene.bodies.iter().enumerate() {
+        let back = Translation3::from(-b.velocity * scene.dt);
+        motion.previous[k + 1] = back * motion.previous[k + 1];
+    }
+    let control = Control::passive(&model);
+    let mut run = Run {
+        steps: 0,
+        in_contact: 0,
+        error: None,
+    };
+    for _ in 0..((0.6 / scene.dt) as usize).min(300) {
+        let before = motion.clone();
+        match sim.advance(&mut motion, &control) {
+            Ok(report) => {
+                assert!(motion.state.q.iter().all(|v| v.is_finite()));
+                assert!(report.energy.is_finite());
+                run.steps += 1;
+                run.in_contact += usize::from(report.active_pairs > 0);
+            }
+            Err(e) => {
+                run.error = Some((e, before));
+                break;
+            }
+        }
+    }
+    run
+}
+
+/// Writes a failing case to `SDRS_FUZZ_DUMP` (if set) for a regression test.
+fn dump(scene: &Scene, run: &Run) {
+    let (Some(dir), Some((error, motion))) = (std::env::var_os("SDRS_FUZZ_DUMP"), &run.error)
+    else {
+        return;
+    };
+    let text = format!(
+        "// {error}\n// failing step: {} (0-based)\nlet scene = {};\n// state before the step: {:?}\n// previous poses: {:?}\n",
+        run.steps,
+        scene.to_rust(),
+        motion.state,
+        motion.previous
+    );
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut hasher);
+    let dir = std::path::PathBuf::from(dir);
+    std::fs::create_dir_all(&dir).expect("a dump directory");
+    std::fs::write(dir.join(format!("{:016x}.rs", hasher.finish())), text).expect("a dump");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases()))]
 
@@ -139,42 +265,18 @@ proptest! {
     /// error the scene stops: its state is not defined).
     #[test]
     fn random_scenes_step_without_panic(scene in scene()) {
-        let model = build(&scene);
-        let mut settings = StepSettings::new(scene.dt).unwrap();
-        let mut contact = sdrs_contact(scene.dt, scene.friction).unwrap();
-        contact.stiffness = scene.stiffness;
-        settings.contact = Some(contact);
-        let mut sim = Simulator::new(model.clone(), settings).unwrap();
-        let start = State::zero(&model);
-        let mut motion = Motion::at_rest(&model, start);
-        // Starting velocities: the previous poses moved back by v Δt.
-        for (k, b) in scene.bodies.iter().enumerate() {
-            let back = Translation3::from(-b.velocity * scene.dt);
-            motion.previous[k + 1] = back * motion.previous[k + 1];
-        }
-        let control = Control::passive(&model);
-        let (mut steps, mut in_contact) = (0, 0);
-        // 0.6 s (at most 300 steps): long enough to land and collide.
-        for _ in 0..((0.6 / scene.dt) as usize).min(300) {
-            match sim.advance(&mut motion, &control) {
-                Ok(report) => {
-                    prop_assert!(motion.state.q.iter().all(|v| v.is_finite()));
-                    prop_assert!(report.energy.is_finite());
-                    steps += 1;
-                    in_contact += usize::from(report.active_pairs > 0);
-                }
-                Err(e) => {
-                    // A typed error with a message; the scene ends here.
-                    prop_assert!(!e.to_string().is_empty());
-                    if std::env::var_os("SDRS_FUZZ_VERBOSE").is_some() {
-                        eprintln!("typed error: {e}");
-                    }
-                    break;
-                }
+        let run = replay(&scene);
+        let verbose = std::env::var_os("SDRS_FUZZ_VERBOSE").is_some();
+        if let Some((e, _)) = &run.error {
+            // A typed error with a message; the scene ends here.
+            prop_assert!(!e.to_string().is_empty());
+            if verbose {
+                eprintln!("typed error: {e}");
             }
+            dump(&scene, &run);
         }
-        if std::env::var_os("SDRS_FUZZ_VERBOSE").is_some() {
-            eprintln!("{steps} steps, {in_contact} in contact");
+        if verbose {
+            eprintln!("{} steps, {} in contact", run.steps, run.in_contact);
         }
     }
 }

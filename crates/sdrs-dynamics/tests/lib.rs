@@ -8,5 +8,6 @@ mod kinematics;
 mod long_range;
 mod mjcf;
 mod physics;
+mod regressions;
 mod srdf;
 mod urdf;

@@ -88,6 +88,10 @@ impl PlaneCache {
     }
 }
 
+/// Newton iterations a nearly optimal warm start may take before the solve also tries the
+/// mid-plane start (warm starts take 1-3 in a time step's iterations).
+const WARM_BUDGET: usize = 10;
+
 /// One hull of the pair as the solver sees it: shape, pose and side of the plane.
 struct Side<'a> {
     hull: &'a ConvexHull,
@@ -284,19 +288,32 @@ impl PlaneBarrier {
             },
         ];
         let s = self.support;
-        // Start from the previous plane when it is feasible (the usual case within a time step)
-        // or from eq. 18: the mid-plane of the witness points, with |n| chosen by a 1-D solve
+        // Start from the previous plane when it is feasible and nearly optimal (the usual case
+        // within a time step), with a small iteration budget: a warm start converges in a few
+        // Newton steps. When it does not (over a ground's edge at the support distance a plane
+        // 0.4 rad off had a small gradient but 1e6 times the mid-plane's energy: it turns about
+        // the edge at almost no cost, and the barrier's Newton steps cut the energy by only a
+        // quarter each, more than 100 iterations), or the previous plane is far from optimal,
+        // also try eq. 18: the mid-plane of the witness points, with |n| chosen by a 1-D solve
         // rather than fixed at 1 − s (which would leave the 4-D Newton many damped steps
-        // growing |n|), whichever has less energy.
+        // growing |n|), and start from whichever has less energy.
         let warm = cache
             .plane
             .and_then(|p| solve::evaluate_plane(&sides, &p, s).map(|e| (p, e)));
-        // Always also build the mid-plane start and take whichever has less energy. (Taking
-        // the previous plane alone whenever `|g| ≤ scale / 2` started the solve from planes
-        // 0.4 rad off whose energy was 1e6 times the mid-plane's, over a ground's edge at the
-        // support distance: there the plane turns about the edge at almost no cost, so the
-        // gradient stays small while the energy does not, and the barrier's Newton steps cut
-        // the energy by only a quarter each, more than 100 iterations.)
+        if let Some((p, e)) = warm
+            && e.gradient.norm() <= 0.5 * e.scale
+            && let Ok(solution) = solve::minimise(
+                &sides,
+                p,
+                e,
+                s,
+                self.tolerance,
+                WARM_BUDGET.min(self.max_iterations),
+            )
+        {
+            cache.plane = Some(solution.plane);
+            return Ok(Solved::Plane(sides, solution));
+        }
         let n = separation.normal;
         let mid = nalgebra::center(&separation.point_a, &separation.point_b);
         let unit = Vector4::new(n.x, n.y, n.z, -n.dot(&mid.coords));

@@ -14,6 +14,13 @@
 //! (intersecting — touching counts as intersecting, since the separating-plane barrier is
 //! infinite there). A [`GjkCache`] warm-starts the support searches and the initial direction
 //! from the previous query of the same pair.
+//!
+//! The verdict and the distance must not depend on the cache, i.e. on the path GJK takes.
+//! Near-parallel faces (a plank resting on another) make many support points tie to round-off,
+//! so some paths meet simplices that are flat to round-off; two rules keep them harmless: a
+//! tetrahedron encloses the origin only if its volume is clearly above round-off (a flat one
+//! is treated as the polygon it is), and a triangle's closest point is the origin's projection
+//! on its plane, accurate in direction, so that the support search still tells the faces apart.
 
 use crate::error::{Result, check_pose};
 use crate::hull::ConvexHull;
@@ -156,10 +163,26 @@ struct Simplex {
     verts: [Vertex; 4],
     weights: [f64; 4],
     len: usize,
+    /// Round-off in one coordinate of a vertex `w`: `ε` times the largest coordinate entering
+    /// it.
+    noise: f64,
 }
 
 impl Simplex {
+    /// The simplex's point closest to the origin. For a triangle it is the origin's projection
+    /// on the triangle's plane (the weights say it lies inside), computed from the normal:
+    /// summing the weighted vertices would cancel terms of the vertices' size down to the
+    /// distance and amplify the weights' round-off by the triangle's aspect ratio, leaving `v`
+    /// too imprecise in direction to tell the support points of near-parallel faces apart.
     fn closest(&self) -> Vector3<f64> {
+        if self.len == 3 {
+            let [a, b, c] = [0, 1, 2].map(|k| self.verts[k].w);
+            let n = (b - a).cross(&(c - a));
+            let nn = n.norm_squared();
+            if nn > 0.0 {
+                return n * (n.dot(&a) / nn);
+            }
+        }
         (0..self.len)
             .map(|k| self.verts[k].w * self.weights[k])
             .sum()
@@ -275,12 +298,21 @@ impl Simplex {
         let mut best: Option<(f64, Reduction)> = None;
         for (i, j, k, opposite) in faces {
             let a = self.verts[i].w;
-            let n = (self.verts[j].w - a).cross(&(self.verts[k].w - a));
+            let (e1, e2) = (self.verts[j].w - a, self.verts[k].w - a);
+            let n = e1.cross(&e2);
+            let to_opposite = self.verts[opposite].w - a;
             let origin_side = -a.dot(&n);
-            let opposite_side = (self.verts[opposite].w - a).dot(&n);
+            let opposite_side = to_opposite.dot(&n);
             // The origin is a candidate for this face unless it lies strictly on the same side
-            // as the opposite vertex (flat tetrahedra make every face a candidate).
-            if origin_side * opposite_side > 0.0 {
+            // as the opposite vertex. The opposite vertex's side is only known beyond the
+            // round-off of `opposite_side` (the vertices' round-off times the face's size):
+            // a tetrahedron flatter than that (e.g. four points of one face of A − B, which
+            // near-parallel faces of A and B make) is a polygon, every face of which is a
+            // candidate; taking round-off signs for an enclosed origin would call a separated
+            // pair intersecting.
+            let size_sq = e1.norm_squared() + e2.norm_squared() + to_opposite.norm_squared();
+            let flat = opposite_side.abs() <= FLATNESS * self.noise * size_sq;
+            if !flat && origin_side * opposite_side > 0.0 {
                 continue;
             }
             let r = self.triangle(i, j, k);
@@ -292,6 +324,11 @@ impl Simplex {
         best.map(|(_, r)| r)
     }
 }
+
+/// A tetrahedron whose signed volume (times 6) is within this many vertex round-offs times the
+/// sum of its three edges' squared lengths from one vertex is flat: the side of its fourth
+/// vertex is round-off.
+const FLATNESS: f64 = 16.0;
 
 /// [`gjk_distance`] after checking both poses: a non-finite pose or a non-unit rotation is an
 /// [`crate::GeometryError::InvalidPose`] instead of a meaningless (NaN) answer.
@@ -343,11 +380,19 @@ pub fn gjk_distance(
     };
     let scale = a.bounding_sphere_radius() + b.bounding_sphere_radius();
     let touch_sq = (settings.intersection_tolerance * scale).powi(2);
+    // A bound on the coordinates entering a vertex `w = a − rel·b` bounds its round-off.
+    let reach = a.bounding_sphere_center().coords.norm()
+        + a.bounding_sphere_radius()
+        + rel.translation.vector.norm()
+        + b.bounding_sphere_center().coords.norm()
+        + b.bounding_sphere_radius();
+    let noise = f64::EPSILON * reach;
 
     let mut simplex = Simplex {
         verts: [make(hint_a, hint_b); 4],
         weights: [1.0, 0.0, 0.0, 0.0],
         len: 1,
+        noise,
     };
     let mut v = simplex.verts[0].w;
     let mut vv = v.norm_squared();

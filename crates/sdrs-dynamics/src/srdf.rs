@@ -156,14 +156,7 @@ impl Srdf {
             file,
         };
         let doc = xml.parse(text)?;
-        let robot = doc.root_element();
-        if !robot.has_tag_name("robot") {
-            return Err(xml.error(
-                robot,
-                format!("<{}>", robot.tag_name().name()),
-                "the root element must be <robot>",
-            ));
-        }
+        let robot = xml.robot(&doc)?;
         let line = |node: roxmltree::Node| doc.text_pos_at(node.range().start).row;
         let mut out = Srdf {
             file: file.to_string(),

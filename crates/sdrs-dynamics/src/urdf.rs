@@ -131,6 +131,21 @@ impl Xml<'_> {
         })
     }
 
+    /// The document's `<robot>` root element (URDF and SRDF alike), or an error naming the
+    /// element found instead.
+    pub(crate) fn robot<'a, 't>(&self, doc: &'a Document<'t>) -> Result<Node<'a, 't>> {
+        let robot = doc.root_element();
+        if robot.has_tag_name("robot") {
+            Ok(robot)
+        } else {
+            Err(self.error(
+                robot,
+                format!("<{}>", robot.tag_name().name()),
+                "the root element must be <robot>",
+            ))
+        }
+    }
+
     /// An error at `node`'s line, about `element`.
     pub(crate) fn error(
         &self,
@@ -278,14 +293,7 @@ fn parse(text: &str, file: &str, base: &Path, options: &UrdfOptions) -> Result<M
         file,
     };
     let doc = xml.parse(text)?;
-    let robot = doc.root_element();
-    if !robot.has_tag_name("robot") {
-        return Err(xml.error(
-            robot,
-            format!("<{}>", robot.tag_name().name()),
-            "the root element must be <robot>",
-        ));
-    }
+    let robot = xml.robot(&doc)?;
     let links: Vec<Node> = children(robot, "link").collect();
     let mut index: HashMap<&str, usize> = HashMap::new();
     for (i, &link) in links.iter().enumerate() {

@@ -648,9 +648,12 @@ impl Simulator {
         }
         // `amax` (the convergence test) skips NaN, and a NaN energy defeats every comparison
         // of the line search: stop here instead.
+        // Without derivatives the gradient and Hessian are not used (a trial accepted on its
+        // value is evaluated again with them), so only the value is checked then.
         if !value.is_finite()
-            || !gradient.iter().all(|g| g.is_finite())
-            || !hessian.iter().all(|h| h.is_finite())
+            || (derivatives
+                && !(gradient.iter().all(|g| g.is_finite())
+                    && hessian.iter().all(|h| h.is_finite())))
         {
             return Err(DynamicsError::NotANumber {
                 term: format!(

@@ -215,6 +215,7 @@ pub fn arm7(dt: f64) -> Result<Scene> {
         kd: DVector::from_element(7, 0.2 * dt),
         position: DVector::from_vec(vec![0.5, 0.8, -0.3, -1.2, 0.4, 0.9, 0.1]),
         velocity: DVector::zeros(7),
+        force: DVector::zeros(7),
     };
     Ok(Scene {
         model,

@@ -208,6 +208,7 @@ fn a_pd_controlled_arm_reaches_its_target() {
         kd: DVector::from_element(3, 0.05),
         position: target.clone(),
         velocity: DVector::zeros(3),
+        force: DVector::zeros(3),
     };
     let states = run(&mut sim, State::zero(&model), 300, &control);
     let error = (&states.last().unwrap().q - &target).amax();

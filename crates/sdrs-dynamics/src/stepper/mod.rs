@@ -1,6 +1,7 @@
 //! The position-level time step (SDRS eq. 14): `θ^{t+1} = argmin O`, by Newton's method.
 //!
-//! `O = Σ_links (inertia + gravity) + U_PD + κ Σ U_c + Σ U_f`: the contact barrier between
+//! `O = Σ_links (inertia + gravity) + U_PD − τ·(θ^{t+1} − θ^t) + κ Σ U_c + Σ U_f` (`τ` the
+//! control's generalized forces): the contact barrier between
 //! every pair of hulls on different links that the broad phase finds within the barrier's
 //! support distance, scaled by the contact stiffness `κ`, and plane friction lagged from the
 //! step-t planes (its normal forces already carry `κ`, see `sdrs_contact::friction`).
@@ -586,14 +587,14 @@ impl Simulator {
                 kin.add_term(model, [i], &g, Some(&h), &mut gradient, Some(&mut hessian));
             }
         }
-        // Stable PD (eq. 5).
         let c = data.control;
         for j in 0..n {
             let p = c.position[j] - state.q[j];
             let v = c.velocity[j] - (state.q[j] - data.q_t[j]) / dt;
-            value += c.kp[j] * p * p + c.kd[j] * v * v;
+            // Stable PD (eq. 5) and the work of the generalized force.
+            value += c.kp[j] * p * p + c.kd[j] * v * v - c.force[j] * (state.q[j] - data.q_t[j]);
             if derivatives {
-                gradient[j] += -2.0 * c.kp[j] * p - 2.0 * c.kd[j] * v / dt;
+                gradient[j] += -2.0 * c.kp[j] * p - 2.0 * c.kd[j] * v / dt - c.force[j];
                 hessian[(j, j)] += 2.0 * c.kp[j] + 2.0 * c.kd[j] / (dt * dt);
             }
         }

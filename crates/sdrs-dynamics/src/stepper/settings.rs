@@ -147,11 +147,17 @@ impl StepSettings {
     }
 }
 
-/// Stable-PD control of one step (eq. 5): per DoF gains and targets.
+/// The control of one step: stable PD (eq. 5) with per-DoF gains and targets, and
+/// generalized forces.
 ///
-/// The energy is `k_p (θ* − θ)² + k_d (θ̇* − (θ − θ^t)/Δt)²` as the paper writes it, so the
+/// The PD energy is `k_p (θ* − θ)² + k_d (θ̇* − (θ − θ^t)/Δt)²` as the paper writes it, so the
 /// spring force is `2 k_p (θ* − θ)` and the damping force `2 k_d (θ̇* − v)/Δt`: a damping
 /// coefficient `c` (N·s/m or N·m·s/rad) is `k_d = c Δt / 2`.
+///
+/// A generalized force `τ` (N on a prismatic or translational coordinate, N·m on a revolute
+/// one) adds the negative of its work over the step, `−τ · (θ^{t+1} − θ^t)`, held constant
+/// during the step: its gradient is `−τ`, so at the step's minimiser it balances inertia,
+/// gravity and PD exactly as an applied joint torque does.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Control {
     /// Position gains `k_p` (zero for unactuated DoFs).
@@ -162,6 +168,8 @@ pub struct Control {
     pub position: DVector<f64>,
     /// Target velocities `θ̇*`.
     pub velocity: DVector<f64>,
+    /// Generalized forces `τ` (joint torques and forces), in the coordinates of `θ`.
+    pub force: DVector<f64>,
 }
 
 impl Control {
@@ -172,7 +180,8 @@ impl Control {
             kp: zero.clone(),
             kd: zero.clone(),
             position: zero.clone(),
-            velocity: zero,
+            velocity: zero.clone(),
+            force: zero,
         }
     }
 
@@ -182,6 +191,7 @@ impl Control {
             ("kd", &self.kd),
             ("target position", &self.position),
             ("target velocity", &self.velocity),
+            ("generalized force", &self.force),
         ] {
             check_vector(what, v, dof)?;
         }

@@ -65,6 +65,7 @@ pub mod filter;
 pub mod kinematics;
 pub mod mjcf;
 pub mod model;
+pub mod motion;
 pub mod scenes;
 pub mod srdf;
 pub mod stepper;
@@ -78,11 +79,12 @@ pub use mjcf::{
     MjcfOptions, load_mjcf, mjcf_from_str,
 };
 pub use model::{JointKind, Link, MassModel, Model};
+pub use motion::Motion;
 pub use scenes::Scene;
 pub use srdf::{Srdf, SrdfReport};
 pub use stepper::{
     ContactEnergy, ContactHook, ContactSettings, Control, ExternalEnergy, IpcContact,
-    Linearization, LongRangeContact, MeshContact, Motion, Objective, PairTerm, PairVertex,
-    SdrsContact, Simulator, StepDerivatives, StepReport, StepSettings, StepTimings,
+    Linearization, LongRangeContact, MeshContact, Objective, PairTerm, PairVertex, SdrsContact,
+    Simulator, StepDerivatives, StepReport, StepSettings, StepTimings,
 };
 pub use urdf::{UrdfOptions, load_urdf, urdf_from_str};

@@ -4,7 +4,8 @@
 use crate::error::{DynamicsError, Result};
 use crate::kinematics::{Kinematics, State};
 use crate::model::{JointKind, Link, MassModel, Model};
-use crate::stepper::{ContactSettings, Control, LongRangeContact, Motion, StepSettings};
+use crate::motion::Motion;
+use crate::stepper::{ContactSettings, Control, LongRangeContact, StepSettings};
 use nalgebra::{DVector, Isometry3, Point3, Translation3, UnitQuaternion, Vector3};
 use sdrs_contact::PlaneBarrier;
 use sdrs_contact::friction::PlaneFriction;

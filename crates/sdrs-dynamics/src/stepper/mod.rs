@@ -27,6 +27,8 @@ pub use contact::{ContactEnergy, ContactHook, PairTerm, PairVertex, SdrsContact}
 pub use mesh_contact::{IpcContact, LongRangeContact, MeshContact};
 pub use settings::{ContactSettings, Control, ExternalEnergy, StepSettings};
 
+use crate::motion::Motion;
+
 use crate::energy::{link_energy, rows};
 use crate::error::{DynamicsError, Result};
 use crate::kinematics::{Kinematics, State};
@@ -96,24 +98,6 @@ pub struct Simulator {
     model: Model,
     settings: StepSettings,
     contact: Option<Box<dyn ContactHook>>,
-}
-
-/// A running simulation: the configuration θ^t and the link poses one step earlier, which the
-/// inertial term of the next step needs ([`Simulator::advance`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Motion {
-    /// θ^t.
-    pub state: State,
-    /// Link poses at t−1.
-    pub previous: Vec<Isometry3<f64>>,
-}
-
-impl Motion {
-    /// `state` at rest: the poses one step earlier are its own.
-    pub fn at_rest(model: &Model, state: State) -> Self {
-        let previous = Kinematics::new(model, &state).poses().to_vec();
-        Self { state, previous }
-    }
 }
 
 /// A step's Hessian at its solution with the mixed blocks ([`Simulator::linearize`]).

@@ -258,7 +258,9 @@ fn main() -> anyhow::Result<()> {
     {
         *f = f.clone().with_velocity_epsilon(e)?;
     }
-    let robot_links = world.add_robot(robot.links().to_vec(), Isometry3::identity());
+    let robot_links = world
+        .add_robot(robot.links().to_vec(), Isometry3::identity())
+        .link_range();
     let root = robot_links.start;
     let (mut model, simulator) = world.build()?;
     let settings = simulator.settings().clone();

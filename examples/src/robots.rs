@@ -117,8 +117,8 @@ impl Trial {
         let robot = load_urdf(urdf, &urdf_options)?;
         let srdf = srdf.map(Srdf::from_file).transpose()?;
         let mut world = World::new(options.dt)?.with_ground();
-        let links = world.add_robot(robot.links().to_vec(), Isometry3::identity());
-        let root = links.start;
+        let robot_handle = world.add_robot(robot.links().to_vec(), Isometry3::identity());
+        let root = robot_handle.root().index();
         let hulls = robot.links().iter().map(|l| l.hulls.len()).sum();
         // The configuration: an SRDF state, else the neutral one.
         let wanted = options.state.clone().or_else(|| {

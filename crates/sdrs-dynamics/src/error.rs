@@ -74,6 +74,44 @@ pub enum DynamicsError {
         /// Some of the names the model has.
         known: String,
     },
+    /// Two links (or two joints) of one model share a name.
+    #[error(
+        "{kind} name '{name}' is used twice (links {first} and {second}): names must be unique; \
+         to add a robot twice, prefix its names (sdrs::World::add_robot_as)"
+    )]
+    DuplicateName {
+        /// `link` or `joint`.
+        kind: &'static str,
+        /// The name.
+        name: String,
+        /// The first link carrying it.
+        first: usize,
+        /// The second link carrying it.
+        second: usize,
+    },
+    /// An operation needs a joint of another kind.
+    #[error("joint '{joint}' is {actual}: {operation} needs {needed}")]
+    WrongJointKind {
+        /// The joint's name.
+        joint: String,
+        /// Its kind.
+        actual: &'static str,
+        /// What was asked.
+        operation: &'static str,
+        /// The kinds it works for.
+        needed: &'static str,
+    },
+    /// Link poses that the model's joints cannot produce.
+    #[error(
+        "link '{link}' is {error:e} m or rad away from any pose its joint allows: the poses \
+         are not a configuration of this model (they must come from its forward kinematics)"
+    )]
+    UnreachablePose {
+        /// The link.
+        link: String,
+        /// The distance between the given pose and the nearest pose its joint allows.
+        error: f64,
+    },
     /// A URDF or SRDF file could not be read or is not well-formed XML, or a URDF's links do
     /// not form one tree.
     #[error("{format} {file}{}: {message}", .line.map(|l| format!(":{l}")).unwrap_or_default())]

@@ -64,9 +64,30 @@ impl State {
         }
     }
 
-    /// The zero configuration.
+    /// The zero configuration: every coordinate zero, which may be at or outside a joint's
+    /// limits (the step then refuses it); [`State::neutral`] is the start to reach for.
     pub fn zero(model: &Model) -> Self {
         Self::new(model, DVector::zeros(model.dof())).expect("zeros have the right length")
+    }
+
+    /// The neutral configuration, strictly inside every joint limit: [`Model::neutral`] with
+    /// the default limit barrier support of [`crate::StepSettings`] as the margin, so the limit
+    /// barrier is zero there.
+    ///
+    /// ```
+    /// use sdrs_dynamics::{JointKind, Link, MassModel, Model, State};
+    /// use sdrs_geometry::ConvexHull;
+    /// use nalgebra::{Isometry3, Vector3};
+    /// let hull = ConvexHull::cuboid(Vector3::repeat(0.1))?;
+    /// let knee = Link::new("shin", None, Isometry3::identity(), JointKind::Revolute { axis: Vector3::y() }, vec![hull], MassModel::Lumped { mass: 1.0 })
+    ///     .with_limits(0.1, 2.0); // a knee that never straightens fully
+    /// let model = Model::new(vec![knee])?;
+    /// assert!(model.check_limits(&State::zero(&model)).is_err());
+    /// model.check_limits(&State::neutral(&model))?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn neutral(model: &Model) -> Self {
+        model.neutral(crate::StepSettings::DEFAULT_LIMIT_SUPPORT)
     }
 
     /// Folds the rotation coordinates of spherical and free joints into their references and
@@ -79,9 +100,7 @@ impl State {
                 continue;
             }
             let first = model.dof_offset(i) + link.joint.dof() - 3;
-            let turn = (0..3).fold(UnitQuaternion::identity(), |r, k| {
-                r * UnitQuaternion::from_scaled_axis(Vector3::ith(k, self.q[first + k]))
-            });
+            let turn = chart_rotation(&self.q.as_slice()[first..first + 3]);
             out.references[i] = self.references[i] * turn;
             for k in 0..3 {
                 out.q[first + k] = 0.0;
@@ -89,6 +108,14 @@ impl State {
         }
         out
     }
+}
+
+/// The rotation `Rx(q₀) Ry(q₁) Rz(q₂)` of the three rotation coordinates of a spherical or free
+/// joint, applied after its reference rotation.
+pub(crate) fn chart_rotation(q: &[f64]) -> UnitQuaternion<f64> {
+    (0..3).fold(UnitQuaternion::identity(), |r, k| {
+        r * UnitQuaternion::from_scaled_axis(Vector3::ith(k, q[k]))
+    })
 }
 
 /// Forward kinematics (eq. 1) for any real scalar (`f64`, or dual numbers to check

@@ -14,6 +14,15 @@
 //!   hyper-dual numbers through it), link Jacobians in the twist convention of
 //!   `sdrs_contact::twist`, and the assembly of link-level gradients and Hessians into
 //!   generalized coordinates including the second-order kinematic term.
+//! - [`handles`]: typed [`LinkId`], [`JointId`], [`BodyId`] and [`Frame`] handles, lookup by
+//!   name ([`Model::link`], [`Model::joint`], unknown names listing the closest ones) and each
+//!   joint's DoF range ([`Model::dofs`]); names are unique in a model.
+//! - [`manifold`]: [`Model::integrate`] and [`Model::difference`] on the configuration
+//!   manifold (spherical and free joints compose rotations), and [`Model::state_from_poses`].
+//! - [`motion`]: a running simulation ([`Motion`]) made from positions and velocities
+//!   (generalized, or a free body's linear and angular velocity), with velocities read back.
+//! - [`wrench`]: external wrenches on links as generalized forces
+//!   ([`Control::add_wrench`]).
 //! - [`energy`]: inertia and gravity from the second moments (eq. 2-4, O(1) per link).
 //! - [`scenes`]: ready-made scenes (box on an incline, chains, a 7-DoF arm, the paper's
 //!   rotating chains) shared by tests, examples and benchmarks.
@@ -62,7 +71,9 @@
 pub mod energy;
 pub mod error;
 pub mod filter;
+pub mod handles;
 pub mod kinematics;
+pub mod manifold;
 pub mod mjcf;
 pub mod model;
 pub mod motion;
@@ -70,9 +81,11 @@ pub mod scenes;
 pub mod srdf;
 pub mod stepper;
 pub mod urdf;
+pub mod wrench;
 
 pub use error::{DynamicsError, Result};
 pub use filter::{ExcludedPair, LinkContact};
+pub use handles::{BodyId, Frame, JointId, LinkId};
 pub use kinematics::{Kinematics, State, forward_kinematics};
 pub use mjcf::{
     Actuator, ActuatorKind, FloorSlab, JointForces, MjcfJoint, MjcfJointKind, MjcfModel,

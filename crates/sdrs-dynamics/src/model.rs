@@ -2,6 +2,7 @@
 
 use crate::error::{DynamicsError, Result, check_vector};
 use crate::filter::{Bodies, LinkContact};
+use crate::handles::unknown_name;
 use nalgebra::{DVector, Isometry3, Matrix4, Point3, Vector3};
 use sdrs_geometry::{ConvexHull, TriMesh, lumped_second_moment};
 
@@ -52,6 +53,19 @@ impl JointKind {
             JointKind::Universal { .. } => 2,
             JointKind::Spherical => 3,
             JointKind::Free => 6,
+        }
+    }
+
+    /// The kind's name, for messages: `fixed`, `revolute`, `prismatic`, `universal`,
+    /// `spherical` or `free`.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            JointKind::Fixed => "fixed",
+            JointKind::Revolute { .. } => "revolute",
+            JointKind::Prismatic { .. } => "prismatic",
+            JointKind::Universal { .. } => "universal",
+            JointKind::Spherical => "spherical",
+            JointKind::Free => "free",
         }
     }
 
@@ -134,10 +148,11 @@ pub enum MassModel {
 /// One link: its joint to the parent, its collision hulls and its mass.
 #[derive(Debug, Clone)]
 pub struct Link {
-    /// Name, for messages and lookup ([`Model::link_index`]).
+    /// Name, for messages and lookup ([`Model::link`]); unique in a model.
     pub name: String,
     /// Name of the joint to the parent (a URDF or MJCF joint name), for messages and lookup
-    /// ([`Model::joint_link`]); `None` names it after the link (`LINK joint`).
+    /// ([`Model::joint`]); `None` names it after the link (`LINK joint`). Joint names are
+    /// unique in a model.
     pub joint_name: Option<String>,
     /// Index of the parent link (an earlier link), or `None` for a root attached to the world.
     pub parent: Option<usize>,
@@ -275,6 +290,8 @@ impl Model {
             dof += own;
             checked.push(link);
         }
+        check_unique("link", checked.iter().map(|l| l.name.clone()))?;
+        check_unique("joint", checked.iter().map(Link::joint_label))?;
         let bodies = Bodies::new(&checked, &paths);
         Ok(Self {
             links: checked,
@@ -325,34 +342,24 @@ impl Model {
         &self.paths[i]
     }
 
-    /// The index of the link named `name`.
+    /// The index of the link named `name` ([`Model::link`] gives a typed handle); an unknown
+    /// name lists the model's closest names.
     pub fn link_index(&self, name: &str) -> Result<usize> {
         self.links
             .iter()
             .position(|l| l.name == name)
-            .ok_or_else(|| DynamicsError::UnknownName {
-                kind: "link",
-                name: name.to_string(),
-                known: known_names(self.links.iter().map(|l| l.name.as_str())),
-            })
+            .ok_or_else(|| unknown_name("link", name, self.links.iter().map(|l| l.name.as_str())))
     }
 
     /// The index of the link whose joint (to its parent) is named `name`
-    /// ([`Link::joint_label`]).
+    /// ([`Link::joint_label`]; [`Model::joint`] gives a typed handle); an unknown name lists
+    /// the model's closest joint names.
     pub fn joint_link(&self, name: &str) -> Result<usize> {
-        self.links
+        let labels: Vec<String> = self.links.iter().map(Link::joint_label).collect();
+        labels
             .iter()
-            .position(|l| l.joint_label() == name)
-            .ok_or_else(|| DynamicsError::UnknownName {
-                kind: "joint",
-                name: name.to_string(),
-                known: known_names(
-                    self.links
-                        .iter()
-                        .filter(|l| l.joint.dof() > 0)
-                        .filter_map(|l| l.joint_name.as_deref()),
-                ),
-            })
+            .position(|l| l == name)
+            .ok_or_else(|| unknown_name("joint", name, labels.iter().map(String::as_str)))
     }
 
     /// The link whose joint moves DoF `dof`, and the DoF's index within that joint.
@@ -532,20 +539,21 @@ impl Model {
     }
 }
 
-/// Up to 12 names, for an "unknown name" message.
-fn known_names<'a>(names: impl Iterator<Item = &'a str>) -> String {
-    let names: Vec<&str> = names.collect();
-    let shown = names
-        .iter()
-        .take(12)
-        .copied()
-        .collect::<Vec<_>>()
-        .join(", ");
-    if names.len() > 12 {
-        format!("{shown}, … ({} in all)", names.len())
-    } else {
-        shown
+/// An error naming the first name `names` repeats.
+fn check_unique(kind: &'static str, names: impl Iterator<Item = String>) -> Result<()> {
+    let mut seen = std::collections::HashMap::new();
+    for (second, name) in names.enumerate() {
+        if let Some(&first) = seen.get(&name) {
+            return Err(DynamicsError::DuplicateName {
+                kind,
+                name,
+                first,
+                second,
+            });
+        }
+        seen.insert(name, second);
     }
+    Ok(())
 }
 
 fn second_moment(link: &Link) -> Result<Matrix4<f64>> {

@@ -6,7 +6,9 @@
 //! gradients flow with respect to initial states, controls, policy parameters and the robot's
 //! shape (hull vertices and attachment points).
 //!
-//! - [`World`] builds a scene: robots from code or URDF, free objects, a ground.
+//! - [`World`] builds a scene: robots from code or URDF, free objects, a ground; it hands
+//!   back a [`RobotHandle`] or [`ObjectHandle`] with the links and coordinates each occupies,
+//!   and links and joints are looked up by name ([`dynamics::Model::link`]).
 //! - [`prelude`] re-exports what a user needs: `use sdrs::prelude::*;`.
 //! - The engine crates are re-exported whole: [`geometry`], [`contact`], [`dynamics`],
 //!   [`diff`].
@@ -18,26 +20,29 @@
 //! use sdrs::prelude::*;
 //! let cube = ConvexHull::cuboid(Vector3::repeat(0.1))?;
 //! let mut world = World::new(0.01)?.with_ground().with_friction(0.5)?;
-//! let coords = world.add_object("box", cube, 1.0, Isometry3::translation(0.0, 0.0, 0.1195));
+//! let object = world.add_object("box", cube, 1.0, Isometry3::translation(0.0, 0.0, 0.1195));
 //! world.settings_mut().backward = true;
 //! let (model, mut sim) = world.build()?;
+//! let x = object.dofs().start; // the box's x coordinate
 //! // Push the box along x with a PD target that follows a cubic spline over 0.2 s.
 //! let mut base = Control::passive(&model);
-//! base.kp[coords.start] = 50.0;
-//! let policy = CubicSpline::new(base, vec![coords.start], 4, 0.2)?;
+//! base.kp[x] = 50.0;
+//! let policy = CubicSpline::new(base, vec![x], 4, 0.2)?;
 //! let c = DVector::from_vec(vec![0.0, 0.02, 0.04, 0.05]);
-//! let start = Motion::at_rest(&model, State::zero(&model));
+//! let start = Motion::at_rest(&model, State::neutral(&model));
 //! let trajectory = rollout_policy(&mut sim, &start, &policy, &c, 20, Recording::Blocks)?;
 //! // L = final x: pulling the spline's end forward moves the box forward.
 //! let mut dl = DVector::zeros(model.dof());
-//! dl[coords.start] = 1.0;
+//! dl[x] = 1.0;
 //! let g = adjoint(&mut sim, &trajectory, &LossGradient::final_state(&model, 20, dl))?;
 //! assert!(g.parameters[3] > 0.0);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod handles;
 mod world;
 
+pub use handles::{ObjectHandle, RobotHandle};
 pub use sdrs_contact as contact;
 pub use sdrs_diff as diff;
 pub use sdrs_dynamics as dynamics;
@@ -46,7 +51,7 @@ pub use world::World;
 
 /// Everything the examples use: `use sdrs::prelude::*;`.
 pub mod prelude {
-    pub use crate::World;
+    pub use crate::{ObjectHandle, RobotHandle, World};
     pub use nalgebra::{
         DMatrix, DVector, Isometry3, Point3, Translation3, UnitQuaternion, Vector3,
     };
@@ -58,8 +63,8 @@ pub mod prelude {
         projected_step, rollout, rollout_policy, step_jacobian, tangent,
     };
     pub use sdrs_dynamics::{
-        ContactSettings, Control, JointKind, Kinematics, Link, MassModel, Model, Motion, Simulator,
-        State, StepSettings, UrdfOptions, load_urdf,
+        BodyId, ContactSettings, Control, Frame, JointId, JointKind, Kinematics, Link, LinkId,
+        MassModel, Model, Motion, Simulator, State, StepSettings, UrdfOptions, load_urdf,
     };
     pub use sdrs_geometry::ConvexHull;
 }

@@ -1,13 +1,13 @@
 //! Building a world: robots (from code or URDF), free objects and a ground, as one model.
 
+use crate::handles::{ObjectHandle, RobotHandle};
 use nalgebra::{Isometry3, Vector3};
 use sdrs_dynamics::scenes::{default_contact, default_support};
 use sdrs_dynamics::{
-    ContactSettings, JointKind, Link, MassModel, Model, Result, Simulator, StepSettings,
+    ContactSettings, JointKind, Link, LinkId, MassModel, Model, Result, Simulator, StepSettings,
     UrdfOptions, load_urdf,
 };
 use sdrs_geometry::ConvexHull;
-use std::ops::Range;
 use std::path::Path;
 
 /// A world under construction: links of every robot and object in one kinematic forest, the
@@ -25,7 +25,7 @@ use std::path::Path;
 ///     sim.advance(&mut motion, &Control::passive(&model))?;
 /// }
 /// // The box rests on the ground: it barely moved.
-/// assert!(motion.state.q.rows(object.start, 3).norm() < 1e-4);
+/// assert!(motion.state.q.rows(object.dofs().start, 3).norm() < 1e-4);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
@@ -103,41 +103,90 @@ impl World {
         self
     }
 
-    /// Adds a robot's links (parents first, as in [`Model`]) with its root placed at `base`;
-    /// returns the range of the world's link indices it occupies.
-    pub fn add_robot(&mut self, links: Vec<Link>, base: Isometry3<f64>) -> Range<usize> {
+    /// Adds a robot's links (parents first, as in [`Model`]) with its root placed at `base`.
+    /// Link and joint names must stay unique in the world ([`World::build`] says which one is
+    /// not): add a second copy with [`World::add_robot_as`].
+    pub fn add_robot(&mut self, links: Vec<Link>, base: Isometry3<f64>) -> RobotHandle {
+        self.add_robot_as("", links, base)
+    }
+
+    /// [`World::add_robot`] with `prefix` put before every link and joint name, so one robot
+    /// can be added several times.
+    ///
+    /// ```
+    /// use sdrs::prelude::*;
+    /// let hull = ConvexHull::cuboid(Vector3::repeat(0.05))?;
+    /// let arm = vec![Link::new("upper", None, Isometry3::identity(), JointKind::Revolute { axis: Vector3::y() }, vec![hull], MassModel::Lumped { mass: 1.0 })];
+    /// let mut world = World::new(0.01)?;
+    /// let left = world.add_robot_as("left_", arm.clone(), Isometry3::translation(0.0, 0.5, 1.0));
+    /// let right = world.add_robot_as("right_", arm, Isometry3::translation(0.0, -0.5, 1.0));
+    /// let (model, _sim) = world.build()?;
+    /// assert_eq!(right.link(&model, "upper")?, model.link("right_upper")?);
+    /// assert_eq!((left.dofs(), right.dofs()), (0..1, 1..2));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn add_robot_as(
+        &mut self,
+        prefix: &str,
+        links: Vec<Link>,
+        base: Isometry3<f64>,
+    ) -> RobotHandle {
         let offset = self.links.len();
+        let first_dof = self.dof();
         for mut link in links {
             match link.parent {
                 Some(p) => link.parent = Some(p + offset),
                 None => link.attachment = base * link.attachment,
             }
+            for excluded in &mut link.contact.excluded {
+                *excluded += offset;
+            }
+            if !prefix.is_empty() {
+                link.name = format!("{prefix}{}", link.name);
+                link.joint_name = link.joint_name.map(|j| format!("{prefix}{j}"));
+            }
             self.links.push(link);
         }
-        offset..self.links.len()
+        RobotHandle {
+            prefix: prefix.to_string(),
+            links: offset..self.links.len(),
+            dofs: first_dof..self.dof(),
+        }
     }
 
-    /// Adds a robot from a URDF file with its root at `base`; returns its link range.
+    /// Adds a robot from a URDF file with its root at `base`.
     pub fn add_urdf(
         &mut self,
         path: impl AsRef<Path>,
         options: &UrdfOptions,
         base: Isometry3<f64>,
-    ) -> Result<Range<usize>> {
-        let model = load_urdf(path, options)?;
-        Ok(self.add_robot(model.links().to_vec(), base))
+    ) -> Result<RobotHandle> {
+        self.add_urdf_as("", path, options, base)
     }
 
-    /// Adds a free rigid object (6 DoF) of `mass` kg with the given hull, starting at `pose`;
-    /// returns the range of its coordinates (translation, then rotation) in the world's state.
+    /// [`World::add_urdf`] with `prefix` put before every link and joint name
+    /// ([`World::add_robot_as`]).
+    pub fn add_urdf_as(
+        &mut self,
+        prefix: &str,
+        path: impl AsRef<Path>,
+        options: &UrdfOptions,
+        base: Isometry3<f64>,
+    ) -> Result<RobotHandle> {
+        let model = load_urdf(path, options)?;
+        Ok(self.add_robot_as(prefix, model.links().to_vec(), base))
+    }
+
+    /// Adds a free rigid object (6 DoF) named `name`, of `mass` kg with the given hull,
+    /// starting at `pose`.
     pub fn add_object(
         &mut self,
         name: &str,
         hull: ConvexHull,
         mass: f64,
         pose: Isometry3<f64>,
-    ) -> Range<usize> {
-        let start: usize = self.links.iter().map(|l| l.joint.dof()).sum();
+    ) -> ObjectHandle {
+        let start = self.dof();
         self.links.push(Link::new(
             name,
             None,
@@ -146,7 +195,15 @@ impl World {
             vec![hull],
             MassModel::Lumped { mass },
         ));
-        start..start + 6
+        ObjectHandle {
+            link: LinkId::new(self.links.len() - 1),
+            dofs: start..start + 6,
+        }
+    }
+
+    /// Number of generalized coordinates of the links added so far.
+    fn dof(&self) -> usize {
+        self.links.iter().map(|l| l.joint.dof()).sum()
     }
 
     /// The step settings, to adjust (tolerance, gravity, contact stiffness, backward blocks…).

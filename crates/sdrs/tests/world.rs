@@ -26,7 +26,11 @@ fn two_link_robot() -> Vec<Link> {
 fn robots_and_objects_share_one_model() {
     let mut world = World::new(0.01).unwrap().with_ground();
     let first = world.add_robot(two_link_robot(), Isometry3::translation(0.0, 0.0, 1.0));
-    let second = world.add_robot(two_link_robot(), Isometry3::translation(1.0, 0.0, 1.0));
+    let second = world.add_robot_as(
+        "b_",
+        two_link_robot(),
+        Isometry3::translation(1.0, 0.0, 1.0),
+    );
     let cube = ConvexHull::cuboid(Vector3::repeat(0.05)).unwrap();
     let object = world.add_object("cube", cube, 0.2, Isometry3::translation(0.5, 0.0, 0.069));
     let urdf = world
@@ -40,17 +44,24 @@ fn robots_and_objects_share_one_model() {
         )
         .unwrap();
     let (model, mut sim) = world.build().unwrap();
-    assert_eq!((first, second.clone()), (1..3, 3..5));
+    assert_eq!((first.link_range(), second.link_range()), (1..3, 3..5));
+    assert_eq!((first.dofs(), second.dofs()), (0..2, 2..4));
+    assert_eq!(
+        second.link(&model, "l1").unwrap(),
+        model.link("b_l1").unwrap()
+    );
+    assert_eq!(second.root(), LinkId::new(3));
     // Parents are re-indexed into the world; roots are placed at their bases.
-    assert_eq!(model.links()[second.start + 1].parent, Some(second.start));
+    let (root, tip) = (second.root().index(), second.root().index() + 1);
+    assert_eq!(model.links()[tip].parent, Some(root));
     let poses = Kinematics::new(&model, &State::zero(&model))
         .poses()
         .to_vec();
-    assert!(
-        (poses[second.start + 1].translation.vector - Vector3::new(1.0, 0.0, 0.9)).norm() < 1e-12
-    );
-    assert!(poses[urdf.start].translation.vector.x < -0.99);
-    assert_eq!(object, 4..10);
+    assert!((poses[tip].translation.vector - Vector3::new(1.0, 0.0, 0.9)).norm() < 1e-12);
+    assert!(poses[urdf.root().index()].translation.vector.x < -0.99);
+    assert_eq!((object.link(), object.dofs()), (LinkId::new(5), 4..10));
+    assert_eq!(urdf.dofs().start, 10);
+    assert_eq!(urdf.dofs().end, model.dof());
     // Everything steps together: the robots swing, the cube stays on the ground.
     let mut start = State::zero(&model);
     for (i, link) in model.links().iter().enumerate() {
@@ -68,8 +79,9 @@ fn robots_and_objects_share_one_model() {
     assert!(motion.state.q[0] > 0.0);
     // The cube rests on the barrier (within its 2.02 cm support distance) without sliding.
     let q = &motion.state.q;
-    assert!(q[object.start].abs() < 1e-6 && q[object.start + 1].abs() < 1e-6);
-    let gap = 0.019 + q[object.start + 2];
+    let x = object.dofs().start;
+    assert!(q[x].abs() < 1e-6 && q[x + 1].abs() < 1e-6);
+    let gap = 0.019 + q[x + 2];
     assert!(gap > 0.0 && gap < 0.0202, "gap {gap}");
 }
 
@@ -91,4 +103,51 @@ fn world_errors_name_the_problem() {
     );
     // An empty world is not a model.
     assert!(world.build().is_err());
+}
+
+#[test]
+fn a_robot_added_twice_needs_a_prefix() {
+    let options = UrdfOptions {
+        package_paths: vec![arm_urdf().parent().unwrap().to_path_buf()],
+        ..UrdfOptions::default()
+    };
+    let mut world = World::new(0.01).unwrap();
+    world
+        .add_urdf(arm_urdf(), &options, Isometry3::identity())
+        .unwrap();
+    world
+        .add_urdf(arm_urdf(), &options, Isometry3::translation(1.0, 0.0, 0.0))
+        .unwrap();
+    let message = world.build().unwrap_err().to_string();
+    assert!(
+        message.contains("is used twice") && message.contains("add_robot_as"),
+        "{message}"
+    );
+
+    let mut world = World::new(0.01).unwrap();
+    let left = world
+        .add_urdf_as("left/", arm_urdf(), &options, Isometry3::identity())
+        .unwrap();
+    let right = world
+        .add_urdf_as(
+            "right/",
+            arm_urdf(),
+            &options,
+            Isometry3::translation(1.0, 0.0, 0.0),
+        )
+        .unwrap();
+    let (model, _sim) = world.build().unwrap();
+    let name = &model.links()[left.root().index()].name;
+    assert!(name.starts_with("left/"), "{name}");
+    let unprefixed = name.trim_start_matches("left/");
+    let twin = right.link(&model, unprefixed).unwrap();
+    assert!(right.contains(twin) && !left.contains(twin));
+    // Joint names carry the prefix too, and both copies have the same DoFs.
+    let joint = model.links()[twin.index() + 1].joint_label();
+    assert!(joint.starts_with("right/"), "{joint}");
+    assert_eq!(left.dofs().len(), right.dofs().len());
+    assert_eq!(
+        model.dofs(model.joint(&joint).unwrap()).start,
+        right.dofs().start
+    );
 }

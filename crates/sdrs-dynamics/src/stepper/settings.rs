@@ -73,6 +73,9 @@ pub struct StepSettings {
 }
 
 impl StepSettings {
+    /// The default [`StepSettings::limit_support`] (rad or m).
+    pub const DEFAULT_LIMIT_SUPPORT: f64 = 0.01;
+
     /// `dt`, gravity 9.81, eigenvalue floor 1e-3, tolerance 1e-4, 100 iterations, no contact
     /// (the paper's settings, sec. V).
     pub fn new(dt: f64) -> Result<Self> {
@@ -89,7 +92,7 @@ impl StepSettings {
             eigenvalue_floor: 1e-3,
             tolerance: 1e-4,
             max_iterations: 100,
-            limit_support: 0.01,
+            limit_support: Self::DEFAULT_LIMIT_SUPPORT,
             limit_stiffness: 1.0,
             contact: None,
             external: Vec::new(),

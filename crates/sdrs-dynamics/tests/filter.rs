@@ -87,7 +87,9 @@ fn links_joined_by_fixed_joints_are_one_body_and_never_touch() {
     assert!(!model.may_touch(1, 4, true));
     // The ground and a moving body may touch; two immobile links never do.
     assert!(model.may_touch(0, 4, true));
-    let two_grounds = Model::new(vec![ground(), ground()]).unwrap();
+    let mut second = ground();
+    second.name = "second ground".into();
+    let two_grounds = Model::new(vec![ground(), second]).unwrap();
     assert!(!two_grounds.may_touch(0, 1, false));
 }
 

@@ -35,7 +35,7 @@ fn far_apart_balls_push_each_other_apart() {
     let hull = ConvexHull::new(mesh.vertices().to_vec()).unwrap();
     let ball = |x: f64| {
         Link::new(
-            "ball",
+            format!("ball at x = {x}"),
             None,
             Isometry3::translation(x, 0.0, 0.0),
             JointKind::Free,
@@ -77,7 +77,7 @@ fn any_mesh_model_and_its_friction_plug_in_and_finite_supports_cull_far_pairs() 
     use sdrs_dynamics::{ContactHook, IpcContact, Kinematics};
     let cube = |z: f64, joint| {
         Link::new(
-            "cube",
+            format!("cube at z = {z}"),
             None,
             Isometry3::translation(0.0, 0.0, z),
             joint,

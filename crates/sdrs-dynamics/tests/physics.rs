@@ -232,7 +232,9 @@ fn a_contact_rich_scene_stays_finite_and_collision_free_for_10000_steps() {
             Vector3::new(0.03 * k as f64, -0.02 * k as f64, 0.15 + 0.25 * k as f64),
             Vector3::new(0.1 * k as f64, 0.2, -0.1),
         );
-        links.push(free_box(0.5 + 0.2 * k as f64, 0.1, at));
+        let mut link = free_box(0.5 + 0.2 * k as f64, 0.1, at);
+        link.name = format!("box{k}");
+        links.push(link);
     }
     let model = Model::new(links).unwrap();
     let dt = 0.01;

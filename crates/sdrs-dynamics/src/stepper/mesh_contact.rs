@@ -86,7 +86,7 @@ where
     /// use sdrs_geometry::{ConvexHull, TriMesh};
     /// use nalgebra::{Isometry3, Vector3};
     /// let cube = |z: f64, joint| {
-    ///     Link::new("cube", None, Isometry3::translation(0.0, 0.0, z), joint,
+    ///     Link::new(format!("cube at z = {z}"), None, Isometry3::translation(0.0, 0.0, z), joint,
     ///         vec![ConvexHull::cuboid(Vector3::repeat(0.1)).unwrap()], MassModel::Lumped { mass: 1.0 })
     ///     .with_mesh(TriMesh::cuboid(Vector3::repeat(0.1)).unwrap())
     /// };

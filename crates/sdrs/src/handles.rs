@@ -1,7 +1,7 @@
 //! What [`crate::World`] hands back for a robot or an object: its links and coordinates in the
 //! world's model.
 
-use sdrs_dynamics::{LinkId, Model, Result};
+use sdrs_dynamics::{JointId, LinkId, Model, Result};
 use std::ops::Range;
 
 /// A robot in a [`crate::World`]: its links (consecutive, parents first) and its generalized
@@ -48,6 +48,12 @@ impl RobotHandle {
     /// without the prefix.
     pub fn link(&self, model: &Model, name: &str) -> Result<LinkId> {
         model.link(&format!("{}{name}", self.prefix))
+    }
+
+    /// Its joint named `name` in `model` (the world's model), by the name the robot gave it,
+    /// without the prefix.
+    pub fn joint(&self, model: &Model, name: &str) -> Result<JointId> {
+        model.joint(&format!("{}{name}", self.prefix))
     }
 }
 

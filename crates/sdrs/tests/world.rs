@@ -146,8 +146,14 @@ fn a_robot_added_twice_needs_a_prefix() {
     let joint = model.links()[twin.index() + 1].joint_label();
     assert!(joint.starts_with("right/"), "{joint}");
     assert_eq!(left.dofs().len(), right.dofs().len());
+    let hinge = joint.trim_start_matches("right/");
+    let (of_right, of_left) = (
+        right.joint(&model, hinge).unwrap(),
+        left.joint(&model, hinge).unwrap(),
+    );
+    assert_eq!(of_right, model.joint(&joint).unwrap());
     assert_eq!(
-        model.dofs(model.joint(&joint).unwrap()).start,
-        right.dofs().start
+        (model.dofs(of_right).start, model.dofs(of_left).start),
+        (right.dofs().start, left.dofs().start)
     );
 }

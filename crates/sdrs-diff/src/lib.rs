@@ -16,7 +16,8 @@
 //!   design), a centre of mass ([`CentreOfMass`]: one body, some links, the robot), relative
 //!   motion of two bodies ([`Distance`], [`RelativePosition`]), control effort ([`Effort`]:
 //!   torques and target changes), closures ([`Custom`] with partials, [`FinalValue`] by
-//!   differences) and weighted sums ([`Sum`]).
+//!   differences) and weighted sums ([`Sum`]); state losses at the end or over every step
+//!   ([`When`]).
 //! - [`Objective`]: one call from policy and design parameters to the loss and its gradients
 //!   (rollout → loss → adjoint → start at rest → design pullback), with the trajectory.
 //! - [`adjoint`]: reverse mode for a loss with final and running terms ([`LossGradient`]):
@@ -71,7 +72,7 @@ pub use adjoint::{LossGradient, TrajectoryGradient, adjoint};
 pub use design::DesignMap;
 pub use error::{DiffError, Result};
 pub use loss::{Custom, FinalValue, Loss, Sum};
-pub use losses::{CentreOfMass, Distance, Effort, PointTarget, RelativePosition};
+pub use losses::{CentreOfMass, Distance, Effort, PointTarget, RelativePosition, When};
 pub use objective::{Evaluation, Objective};
 pub use optim::{Adam, projected_step};
 pub use point::LinkPoint;

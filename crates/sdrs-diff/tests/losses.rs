@@ -108,6 +108,7 @@ fn point_targets_fixed_and_vertex_mean() {
     )
     .unwrap();
     check("point target (fixed)", &fixed, &model, &t);
+    check("point target (every step)", &fixed.every_step(), &model, &t);
     let face = PointTarget::at(lower_face(&model, "chain2_link1"), target).unwrap();
     check("point target (vertex mean)", &face, &model, &t);
 }
@@ -129,6 +130,10 @@ fn centres_of_mass_of_a_body_a_set_and_the_robot() {
             "centre of mass (robot)",
             CentreOfMass::robot(&model, target).unwrap(),
         ),
+        (
+            "centre of mass (robot, every step)",
+            CentreOfMass::robot(&model, target).unwrap().every_step(),
+        ),
     ] {
         check(name, &loss, &model, &t);
     }
@@ -139,15 +144,18 @@ fn relative_motion_of_two_bodies() {
     let (model, t) = trajectory();
     let a = lower_face(&model, "chain0_link1");
     let b = LinkPoint::fixed(&model, "chain2_link1", Point3::new(0.0, 0.01, -0.02)).unwrap();
-    check(
-        "distance",
-        &Distance::new(a.clone(), b, 0.05).unwrap(),
-        &model,
-        &t,
-    );
+    let distance = Distance::new(a.clone(), b, 0.05).unwrap();
+    check("distance", &distance, &model, &t);
+    check("distance (every step)", &distance.every_step(), &model, &t);
     let relative =
         RelativePosition::new(&model, a, "chain1_link0", Vector3::new(0.02, 0.0, -0.1)).unwrap();
     check("relative position", &relative, &model, &t);
+    check(
+        "relative position (every step)",
+        &relative.every_step(),
+        &model,
+        &t,
+    );
 }
 
 #[test]

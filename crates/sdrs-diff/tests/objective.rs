@@ -66,6 +66,12 @@ fn objective_gradients_match_differences() {
             )
             .unwrap(),
         )
+        .with(
+            0.1,
+            PointTarget::at(lower_face(&model, "link1"), Vector3::new(0.05, 0.0, -0.15))
+                .unwrap()
+                .every_step(),
+        )
         .with(1e-3, Effort::new(0.0, 1.0));
     let objective = Objective {
         policy: CubicSpline::new(scene.control.clone(), vec![0, 2], 4, 0.25).unwrap(),

@@ -10,5 +10,6 @@ mod long_range;
 mod mjcf;
 mod physics;
 mod regressions;
+mod replay;
 mod srdf;
 mod urdf;

@@ -383,7 +383,7 @@ fn a_user_spring_holds_a_box_where_its_force_balances_gravity() {
 
 /// A mesh-based contact model through the hook: the SDRS barrier P_s between every vertex of
 /// each link's triangle mesh and the floor z = 0.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Floor {
     support: f64,
 }
@@ -465,6 +465,10 @@ impl sdrs_dynamics::ContactHook for Floor {
 
     fn timings(&self) -> sdrs_dynamics::StepTimings {
         sdrs_dynamics::StepTimings::default()
+    }
+
+    fn boxed_clone(&self) -> Box<dyn sdrs_dynamics::ContactHook> {
+        Box::new(self.clone())
     }
 
     /// The floor is no link, so there are no link pairs to report.

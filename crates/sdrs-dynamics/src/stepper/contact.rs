@@ -15,10 +15,10 @@ use crate::model::Model;
 use nalgebra::{DMatrix, DVector, Isometry3, SMatrix};
 use sdrs_contact::distance::Closest;
 use sdrs_contact::friction::{FrictionCache, FrictionFrame};
-use sdrs_contact::twist::{Matrix12, Vector12};
 use sdrs_contact::{ContactModel, Order, PairContact, PairOutcome, PlaneCache};
 use sdrs_geometry::broad_phase::{BroadPhase, Proxy};
 use sdrs_geometry::gjk::{Proximity, distance};
+use sdrs_geometry::twist::{Matrix12, Vector12};
 use std::collections::{BTreeMap, HashMap};
 use std::time::Instant;
 
@@ -116,6 +116,16 @@ pub trait ContactHook: std::fmt::Debug + Send {
         previous: &[Isometry3<f64>],
         kin: &Kinematics,
     ) -> Result<Vec<ActiveContact>>;
+
+    /// A copy of this hook with its warm starts and lagged data, so that a
+    /// [`super::Simulator`] can be cloned.
+    fn boxed_clone(&self) -> Box<dyn ContactHook>;
+}
+
+impl Clone for Box<dyn ContactHook> {
+    fn clone(&self) -> Self {
+        self.boxed_clone()
+    }
 }
 
 /// The derivative order an evaluation that fills a gradient and/or a Hessian needs.
@@ -190,7 +200,7 @@ fn links(hulls: [HullRef; 2]) -> [usize; 2] {
 
 /// SDRS contact: the plane barrier between every pair of hulls on different links within its
 /// support distance (scaled by the contact stiffness) and lagged plane friction.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct SdrsContact {
     settings: ContactSettings,
     names: Vec<String>,
@@ -501,6 +511,10 @@ impl ContactHook for SdrsContact {
 
     fn timings(&self) -> StepTimings {
         self.timings
+    }
+
+    fn boxed_clone(&self) -> Box<dyn ContactHook> {
+        Box::new(self.clone())
     }
 
     fn contacts(

@@ -37,9 +37,9 @@ use sdrs_contact::ipc::friction::IpcFriction;
 use sdrs_contact::ipc::potential::Ipc;
 use sdrs_contact::long_range::LongRange;
 use sdrs_contact::long_range::friction::LongRangeFriction;
-use sdrs_contact::twist::{Matrix12, Vector12};
 use sdrs_contact::{ContactModel, FromMesh, LaggedFriction, Order, PairContact, PairOutcome};
 use sdrs_geometry::Aabb;
+use sdrs_geometry::twist::{Matrix12, Vector12};
 use std::time::Instant;
 
 /// Contact between every pair of links with a collision mesh under the mesh model `M`, with
@@ -60,6 +60,29 @@ pub struct MeshContact<M: ContactModel, F: LaggedFriction> {
     /// Warm starts per pair.
     caches: Vec<M::Cache>,
     timings: StepTimings,
+}
+
+impl<M, F> Clone for MeshContact<M, F>
+where
+    M: ContactModel + Clone,
+    M::Shape: Clone,
+    F: LaggedFriction + Clone,
+    F::Frames: Clone,
+{
+    fn clone(&self) -> Self {
+        Self {
+            potential: self.potential.clone(),
+            friction: self.friction.clone(),
+            frames: self.frames.clone(),
+            stiffness: self.stiffness,
+            shapes: self.shapes.clone(),
+            boxes: self.boxes.clone(),
+            pairs: self.pairs.clone(),
+            names: self.names.clone(),
+            caches: self.caches.clone(),
+            timings: self.timings,
+        }
+    }
 }
 
 /// The long-range hierarchical potential between link meshes, with optional long-range
@@ -292,11 +315,16 @@ fn evaluate_pair<M: ContactModel>(
 
 impl<M, F> ContactHook for MeshContact<M, F>
 where
-    M: ContactModel + std::fmt::Debug + Send,
-    M::Shape: FromMesh + std::fmt::Debug + Send,
+    M: ContactModel + Clone + std::fmt::Debug + Send + 'static,
+    M::Shape: FromMesh + Clone + std::fmt::Debug + Send,
     M::Cache: std::fmt::Debug,
-    F: LaggedFriction<Shape = M::Shape> + std::fmt::Debug + Send,
+    F: LaggedFriction<Shape = M::Shape> + Clone + std::fmt::Debug + Send + 'static,
+    F::Frames: Clone,
 {
+    fn boxed_clone(&self) -> Box<dyn ContactHook> {
+        Box::new(self.clone())
+    }
+
     fn begin_step(&mut self, _: &Model, now: &Kinematics) -> Result<()> {
         self.timings = StepTimings::default();
         let clock = Instant::now();

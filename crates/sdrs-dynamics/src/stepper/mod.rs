@@ -95,7 +95,10 @@ impl std::ops::AddAssign for StepTimings {
 }
 
 /// Steps a model forward in time, keeping the per-pair warm-start caches between steps.
-#[derive(Debug)]
+///
+/// A clone carries the caches along and steps exactly as its origin would;
+/// [`Simulator::reset`] forgets them, so that a rollout after it depends only on its inputs.
+#[derive(Debug, Clone)]
 pub struct Simulator {
     model: Model,
     settings: StepSettings,
@@ -182,6 +185,35 @@ impl Simulator {
             settings,
             contact: Some(hook),
         })
+    }
+
+    /// Forgets every warm start of the contact model (separating planes, GJK hints, inner
+    /// friction solves): the next step starts cold, as in a new simulator, so a rollout after
+    /// a reset is bit-identical to the same rollout in a fresh simulator, whatever steps,
+    /// [`Simulator::linearize`] or [`Simulator::objective`] calls came before.
+    ///
+    /// ```
+    /// use sdrs_dynamics::scenes::box_on_incline;
+    /// use sdrs_dynamics::{Motion, Simulator, State};
+    /// let scene = box_on_incline(0.3, 0.5, 0.01)?;
+    /// let mut sim = Simulator::new(scene.model.clone(), scene.settings)?;
+    /// let start = Motion::at_rest(&scene.model, State::zero(&scene.model));
+    /// let mut rollout = |sim: &mut Simulator| -> Result<Motion, sdrs_dynamics::DynamicsError> {
+    ///     let mut motion = start.clone();
+    ///     for _ in 0..5 {
+    ///         sim.advance(&mut motion, &scene.control)?;
+    ///     }
+    ///     Ok(motion)
+    /// };
+    /// let first = rollout(&mut sim)?;
+    /// sim.reset();
+    /// assert_eq!(rollout(&mut sim)?, first);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn reset(&mut self) {
+        if let Some(hook) = self.contact.as_mut() {
+            hook.reset_warm_starts();
+        }
     }
 
     /// The model.

@@ -11,5 +11,6 @@ mod mjcf;
 mod physics;
 mod regressions;
 mod replay;
+mod settings;
 mod srdf;
 mod urdf;

@@ -237,7 +237,7 @@ fn a_contact_rich_scene_stays_finite_and_collision_free_for_10000_steps() {
     let model = Model::new(links).unwrap();
     let dt = 0.01;
     let mut settings = StepSettings::new(dt).unwrap();
-    let mut contact = sdrs_contact(dt, Some(0.5)).unwrap();
+    let mut contact = sdrs_contact(Some(0.5)).unwrap();
     contact.skip_adjacent = false;
     settings.contact = Some(contact);
     let mut sim = Simulator::new(model.clone(), settings).unwrap();

@@ -7,15 +7,15 @@
 //! derivatives. Mesh-based models (long-range, IPC) implement the same trait over the links'
 //! triangle meshes ([`crate::Link::mesh`]).
 
+use super::StepTimings;
 use super::active::ActiveContact;
-use super::{ContactSettings, StepTimings};
 use crate::error::{DynamicsError, Result};
 use crate::kinematics::{Kinematics, State};
 use crate::model::Model;
 use nalgebra::{DMatrix, DVector, Isometry3, SMatrix};
 use sdrs_contact::distance::Closest;
-use sdrs_contact::friction::{FrictionCache, FrictionFrame};
-use sdrs_contact::{ContactModel, Order, PairContact, PairOutcome, PlaneCache};
+use sdrs_contact::friction::{FrictionCache, FrictionFrame, PlaneFriction};
+use sdrs_contact::{ContactModel, Order, PairContact, PairOutcome, PlaneBarrier, PlaneCache};
 use sdrs_geometry::broad_phase::{BroadPhase, Proxy};
 use sdrs_geometry::gjk::{Proximity, distance};
 use sdrs_geometry::twist::{Matrix12, Vector12};
@@ -202,7 +202,10 @@ fn links(hulls: [HullRef; 2]) -> [usize; 2] {
 /// support distance (scaled by the contact stiffness) and lagged plane friction.
 #[derive(Debug, Clone)]
 pub struct SdrsContact {
-    settings: ContactSettings,
+    barrier: PlaneBarrier,
+    stiffness: f64,
+    friction: Option<PlaneFriction>,
+    skip_adjacent: bool,
     names: Vec<String>,
     hulls: Vec<HullRef>,
     broad_phase: BroadPhase,
@@ -213,19 +216,30 @@ pub struct SdrsContact {
 }
 
 impl SdrsContact {
-    /// SDRS contact between the hulls of `model`.
-    pub fn new(model: &Model, settings: ContactSettings) -> Result<Self> {
-        if !(settings.stiffness.is_finite() && settings.stiffness > 0.0) {
+    /// The plane barrier scaled by `stiffness` between the hulls of `model`'s links, skipping
+    /// the pairs the model's collision filter leaves out ([`crate::filter`]) and parent-child
+    /// bodies when `skip_adjacent`; without friction. [`crate::Simulator::new`] builds it from
+    /// [`super::ContactKind::Hulls`].
+    pub fn new(
+        model: &Model,
+        barrier: PlaneBarrier,
+        stiffness: f64,
+        skip_adjacent: bool,
+    ) -> Result<Self> {
+        if !(stiffness.is_finite() && stiffness > 0.0) {
             return Err(DynamicsError::InvalidSetting {
                 name: "stiffness",
-                value: settings.stiffness,
+                value: stiffness,
                 allowed: "positive and finite",
             });
         }
-        let broad_phase = BroadPhase::new(settings.barrier.support_distance())
+        let broad_phase = BroadPhase::new(barrier.support_distance())
             .expect("a barrier's support distance is a valid margin");
         Ok(Self {
-            settings,
+            barrier,
+            stiffness,
+            friction: None,
+            skip_adjacent,
             names: link_names(model),
             hulls: model
                 .links()
@@ -241,6 +255,13 @@ impl SdrsContact {
         })
     }
 
+    /// Adds lagged plane friction between the same hulls (its normal forces scaled by the
+    /// contact stiffness).
+    pub fn with_friction(mut self, friction: PlaneFriction) -> Self {
+        self.friction = Some(friction);
+        self
+    }
+
     /// Candidate hull pairs (indices into `hulls`, sorted) within the barrier's support.
     fn candidate_pairs(&mut self, model: &Model, poses: &[Isometry3<f64>]) -> Vec<(usize, usize)> {
         let proxies: Vec<Proxy> = self
@@ -251,7 +272,7 @@ impl SdrsContact {
                 aabb: model.links()[h.link].hulls[h.hull].aabb(&poses[h.link]),
             })
             .collect();
-        let skip = self.settings.skip_adjacent;
+        let skip = self.skip_adjacent;
         let mut pairs = Vec::new();
         self.broad_phase
             .candidate_pairs(&proxies, |a, b| !model.may_touch(a, b, skip), &mut pairs);
@@ -282,8 +303,7 @@ impl SdrsContact {
         order: Order,
     ) -> Result<PairOutcome> {
         let (ha, hb) = (self.hulls[a], self.hulls[b]);
-        self.settings
-            .barrier
+        self.barrier
             .evaluate(
                 &model.links()[ha.link].hulls[ha.hull],
                 &poses[ha.link],
@@ -306,8 +326,8 @@ impl SdrsContact {
     ) -> Result<Option<FrictionFrame>> {
         let (ha, hb) = (self.hulls[a], self.hulls[b]);
         FrictionFrame::new(
-            &self.settings.barrier,
-            self.settings.stiffness,
+            &self.barrier,
+            self.stiffness,
             &model.links()[ha.link].hulls[ha.hull],
             &poses[ha.link],
             &model.links()[hb.link].hulls[hb.hull],
@@ -327,7 +347,7 @@ impl SdrsContact {
             &mut FrictionCache,
         ) -> std::result::Result<T, sdrs_contact::ContactError>,
     ) -> Result<Vec<([HullRef; 2], T)>> {
-        let Some(friction) = &self.settings.friction else {
+        let Some(friction) = &self.friction else {
             return Ok(Vec::new());
         };
         let mut out = Vec::new();
@@ -366,7 +386,7 @@ impl ContactHook for SdrsContact {
     fn begin_step(&mut self, model: &Model, now: &Kinematics) -> Result<()> {
         self.timings = StepTimings::default();
         self.frames.clear();
-        if self.settings.friction.is_none() {
+        if self.friction.is_none() {
             return Ok(());
         }
         let clock = Instant::now();
@@ -401,7 +421,7 @@ impl ContactHook for SdrsContact {
                 hessian.as_deref_mut(),
             )
         };
-        let stiffness = self.settings.stiffness;
+        let stiffness = self.stiffness;
         let mut energy = ContactEnergy {
             value: 0.0,
             active_pairs: 0,
@@ -444,7 +464,7 @@ impl ContactHook for SdrsContact {
     }
 
     fn pair_terms(&mut self, model: &Model, kin: &Kinematics) -> Result<Vec<PairTerm>> {
-        let stiffness = self.settings.stiffness;
+        let stiffness = self.stiffness;
         let mut terms = Vec::new();
         for pair in self.candidate_pairs(model, kin.poses()) {
             let hulls = [self.hulls[pair.0], self.hulls[pair.1]];
@@ -497,7 +517,7 @@ impl ContactHook for SdrsContact {
             if value > 0.0 && largest.is_none_or(|(_, v)| value > v) {
                 largest = Some((
                     links([self.hulls[pair.0], self.hulls[pair.1]]),
-                    self.settings.stiffness * value,
+                    self.stiffness * value,
                 ));
             }
         }
@@ -523,7 +543,7 @@ impl ContactHook for SdrsContact {
         previous: &[Isometry3<f64>],
         kin: &Kinematics,
     ) -> Result<Vec<ActiveContact>> {
-        let stiffness = self.settings.stiffness;
+        let stiffness = self.stiffness;
         // Per hull pair: the normal energy's gradient, then the friction's.
         let mut found: BTreeMap<(usize, usize), [Option<Vector12>; 2]> = BTreeMap::new();
         for pair in self.candidate_pairs(model, kin.poses()) {
@@ -548,11 +568,11 @@ impl ContactHook for SdrsContact {
                 }
             }
         }
-        let lagged = match self.settings.friction {
+        let lagged = match self.friction {
             Some(_) => self.candidate_pairs(model, previous),
             None => Vec::new(),
         };
-        if let Some(friction) = &self.settings.friction {
+        if let Some(friction) = &self.friction {
             for pair in lagged {
                 let Some(frame) = self.frame(model, previous, pair, &mut PlaneCache::default())?
                 else {
@@ -571,7 +591,7 @@ impl ContactHook for SdrsContact {
                 found.entry(pair).or_default()[1] = Some(c.gradient);
             }
         }
-        let with_friction = self.settings.friction.is_some();
+        let with_friction = self.friction.is_some();
         found
             .into_iter()
             .map(|(pair, [normal, friction])| {

@@ -27,7 +27,9 @@ pub use active::ActiveContact;
 pub use backward::StepDerivatives;
 pub use contact::{ContactEnergy, ContactHook, PairTerm, PairVertex, SdrsContact};
 pub use mesh_contact::{IpcContact, LongRangeContact, MeshContact};
-pub use settings::{ContactSettings, Control, ExternalEnergy, StepSettings};
+pub use settings::{
+    ContactKind, ContactSettings, Control, ExternalEnergy, FrictionSettings, StepSettings,
+};
 
 use crate::motion::Motion;
 
@@ -158,13 +160,16 @@ struct StepData<'a> {
 }
 
 impl Simulator {
-    /// A simulator for `model` with `settings`.
+    /// A simulator for `model` with `settings`, with the contact model `settings.contact`
+    /// selects ([`ContactKind`]: SDRS hulls, long-range or IPC meshes), its friction stepping
+    /// with `settings.dt`.
     pub fn new(model: Model, settings: StepSettings) -> Result<Self> {
         settings.check()?;
-        let contact = match &settings.contact {
-            Some(c) => Some(Box::new(SdrsContact::new(&model, c.clone())?) as Box<dyn ContactHook>),
-            None => None,
-        };
+        let contact = settings
+            .contact
+            .as_ref()
+            .map(|c| c.hook(&model, settings.dt))
+            .transpose()?;
         Ok(Self {
             model,
             settings,
@@ -172,14 +177,20 @@ impl Simulator {
         })
     }
 
-    /// A simulator whose contact is `hook` instead of the one `settings.contact` describes
-    /// (which is ignored): the way in for other contact models.
+    /// A simulator whose contact is the custom `hook`: the way in for contact models that
+    /// [`ContactKind`] does not name. `settings.contact` must then be `None` (an error
+    /// otherwise, rather than one of the two being ignored).
     pub fn with_contact(
         model: Model,
         settings: StepSettings,
         hook: Box<dyn ContactHook>,
     ) -> Result<Self> {
         settings.check()?;
+        if let Some(contact) = &settings.contact {
+            return Err(DynamicsError::TwoContactModels {
+                settings: format!("{:?}", contact.kind),
+            });
+        }
         Ok(Self {
             model,
             settings,

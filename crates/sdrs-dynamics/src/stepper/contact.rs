@@ -9,6 +9,7 @@
 
 use super::StepTimings;
 use super::active::ActiveContact;
+use super::pairs::{each_pair, each_stored_pair, take_caches};
 use crate::error::{DynamicsError, Result};
 use crate::kinematics::{Kinematics, State};
 use crate::model::Model;
@@ -279,18 +280,29 @@ impl SdrsContact {
         pairs
     }
 
-    /// The barrier between hulls `a` and `b` at `kin`, warm-started from their plane cache.
-    fn barrier(
+    /// `f` on every pair of `pairs` with its plane cache (the one pair-evaluation path).
+    fn with_planes<T: Send>(
+        &mut self,
+        pairs: &[(usize, usize)],
+        f: impl Fn(&Self, (usize, usize), &mut PlaneCache) -> Result<T> + Sync,
+    ) -> Result<Vec<T>> {
+        let mut planes = std::mem::take(&mut self.planes);
+        let results = each_stored_pair(pairs, &mut planes, |&pair, cache| f(self, pair, cache));
+        self.planes = planes;
+        results
+    }
+
+    /// The barrier of every pair of `pairs` at `kin`, each warm-started from its plane cache.
+    fn barriers(
         &mut self,
         model: &Model,
         kin: &Kinematics,
-        (a, b): (usize, usize),
+        pairs: &[(usize, usize)],
         order: Order,
-    ) -> Result<PairOutcome> {
-        let mut cache = std::mem::take(self.planes.entry((a, b)).or_default());
-        let outcome = self.barrier_from(model, kin.poses(), (a, b), &mut cache, order);
-        self.planes.insert((a, b), cache);
-        outcome
+    ) -> Result<Vec<PairOutcome>> {
+        self.with_planes(pairs, |hook, pair, cache| {
+            hook.barrier_from(model, kin.poses(), pair, cache, order)
+        })
     }
 
     /// The barrier between hulls `a` and `b` at `poses`, warm-started from `cache`.
@@ -338,27 +350,30 @@ impl SdrsContact {
     }
 
     /// Runs `f` on every friction frame (with its pair's hulls and warm start).
-    fn frictions<T>(
+    fn frictions<T: Send>(
         &mut self,
-        mut f: impl FnMut(
-            &sdrs_contact::friction::PlaneFriction,
+        f: impl Fn(
+            &PlaneFriction,
             &FrictionFrame,
             [HullRef; 2],
             &mut FrictionCache,
-        ) -> std::result::Result<T, sdrs_contact::ContactError>,
+        ) -> std::result::Result<T, sdrs_contact::ContactError>
+        + Sync,
     ) -> Result<Vec<([HullRef; 2], T)>> {
         let Some(friction) = &self.friction else {
             return Ok(Vec::new());
         };
-        let mut out = Vec::new();
-        for ((a, b), frame) in &self.frames {
-            let refs = [self.hulls[*a], self.hulls[*b]];
-            let cache = self.frictions.entry((*a, *b)).or_default();
-            let value = f(friction, frame, refs, cache)
-                .map_err(|e| contact_error(&self.names, links(refs), e))?;
-            out.push((refs, value));
-        }
-        Ok(out)
+        let keys: Vec<(usize, usize)> = self.frames.iter().map(|(pair, _)| *pair).collect();
+        let mut caches = take_caches(&mut self.frictions, &keys);
+        let (hulls, names) = (&self.hulls, &self.names);
+        let results = each_pair(&self.frames, &mut caches, |((a, b), frame), cache| {
+            let refs = [hulls[*a], hulls[*b]];
+            f(friction, frame, refs, cache)
+                .map(|value| (refs, value))
+                .map_err(|e| contact_error(names, links(refs), e))
+        });
+        self.frictions.extend(keys.into_iter().zip(caches));
+        results
     }
 }
 
@@ -390,14 +405,15 @@ impl ContactHook for SdrsContact {
             return Ok(());
         }
         let clock = Instant::now();
-        for pair in self.candidate_pairs(model, now.poses()) {
-            let mut cache = std::mem::take(self.planes.entry(pair).or_default());
-            let frame = self.frame(model, now.poses(), pair, &mut cache);
-            self.planes.insert(pair, cache);
-            if let Some(frame) = frame? {
-                self.frames.push((pair, frame));
-            }
-        }
+        let pairs = self.candidate_pairs(model, now.poses());
+        let frames = self.with_planes(&pairs, |hook, pair, cache| {
+            hook.frame(model, now.poses(), pair, cache)
+        })?;
+        self.frames = pairs
+            .into_iter()
+            .zip(frames)
+            .filter_map(|(pair, frame)| Some((pair, frame?)))
+            .collect();
         self.timings.normal += clock.elapsed();
         Ok(())
     }
@@ -427,8 +443,9 @@ impl ContactHook for SdrsContact {
             active_pairs: 0,
         };
         let clock = Instant::now();
-        for pair in self.candidate_pairs(model, kin.poses()) {
-            let outcome = self.barrier(model, kin, pair, order)?;
+        let pairs = self.candidate_pairs(model, kin.poses());
+        let outcomes = self.barriers(model, kin, &pairs, order)?;
+        for (pair, outcome) in pairs.into_iter().zip(outcomes) {
             let PairOutcome::Separated(c) = outcome else {
                 self.timings.normal += clock.elapsed();
                 return Ok(None);
@@ -466,9 +483,11 @@ impl ContactHook for SdrsContact {
     fn pair_terms(&mut self, model: &Model, kin: &Kinematics) -> Result<Vec<PairTerm>> {
         let stiffness = self.stiffness;
         let mut terms = Vec::new();
-        for pair in self.candidate_pairs(model, kin.poses()) {
+        let pairs = self.candidate_pairs(model, kin.poses());
+        let outcomes = self.barriers(model, kin, &pairs, Order::Design)?;
+        for (pair, outcome) in pairs.into_iter().zip(outcomes) {
             let hulls = [self.hulls[pair.0], self.hulls[pair.1]];
-            if let PairOutcome::Separated(c) = self.barrier(model, kin, pair, Order::Design)?
+            if let PairOutcome::Separated(c) = outcome
                 && c.value > 0.0
             {
                 terms.push(pair_term(hulls, &c, Matrix12::zeros(), stiffness));
@@ -489,21 +508,22 @@ impl ContactHook for SdrsContact {
     }
 
     fn penetration(&mut self, model: &Model, now: &Kinematics) -> Option<DynamicsError> {
-        self.candidate_pairs(model, now.poses())
-            .into_iter()
-            .find_map(|pair| {
-                matches!(
-                    self.barrier(model, now, pair, Order::Value),
-                    Ok(PairOutcome::Penetrating)
-                )
-                .then(|| {
-                    contact_error(
-                        &self.names,
-                        links([self.hulls[pair.0], self.hulls[pair.1]]),
-                        sdrs_contact::ContactError::PenetratingFrame,
-                    )
-                })
+        let pairs = self.candidate_pairs(model, now.poses());
+        // A pair whose evaluation fails is not known to penetrate: keep looking.
+        let outcomes = self
+            .with_planes(&pairs, |hook, pair, cache| {
+                Ok(hook.barrier_from(model, now.poses(), pair, cache, Order::Value))
             })
+            .ok()?;
+        pairs.into_iter().zip(outcomes).find_map(|(pair, outcome)| {
+            matches!(outcome, Ok(PairOutcome::Penetrating)).then(|| {
+                contact_error(
+                    &self.names,
+                    links([self.hulls[pair.0], self.hulls[pair.1]]),
+                    sdrs_contact::ContactError::PenetratingFrame,
+                )
+            })
+        })
     }
 
     fn largest_pair(
@@ -512,8 +532,10 @@ impl ContactHook for SdrsContact {
         kin: &Kinematics,
     ) -> Result<Option<([usize; 2], f64)>> {
         let mut largest: Option<([usize; 2], f64)> = None;
-        for pair in self.candidate_pairs(model, kin.poses()) {
-            let value = self.barrier(model, kin, pair, Order::Value)?.value();
+        let pairs = self.candidate_pairs(model, kin.poses());
+        let outcomes = self.barriers(model, kin, &pairs, Order::Value)?;
+        for (pair, outcome) in pairs.into_iter().zip(outcomes) {
+            let value = outcome.value();
             if value > 0.0 && largest.is_none_or(|(_, v)| value > v) {
                 largest = Some((
                     links([self.hulls[pair.0], self.hulls[pair.1]]),

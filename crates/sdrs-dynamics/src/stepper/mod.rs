@@ -21,6 +21,7 @@ mod active;
 mod backward;
 pub mod contact;
 mod mesh_contact;
+mod pairs;
 mod settings;
 
 pub use active::ActiveContact;

@@ -33,7 +33,7 @@ use crate::aabb::Aabb;
 use crate::error::{GeometryError, Result};
 
 /// Something that finds all overlapping pairs in a set of boxes.
-pub trait PairFinder: Send {
+pub trait PairFinder: Send + Sync {
     /// A short name for reports.
     fn name(&self) -> &'static str;
 

@@ -477,13 +477,7 @@ fn main() -> anyhow::Result<()> {
     // Simulators: the robot's, one without contact (the root's generalized contact force is
     // the no-contact objective's gradient at the solution) and one with the left foot only.
     let mut sim = Simulator::new(model.clone(), settings.clone())?;
-    let mut free = Simulator::new(
-        model.clone(),
-        StepSettings {
-            contact: None,
-            ..settings.clone()
-        },
-    )?;
+    let mut free = Simulator::new(model.clone(), settings.clone().with_contact(None))?;
     let mut left_model = model.clone();
     left_model.exclude_link(FEET[1])?;
     let mut left_sim = Simulator::new(left_model, settings.clone())?;

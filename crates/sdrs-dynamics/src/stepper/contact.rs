@@ -568,14 +568,12 @@ impl ContactHook for SdrsContact {
         let stiffness = self.stiffness;
         // Per hull pair: the normal energy's gradient, then the friction's.
         let mut found: BTreeMap<(usize, usize), [Option<Vector12>; 2]> = BTreeMap::new();
-        for pair in self.candidate_pairs(model, kin.poses()) {
-            let outcome = self.barrier_from(
-                model,
-                kin.poses(),
-                pair,
-                &mut PlaneCache::default(),
-                Order::Gradient,
-            )?;
+        let pairs = self.candidate_pairs(model, kin.poses());
+        let mut cold = vec![PlaneCache::default(); pairs.len()];
+        let outcomes = each_pair(&pairs, &mut cold, |&pair, cache| {
+            self.barrier_from(model, kin.poses(), pair, cache, Order::Gradient)
+        })?;
+        for (pair, outcome) in pairs.into_iter().zip(outcomes) {
             match outcome {
                 PairOutcome::Separated(c) if c.value > 0.0 => {
                     found.entry(pair).or_default()[0] = Some(c.gradient * stiffness);
@@ -595,13 +593,13 @@ impl ContactHook for SdrsContact {
             None => Vec::new(),
         };
         if let Some(friction) = &self.friction {
-            for pair in lagged {
-                let Some(frame) = self.frame(model, previous, pair, &mut PlaneCache::default())?
-                else {
-                    continue;
+            let mut cold = vec![PlaneCache::default(); lagged.len()];
+            let gradients = each_pair(&lagged, &mut cold, |&pair, cache| {
+                let Some(frame) = self.frame(model, previous, pair, cache)? else {
+                    return Ok(None);
                 };
                 let [ha, hb] = [self.hulls[pair.0], self.hulls[pair.1]];
-                let c = friction
+                friction
                     .evaluate(
                         &frame,
                         &kin.poses()[ha.link],
@@ -609,8 +607,13 @@ impl ContactHook for SdrsContact {
                         &mut FrictionCache::default(),
                         Order::Gradient,
                     )
-                    .map_err(|e| contact_error(&self.names, [ha.link, hb.link], e))?;
-                found.entry(pair).or_default()[1] = Some(c.gradient);
+                    .map(|c| Some(c.gradient))
+                    .map_err(|e| contact_error(&self.names, [ha.link, hb.link], e))
+            })?;
+            for (pair, gradient) in lagged.into_iter().zip(gradients) {
+                if let Some(g) = gradient {
+                    found.entry(pair).or_default()[1] = Some(g);
+                }
             }
         }
         let with_friction = self.friction.is_some();

@@ -299,7 +299,20 @@ fn positive_setting(name: &'static str, value: f64) -> Result<()> {
     }
 }
 
-/// Time-step settings.
+/// Time-step settings: [`StepSettings::new`] and the validated `with_*` builders; the public
+/// fields may also be edited, and are checked when a simulator is built.
+///
+/// ```
+/// use sdrs_dynamics::{ContactSettings, StepSettings};
+/// let settings = StepSettings::new(0.005)?
+///     .with_gravity(1.62)? // the Moon
+///     .with_tolerance(1e-6)?
+///     .with_contact(Some(ContactSettings::default_for(f64::INFINITY)?));
+/// assert_eq!((settings.dt, settings.gravity), (0.005, 1.62));
+/// assert!(StepSettings::new(0.01)?.with_tolerance(-1.0).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[non_exhaustive]
 #[derive(Debug, Clone)]
 pub struct StepSettings {
     /// Time step Δt (s).
@@ -360,6 +373,51 @@ impl StepSettings {
 }
 
 impl StepSettings {
+    /// Sets gravity along −z (m/s², finite).
+    pub fn with_gravity(mut self, gravity: f64) -> Result<Self> {
+        if !gravity.is_finite() {
+            return Err(DynamicsError::InvalidSetting {
+                name: "gravity",
+                value: gravity,
+                allowed: "finite (m/s², along −z)",
+            });
+        }
+        self.gravity = gravity;
+        Ok(self)
+    }
+
+    /// Sets the convergence tolerance on `|∇O|∞` (positive and finite).
+    pub fn with_tolerance(mut self, tolerance: f64) -> Result<Self> {
+        positive_setting("tolerance", tolerance)?;
+        self.tolerance = tolerance;
+        Ok(self)
+    }
+
+    /// Sets the Newton iteration cap (at least 1).
+    pub fn with_max_iterations(mut self, max_iterations: usize) -> Result<Self> {
+        if max_iterations == 0 {
+            return Err(DynamicsError::InvalidSetting {
+                name: "max_iterations",
+                value: 0.0,
+                allowed: "at least 1",
+            });
+        }
+        self.max_iterations = max_iterations;
+        Ok(self)
+    }
+
+    /// Sets the contact (`None`: no contact).
+    pub fn with_contact(mut self, contact: Option<ContactSettings>) -> Self {
+        self.contact = contact;
+        self
+    }
+
+    /// Asks every step for the mixed blocks of the backward pass.
+    pub fn with_backward(mut self, backward: bool) -> Self {
+        self.backward = backward;
+        self
+    }
+
     /// Checks every numeric setting (the fields are public, so a simulator checks them when it
     /// is built): positive finite `dt`, tolerance, eigenvalue floor, limit support and
     /// stiffness, finite gravity, at least one iteration.

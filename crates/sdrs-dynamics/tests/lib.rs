@@ -1,6 +1,7 @@
 //! Integration tests of sdrs-dynamics (one binary).
 
 mod backward;
+mod contacts;
 mod filter;
 mod forces;
 mod fuzz_loaders;
@@ -12,5 +13,7 @@ mod motion;
 mod names;
 mod physics;
 mod regressions;
+mod replay;
+mod settings;
 mod srdf;
 mod urdf;

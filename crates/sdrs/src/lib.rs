@@ -36,6 +36,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod scene;
 mod world;
 
 pub use sdrs_contact as contact;

@@ -62,7 +62,11 @@ pub(super) fn build(scene: &Scene) -> Result<SceneSetup> {
     let mut robots = Vec::new();
     for (i, description) in d.robots.iter().enumerate() {
         let robot = load_robot(scene, i, description, limit_support)?;
-        let base = pose(scene, &KeyPath::entry("robot", i).key("base"), &description.base)?;
+        let base = pose(
+            scene,
+            &KeyPath::entry("robot", i).key("base"),
+            &description.base,
+        )?;
         let links = prefixed_links(&robot.model, description.prefix.as_deref());
         robots.push((world.add_robot(links, base), robot));
     }
@@ -88,7 +92,11 @@ pub(super) fn build(scene: &Scene) -> Result<SceneSetup> {
     for (i, (&link, object)) in objects.iter().zip(&d.objects).enumerate() {
         let key = KeyPath::entry("object", i);
         let v = finite_vector(scene, &key.key("velocity"), &object.velocity)?;
-        let w = finite_vector(scene, &key.key("angular_velocity"), &object.angular_velocity)?;
+        let w = finite_vector(
+            scene,
+            &key.key("angular_velocity"),
+            &object.angular_velocity,
+        )?;
         // The step reads velocity from the poses one step earlier: x^{t−1} = x^t − v Δt and,
         // with rotations applied on the left (the twist convention), R^{t−1} = Exp(−ω Δt) R^t.
         let now = motion.previous[link];
@@ -123,7 +131,9 @@ fn apply_settings(scene: &Scene, settings: &mut StepSettings) -> Result<()> {
     }
     settings.check().map_err(|e| {
         let key = match &e {
-            DynamicsError::InvalidSetting { name: "gravity", .. } => KeyPath::root("gravity"),
+            DynamicsError::InvalidSetting {
+                name: "gravity", ..
+            } => KeyPath::root("gravity"),
             DynamicsError::InvalidSetting { name, .. } => KeyPath::root("solver").key(name),
             _ => KeyPath::root("solver"),
         };
@@ -211,7 +221,9 @@ fn pose(scene: &Scene, key: &KeyPath, p: &PoseDescription) -> Result<Isometry3<f
             if !(norm.is_finite() && norm > 0.0) {
                 return Err(scene.origin.error(
                     &key.key("quaternion"),
-                    format!("[{w}, {x}, {y}, {z}] is not a rotation (finite, non-zero [w, x, y, z])"),
+                    format!(
+                        "[{w}, {x}, {y}, {z}] is not a rotation (finite, non-zero [w, x, y, z])"
+                    ),
                 ));
             }
             UnitQuaternion::from_quaternion(q)
@@ -452,10 +464,9 @@ fn object_link(scene: &Scene, i: usize, object: &ObjectDescription) -> Result<Li
             ));
         }
         (None, None) => {
-            return Err(scene.origin.error(
-                &key,
-                "an object needs `mass` (kg) or `density` (kg/m³)",
-            ));
+            return Err(scene
+                .origin
+                .error(&key, "an object needs `mass` (kg) or `density` (kg/m³)"));
         }
         (Some(mass), None) => MassModel::Lumped {
             mass: positive(scene, &key.key("mass"), mass, "kg")?,

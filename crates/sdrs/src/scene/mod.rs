@@ -78,7 +78,11 @@ struct Origin {
 impl Origin {
     /// The error for the value at `key`, with its line and column when the text holds it.
     fn error(&self, key: &KeyPath, message: impl Display) -> SceneError {
-        match self.text.as_deref().and_then(|t| Some((t, key.span_in(t)?))) {
+        match self
+            .text
+            .as_deref()
+            .and_then(|t| Some((t, key.span_in(t)?)))
+        {
             Some((text, span)) => {
                 let (line, column) = line_column(text, span.start);
                 SceneError::Malformed {

@@ -147,7 +147,7 @@ impl Scene {
 
     /// The scene as TOML, which reads back ([`Scene::from_str`]) into the same description.
     pub fn to_toml(&self) -> Result<String> {
-        toml::to_string_pretty(&self.description).map_err(|e| SceneError::Write(e.to_string()))
+        toml::to_string(&self.description).map_err(|e| SceneError::Write(e.to_string()))
     }
 
     /// The world the scene describes: model, simulator, start motion and control.

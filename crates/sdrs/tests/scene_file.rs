@@ -419,7 +419,17 @@ fn refused_values_name_line_and_key() {
     refused(
         "dt = 0.01\n[[object]]\nname = \"a\"\nmass = 1.0\nshape = { type = \"sphere\", radius = -1.0 }\n",
         5,
-        "object[0].shape",
+        "object[0].shape.radius",
+    );
+    refused(
+        "dt = 0.01\n[[object]]\nname = \"a\"\nmass = 1.0\nshape = { type = \"box\", half_extents = [1.0, 0.0, 1.0] }\n",
+        5,
+        "object[0].shape.half_extents",
+    );
+    refused(
+        "dt = 0.01\n[[object]]\nname = \"a\"\nmass = 1.0\nshape = { type = \"sphere\", radius = 1.0, subdivisions = 9 }\n",
+        5,
+        "object[0].shape.subdivisions",
     );
     refused(
         "dt = 0.01\n[contact]\nsupport = 2.0\n",

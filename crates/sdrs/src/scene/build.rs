@@ -15,7 +15,7 @@ use sdrs_dynamics::{
     Control, DynamicsError, JointKind, Link, MassModel, Model, Motion, Simulator, Srdf, State,
     StepSettings, UrdfOptions, load_urdf,
 };
-use sdrs_geometry::{ConvexHull, TriMesh};
+use sdrs_geometry::{ConvexHull, GeometryError, TriMesh};
 use std::ops::Range;
 
 /// Segments around a capsule, and rings per hemisphere.
@@ -417,7 +417,20 @@ fn set_control(
 fn object_link(scene: &Scene, i: usize, object: &ObjectDescription) -> Result<Link> {
     let key = KeyPath::entry("object", i);
     let shape_key = key.key("shape");
-    let geometry = |e: sdrs_geometry::GeometryError| scene.origin.error(&shape_key, e);
+    // A refused dimension is reported at its own key.
+    let geometry = |e: GeometryError| {
+        let field = match &e {
+            GeometryError::InvalidParameter { name, .. } => match *name {
+                "radius" | "half_height" => Some(*name),
+                "level" => Some("subdivisions"),
+                name if name.starts_with("half_extent") => Some("half_extents"),
+                _ => None,
+            },
+            _ => None,
+        };
+        let key = field.map_or_else(|| shape_key.clone(), |f| shape_key.key(f));
+        scene.origin.error(&key, e)
+    };
     let (mesh, hulls) = match &object.shape {
         ShapeDescription::Box { half_extents } => {
             let half = Vector3::from(*half_extents);

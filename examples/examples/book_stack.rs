@@ -22,6 +22,7 @@
 //! `κ` (N·m²) and the friction smoothing `ε_v` (m²/s²), e.g. `--contact 0.01:1:1e-6` for the
 //! authors' settings.
 
+use sdrs::dynamics::ContactKind;
 use sdrs::prelude::*;
 use std::error::Error;
 use std::time::{Duration, Instant};
@@ -146,14 +147,14 @@ fn main() -> Result<()> {
     }
     if let Some((s, k, e)) = options.contact {
         let contact = world.settings_mut().contact.as_mut().ok_or("no contact")?;
-        contact.barrier = PlaneBarrier::new(s)?;
+        contact.kind = ContactKind::Hulls(PlaneBarrier::new(s)?);
         contact.stiffness = k;
         if let Some(f) = contact.friction.take() {
             contact.friction = Some(f.with_velocity_epsilon(e)?);
         }
     }
     let contact = world.settings_mut().contact.clone().ok_or("no contact")?;
-    let support = contact.barrier.support();
+    let support = contact.barrier().ok_or("no hull contact")?.support();
     println!(
         "book stack: {PLANKS} planks {LENGTH} x {WIDTH} x {HEIGHT} m, {MASS} kg, overhang \
          L/(2k) {:+.3}% L, μ = {}, s = {support:e} m, κ = {:e} N·m², {} s at Δt = {DT} s",

@@ -18,6 +18,7 @@
 //! `x = y s` the vertex-to-plane distance, `κ |P_s'(x)| = F`, i.e.
 //! `(1 − y)³ (5 − y) / y⁶ = F s² / κ`, and the gap is `2x / |n| ≈ 2 y s / (1 − s)`.
 
+use sdrs::dynamics::ContactKind;
 use sdrs::geometry::gjk::distance;
 use sdrs::prelude::*;
 use std::error::Error;
@@ -71,7 +72,7 @@ impl Candidate {
             .as_mut()
             .ok_or("the world has no contact")?;
         if let Some(s) = self.support {
-            contact.barrier = PlaneBarrier::new(s)?;
+            contact.kind = ContactKind::Hulls(PlaneBarrier::new(s)?);
         }
         if let Some(k) = self.stiffness {
             contact.stiffness = k;
@@ -246,7 +247,7 @@ fn sweep(candidate: &Candidate) -> Result<()> {
         let mut world = World::new(DT)?;
         candidate.apply(&mut world)?;
         let c = world.settings_mut().contact.clone().ok_or("no contact")?;
-        (c.barrier.support(), c.stiffness)
+        (c.barrier().ok_or("no hull contact")?.support(), c.stiffness)
     };
     let mut total = Stats::default();
     println!(

@@ -28,8 +28,8 @@
 //! `half_sitting` or with knees up to 0.035 it stands, under old and new contact alike.
 
 use clap::{Parser, ValueEnum};
-use sdrs::contact::ContactModel;
-use sdrs::dynamics::scenes::{DEFAULT_VELOCITY_EPSILON, default_contact, sdrs_contact};
+use sdrs::dynamics::FrictionSettings;
+use sdrs::dynamics::scenes::sdrs_contact;
 use sdrs::dynamics::srdf::Srdf;
 use sdrs::prelude::*;
 use std::path::PathBuf;
@@ -243,9 +243,16 @@ fn main() -> anyhow::Result<()> {
         world = world.with_friction(mu)?;
     }
     match args.contact {
-        ContactChoice::Old => world.set_contact(Some(sdrs_contact(args.dt, args.mu)?)),
+        ContactChoice::Old => world.set_contact(Some(sdrs_contact(args.mu)?)),
         ContactChoice::Unadapted => {
-            world.set_contact(Some(default_contact(args.dt, args.mu, f64::INFINITY)?));
+            let contact = ContactSettings::default_for(f64::INFINITY)?;
+            world.set_contact(Some(match args.mu {
+                Some(mu) => contact.with_friction(
+                    FrictionSettings::new(mu)?
+                        .with_velocity_epsilon(ContactSettings::DEFAULT_VELOCITY_EPSILON)?,
+                ),
+                None => contact,
+            }));
         }
         ContactChoice::New => {}
     }
@@ -265,15 +272,15 @@ fn main() -> anyhow::Result<()> {
     let contact = settings.contact.clone().expect("contact");
     println!(
         "contact: support s = {:.3e} m (support distance {:.3e} m), stiffness κ = {:.3e}, friction {}",
-        contact.barrier.support(),
-        contact.barrier.support_distance(),
+        contact.barrier().expect("hull contact").support(),
+        contact.support_distance(),
         contact.stiffness,
         match (&contact.friction, args.mu) {
             (Some(_), Some(mu)) => format!(
                 "μ = {mu}, ε_v = {:.0e}",
                 args.epsilon.unwrap_or(match args.contact {
                     ContactChoice::Old => 1e-6,
-                    _ => DEFAULT_VELOCITY_EPSILON,
+                    _ => ContactSettings::DEFAULT_VELOCITY_EPSILON,
                 })
             ),
             _ => "none".to_string(),
@@ -425,7 +432,7 @@ fn main() -> anyhow::Result<()> {
     // asked otherwise.
     if args.all_links {
         srdf.apply(&mut model)?;
-        let excluded = model.exclude_touching(&state, contact.barrier.support_distance())?;
+        let excluded = model.exclude_touching(&state, contact.support_distance())?;
         println!(
             "all links in contact; automatic filter excluded {} pairs",
             excluded.len()
@@ -470,17 +477,11 @@ fn main() -> anyhow::Result<()> {
     // Simulators: the robot's, one without contact (the root's generalized contact force is
     // the no-contact objective's gradient at the solution) and one with the left foot only.
     let mut sim = Simulator::new(model.clone(), settings.clone())?;
-    let mut free = Simulator::new(
-        model.clone(),
-        StepSettings {
-            contact: None,
-            ..settings.clone()
-        },
-    )?;
+    let mut free = Simulator::new(model.clone(), settings.clone().with_contact(None))?;
     let mut left_model = model.clone();
     left_model.exclude_link(FEET[1])?;
     let mut left_sim = Simulator::new(left_model, settings.clone())?;
-    let support = contact.barrier.support_distance();
+    let support = contact.support_distance();
 
     println!(
         "\n{:>5} {:>8} {:>7} {:>8} {:>8} {:>8} {:>16} {:>5} {:>8} {:>8} {:>8} {:>8} {:>6} {:>4}",

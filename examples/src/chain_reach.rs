@@ -107,7 +107,7 @@ impl ChainReach {
         }
         let model = Model::new(links)?;
         let mut settings = StepSettings::new(DT)?;
-        let mut contact = sdrs::dynamics::scenes::sdrs_contact(DT, Some(0.3))?;
+        let mut contact = sdrs::dynamics::scenes::sdrs_contact(Some(0.3))?;
         contact.skip_adjacent = true;
         settings.contact = Some(contact);
         settings.backward = true;

@@ -12,7 +12,6 @@
 //!
 //! Used by the `robots` example (any URDF), the real-robot tests and the `robots` benchmark.
 
-use sdrs::contact::ContactModel;
 use sdrs::dynamics::srdf::{Srdf, SrdfReport};
 use sdrs::dynamics::{ExcludedPair, UrdfOptions, load_urdf};
 use sdrs::geometry::gjk::{Proximity, distance};
@@ -154,7 +153,7 @@ impl Trial {
             let support = settings
                 .contact
                 .as_ref()
-                .map_or(0.0, |c| c.barrier.support_distance());
+                .map_or(0.0, |c| c.support_distance());
             let automatic = model.exclude_touching(&state, support)?;
             let skip = settings.contact.as_ref().is_some_and(|c| c.skip_adjacent);
             let n = model.links().len();

@@ -2,7 +2,7 @@
 //!
 //! Contact potentials between rigid bodies behind one trait, [`ContactModel`], so that models
 //! are interchangeable per scene. Every model returns the energy of a pair of bodies and its
-//! exact gradient and Hessian with respect to the two bodies' poses (twists, see [`twist`]),
+//! exact gradient and Hessian with respect to the two bodies' poses (twists, see [`sdrs_geometry::twist`]),
 //! and the derivatives with respect to the bodies' local vertices that shape optimisation
 //! needs.
 //!
@@ -64,7 +64,6 @@ pub mod ipc;
 pub mod long_range;
 pub mod model;
 pub mod plane;
-pub mod twist;
 
 pub use error::{ContactError, Result};
 pub use model::{

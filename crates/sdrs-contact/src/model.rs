@@ -1,8 +1,8 @@
 //! The contact trait every potential implements and the dynamics consumes.
 
 use crate::error::Result;
-use crate::twist::{Matrix12, Vector12};
 use nalgebra::{Isometry3, SMatrix, Vector3};
+use sdrs_geometry::twist::{Matrix12, Vector12};
 
 /// How many derivatives to compute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -89,7 +89,7 @@ impl PairOutcome {
 }
 
 /// A contact potential between two rigid bodies, differentiated with respect to their poses
-/// (see [`crate::twist`] for the convention) and their local shape.
+/// (see [`sdrs_geometry::twist`] for the convention) and their local shape.
 ///
 /// Implementations keep per-pair warm-start data in `Cache`; pass the same cache for the same
 /// pair from one evaluation to the next.

@@ -61,7 +61,7 @@ impl VertexJacobians {
 /// Relative errors `(gradient, Hessian)` of a pair's pose derivatives `c` against central
 /// differences (step `h`) of `at`, the pair evaluated with its poses perturbed by a 12-vector
 /// of twists (A's, then B's). Differencing the gradient field adds an antisymmetric term from
-/// the non-commuting rotations (see `sdrs_contact::twist`); the Hessian is compared with its
+/// the non-commuting rotations (see `sdrs_geometry::twist`); the Hessian is compared with its
 /// symmetric part.
 pub fn pose_derivative_errors(
     c: &PairContact,

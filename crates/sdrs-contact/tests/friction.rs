@@ -2,12 +2,12 @@ use crate::common::{VertexJacobians, with_vertex_moved};
 use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
 use proptest::prelude::*;
 use sdrs_contact::friction::{FrictionCache, FrictionFrame, PlaneFriction};
-use sdrs_contact::twist::{Twist, perturb};
 use sdrs_contact::{ContactError, ContactModel, Order, PairContact, PlaneBarrier, PlaneCache};
 use sdrs_geometry::ConvexHull;
 use sdrs_geometry::testing::{
     central_differences, hull, place_at_gap, pose, relative_error, unit_vector,
 };
+use sdrs_geometry::twist::{Twist, perturb};
 
 const S: f64 = 0.1;
 const DT: f64 = 0.01;

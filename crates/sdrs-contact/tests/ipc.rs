@@ -378,9 +378,9 @@ mod whole {
     use crate::common::pose_derivative_errors;
     use nalgebra::{DMatrix, Isometry3, Point3, Translation3, UnitQuaternion, Vector3};
     use sdrs_contact::ipc::potential::{Ipc, IpcShape};
-    use sdrs_contact::twist::{Twist, perturb};
     use sdrs_contact::{ContactModel, Order, PairContact, PairOutcome};
     use sdrs_geometry::TriMesh;
+    use sdrs_geometry::twist::{Twist, perturb};
 
     fn mesh(v: &[[f64; 3]], f: &[[u32; 3]]) -> IpcShape {
         IpcShape::new(
@@ -565,9 +565,9 @@ mod friction {
     use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
     use sdrs_contact::ipc::friction::IpcFriction;
     use sdrs_contact::ipc::potential::{Ipc, IpcShape};
-    use sdrs_contact::twist::{Twist, perturb};
     use sdrs_contact::{ContactError, ContactModel, LaggedFriction, Order};
     use sdrs_geometry::TriMesh;
+    use sdrs_geometry::twist::{Twist, perturb};
 
     const MU: f64 = 0.4;
     const STIFFNESS: f64 = 50.0;

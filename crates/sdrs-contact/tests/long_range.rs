@@ -10,10 +10,10 @@ use proptest::test_runner::TestRunner;
 use sdrs_contact::long_range::radial::centred;
 use sdrs_contact::long_range::triangle::triangle_potential;
 use sdrs_contact::long_range::{LongRange, MeshShape};
-use sdrs_contact::twist::{Twist, perturb};
 use sdrs_contact::{ContactModel, Order, PairContact, PairOutcome};
 use sdrs_geometry::TriMesh;
 use sdrs_geometry::testing::{central_differences, relative_error, sample, unit_vector};
+use sdrs_geometry::twist::{Twist, perturb};
 
 fn random_point(runner: &mut TestRunner, centre: Vector3<f64>) -> Point3<f64> {
     Point3::from(centre + Vector3::from_fn(|_, _| sample(-0.5..0.5f64, runner)))

@@ -9,10 +9,10 @@ use proptest::test_runner::TestRunner;
 use sdrs_contact::friction::PlaneFriction;
 use sdrs_contact::long_range::MeshShape;
 use sdrs_contact::long_range::friction::{LongRangeFriction, TriangleFrames};
-use sdrs_contact::twist::{Twist, perturb};
 use sdrs_contact::{ContactError, LaggedFriction, Order, PairContact};
 use sdrs_geometry::TriMesh;
 use sdrs_geometry::testing::{central_differences, relative_error, sample};
+use sdrs_geometry::twist::{Twist, perturb};
 
 const DT: f64 = 0.01;
 const STIFFNESS: f64 = 1e-3;

@@ -1,7 +1,6 @@
 use crate::common::{VertexJacobians, with_vertex_moved};
 use nalgebra::{Isometry3, Point3, Vector3};
 use proptest::prelude::*;
-use sdrs_contact::twist::{Twist, perturb};
 use sdrs_contact::{
     ContactError, ContactModel, Order, PairContact, PairOutcome, PlaneBarrier, PlaneCache,
 };
@@ -9,6 +8,7 @@ use sdrs_geometry::ConvexHull;
 use sdrs_geometry::testing::{
     central_differences, hull, place_at_gap, pose, relative_error, unit_vector,
 };
+use sdrs_geometry::twist::{Twist, perturb};
 
 pub const S: f64 = 0.1;
 
@@ -109,7 +109,7 @@ proptest! {
         prop_assert!(grad_err < 1e-5, "gradient error {:e}", grad_err);
         let fd_hess = central_differences(|x| at(x, Order::Gradient).gradient, &[0.0; 12], h);
         // Differencing the gradient field gives the Hessian plus an antisymmetric term from the
-        // non-commuting rotations (see sdrs_contact::twist); the Hessian is its symmetric part.
+        // non-commuting rotations (see sdrs_geometry::twist); the Hessian is its symmetric part.
         let raw = nalgebra::SMatrix::<f64, 12, 12>::from_columns(&fd_hess);
         let sym = (raw + raw.transpose()) * 0.5;
         let fd: Vec<f64> = sym.as_slice().to_vec();

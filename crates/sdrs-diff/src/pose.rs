@@ -1,7 +1,7 @@
 //! Link poses as functions of the coordinates and the attachment design: their derivatives
 //! in both directions (twists ↔ coordinates and attachments), and a point on a link.
 //!
-//! Twists follow `sdrs_contact::twist`: `(v, ω)` moves a pose by `R ← Exp(ω) R`, `t ← t + v`.
+//! Twists follow `sdrs_geometry::twist`: `(v, ω)` moves a pose by `R ← Exp(ω) R`, `t ← t + v`.
 
 use nalgebra::{DMatrix, DVector, Matrix3, Point3, Vector3};
 use sdrs_dynamics::{Kinematics, Model, State};

@@ -206,9 +206,9 @@ fn trajectory_gradients_through_long_range_friction_match_differences() {
     for k in [0, 5] {
         let shifted = |by: f64| {
             let mut m = start.clone();
-            let mut xi = sdrs_contact::twist::Twist::zeros();
+            let mut xi = sdrs_geometry::twist::Twist::zeros();
             xi[k] = by;
-            m.previous[1] = sdrs_contact::twist::perturb(&m.previous[1], &xi);
+            m.previous[1] = sdrs_geometry::twist::perturb(&m.previous[1], &xi);
             m
         };
         let fd = (loss(&shifted(h)) - loss(&shifted(-h))) / (2.0 * h);

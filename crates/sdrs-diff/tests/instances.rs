@@ -41,7 +41,8 @@ fn instance(runner: &mut TestRunner, k: usize) -> Instance {
     // differences need steps of 1e-6 and solutions to 1e-9.
     scene.settings.tolerance = 1e-9;
     let contact = scene.settings.contact.as_mut().unwrap();
-    contact.barrier = contact.barrier.clone().with_tolerance(1e-12).unwrap();
+    let barrier = contact.barrier().unwrap().clone().with_tolerance(1e-12);
+    contact.kind = sdrs_dynamics::ContactKind::Hulls(barrier.unwrap());
     scene.settings.backward = k.is_multiple_of(2);
     let gain = sample(20.0..80.0f64, runner);
     scene.control.kp[0] = gain;

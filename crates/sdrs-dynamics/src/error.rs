@@ -220,6 +220,17 @@ pub enum DynamicsError {
         /// What the stepper suspects (the contact pair with the largest energy), or empty.
         hint: String,
     },
+    /// [`crate::Simulator::with_contact`] was given a hook and settings that select a
+    /// contact model too.
+    #[error(
+        "a custom contact hook was given while the step settings also select a contact model \
+         ({settings}): set `StepSettings::contact` to None to use the hook, or use \
+         `Simulator::new` for the model the settings select"
+    )]
+    TwoContactModels {
+        /// The model the settings select.
+        settings: String,
+    },
     /// A contact setting was rejected.
     #[error("contact settings: {0}")]
     ContactSettings(#[from] sdrs_contact::ContactError),

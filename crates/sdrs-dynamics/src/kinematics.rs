@@ -3,7 +3,7 @@
 //! Each degree of freedom `k` moves its subtree by a world-frame screw `S_k = (ω_k, v_k)`: a
 //! point `x` of the subtree moves with velocity `ω_k × x + v_k` (`ω_k` the world axis of a
 //! rotation, `v_k = p_k × ω_k` for an axis through `p_k`; `ω_k = 0` and `v_k` the world
-//! direction of a translation). With the twist convention of `sdrs_contact::twist` (body
+//! direction of a translation). With the twist convention of `sdrs_geometry::twist` (body
 //! origin `o_i` moved by `v`, rotation `Exp(ω)` applied on the left), link `i`'s Jacobian column
 //! for an ancestor DoF `k` is `(ω_k × o_i + v_k, ω_k)`.
 //!

@@ -12,7 +12,7 @@
 //!   [`Model::exclude_touching`] that lists what it excluded).
 //! - [`kinematics`]: forward kinematics (eq. 1, generic over the scalar so tests push
 //!   hyper-dual numbers through it), link Jacobians in the twist convention of
-//!   `sdrs_contact::twist`, and the assembly of link-level gradients and Hessians into
+//!   `sdrs_geometry::twist`, and the assembly of link-level gradients and Hessians into
 //!   generalized coordinates including the second-order kinematic term.
 //! - [`energy`]: inertia and gravity from the second moments (eq. 2-4, O(1) per link).
 //! - [`scenes`]: ready-made scenes (box on an incline, chains, a 7-DoF arm, the paper's
@@ -83,8 +83,9 @@ pub use motion::Motion;
 pub use scenes::Scene;
 pub use srdf::{Srdf, SrdfReport};
 pub use stepper::{
-    ActiveContact, ContactEnergy, ContactHook, ContactSettings, Control, ExternalEnergy,
-    IpcContact, Linearization, LongRangeContact, MeshContact, Objective, PairTerm, PairVertex,
-    SdrsContact, Simulator, StepDerivatives, StepReport, StepSettings, StepTimings,
+    ActiveContact, ContactEnergy, ContactHook, ContactKind, ContactSettings, Control,
+    ExternalEnergy, FrictionSettings, IpcContact, Linearization, LongRangeContact, MeshContact,
+    Objective, PairTerm, PairVertex, SdrsContact, Simulator, StepDerivatives, StepReport,
+    StepSettings, StepTimings,
 };
 pub use urdf::{UrdfOptions, load_urdf, urdf_from_str};

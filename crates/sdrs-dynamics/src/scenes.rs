@@ -5,7 +5,9 @@ use crate::error::{DynamicsError, Result};
 use crate::kinematics::{Kinematics, State};
 use crate::model::{JointKind, Link, MassModel, Model};
 use crate::motion::Motion;
-use crate::stepper::{ContactSettings, Control, LongRangeContact, StepSettings};
+use crate::stepper::{
+    ContactKind, ContactSettings, Control, FrictionSettings, LongRangeContact, StepSettings,
+};
 use nalgebra::{DVector, Isometry3, Point3, Translation3, UnitQuaternion, Vector3};
 use sdrs_contact::PlaneBarrier;
 use sdrs_contact::friction::PlaneFriction;
@@ -27,85 +29,13 @@ pub struct Scene {
 /// SDRS contact with the authors' settings, `s = 1 cm`, stiffness 1 and, if `mu` is given,
 /// plane friction (`ε_v = 1e-6`): bodies rest about 2 cm apart and a stack of planks leans on
 /// the barrier's compliance. The scenes here keep it so that their tests and benchmarks stay
-/// comparable; [`default_contact`] is the physically calibrated choice.
-pub fn sdrs_contact(dt: f64, mu: Option<f64>) -> Result<ContactSettings> {
-    let friction = mu.map(|mu| PlaneFriction::new(mu, dt)).transpose()?;
-    Ok(ContactSettings {
-        barrier: PlaneBarrier::default(),
-        stiffness: 1.0,
-        friction,
-        skip_adjacent: true,
+/// comparable; [`ContactSettings::default_for`] is the physically calibrated choice.
+pub fn sdrs_contact(mu: Option<f64>) -> Result<ContactSettings> {
+    let contact = ContactSettings::new(ContactKind::Hulls(PlaneBarrier::default()), 1.0)?;
+    Ok(match mu {
+        Some(mu) => contact.with_friction(FrictionSettings::new(mu)?),
+        None => contact,
     })
-}
-
-/// Largest barrier support `s` of [`default_contact`] (m): resting gaps are at most
-/// `2s / (1 − s)` = 0.8 mm, whatever the load.
-pub const DEFAULT_SUPPORT: f64 = 4e-4;
-
-/// The barrier's force scale `κ̂ = κ / s²` of [`default_contact`] (N): a vertex pressed with a
-/// force `F ≪ κ̂` rests at `x = s (1 − (F / 4κ̂)^(1/3))` from the separating plane.
-pub const DEFAULT_FORCE_SCALE: f64 = 1e5;
-
-/// Friction velocity smoothing `ε_v` of [`default_contact`] (m²/s²): a body held by friction
-/// creeps at about `√ε_v = 1e-5` m/s (0.2 mm in 10 s on a 30° slope with μ = 0.8).
-pub const DEFAULT_VELOCITY_EPSILON: f64 = 1e-10;
-
-/// The barrier support for a scene whose smallest body is `smallest_size` m thick (the
-/// smallest side of a link's bounding box): 1% of it, at most [`DEFAULT_SUPPORT`].
-pub fn default_support(smallest_size: f64) -> f64 {
-    if smallest_size.is_finite() && smallest_size > 0.0 {
-        (0.01 * smallest_size).min(DEFAULT_SUPPORT)
-    } else {
-        DEFAULT_SUPPORT
-    }
-}
-
-/// Default SDRS contact (what `sdrs::World` uses) for a scene whose smallest body is
-/// `smallest_size` m thick (`f64::INFINITY` when unknown or at least 4 cm): barrier support
-/// `s = min(0.4 mm, 1% of smallest_size)` ([`default_support`]), stiffness
-/// `κ = κ̂ s²` with `κ̂ = 1e5 N` ([`DEFAULT_FORCE_SCALE`]) and, if `mu` is given, plane
-/// friction with velocity smoothing `ε_v = 1e-10 m²/s²` ([`DEFAULT_VELOCITY_EPSILON`]).
-///
-/// **Why.** At rest a vertex pressed with force `F` sits where `κ |P_s'(x)| = F`; with
-/// `x = y s` and `P_s'(x) = (x − s)³ (5s − x) / x⁶` this is
-/// `(1 − y)³ (5 − y) / y⁶ = F s² / κ = F / κ̂`, and the gap between the bodies is
-/// `2x / |n| ≈ 2 y s / (1 − s)` (the plane sits midway, `|n| ≈ 1 − s`). So:
-///
-/// - the gap never exceeds the support distance `2s / (1 − s)`: `s = 0.4 mm` keeps every
-///   resting gap under 0.8 mm; the 1% rule keeps it under 2% of the smallest body;
-/// - with `κ ∝ s²` the resting depth `y` depends on the load only: for `F ≪ κ̂`,
-///   `1 − y ≈ (F / 4κ̂)^(1/3)`, so the contact is stiff (a 1 N vertex load compresses it
-///   by `s (F / 4κ̂)^(1/3)` = 5 µm at `s = 0.4 mm`), and even a 20 kN vertex load (an
-///   8-tonne, 2 m cube) rests at `y ≈ 0.78` (gap 0.62 mm). The 20-plank book stack of the
-///   SDRS paper (sec. V-J) rests on plank edges that carry up to 15 N per vertex; it leans on
-///   their compliance `s (F / 4κ̂)^(1/3)` and falls when that reaches about 50 µm (measured:
-///   `s = 1 cm, κ = 1`, 0.7 mm, falls at once; `s = 0.4 mm` with `κ̂ = 2.5e3 N`, 46 µm, falls
-///   after 2.8 s; `κ̂ = 1e4 N`, 29 µm, stands). `κ̂ = 1e5 N` gives 13 µm;
-/// - friction's `√(|ẋ − ṗ|² + ε_v)` turns into a viscous law below `√ε_v`, so a body held
-///   by friction creeps at about `√ε_v`: `1e-10` gives 1e-5 m/s, and its stiffness in the
-///   stick regime, `μ F / (Δt √ε_v)`, still leaves Newton at about four iterations a step.
-///
-/// Measured by `examples/examples/contact_defaults.rs` and `book_stack.rs`.
-///
-/// ```
-/// use sdrs_dynamics::scenes::default_contact;
-/// let c = default_contact(0.01, Some(0.8), f64::INFINITY)?;
-/// assert_eq!(c.barrier.support(), 4e-4);
-/// assert!((c.stiffness - 1e5 * 4e-4 * 4e-4).abs() < 1e-15);
-/// // A 1 cm bead: s = 0.1 mm.
-/// assert_eq!(default_contact(0.01, None, 0.01)?.barrier.support(), 1e-4);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub fn default_contact(dt: f64, mu: Option<f64>, smallest_size: f64) -> Result<ContactSettings> {
-    let support = default_support(smallest_size);
-    let mut contact = sdrs_contact(dt, mu)?;
-    contact.barrier = PlaneBarrier::new(support)?;
-    contact.stiffness = DEFAULT_FORCE_SCALE * support * support;
-    contact.friction = contact
-        .friction
-        .map(|f| f.with_velocity_epsilon(DEFAULT_VELOCITY_EPSILON))
-        .transpose()?;
-    Ok(contact)
 }
 
 fn cuboid(half: Vector3<f64>) -> ConvexHull {
@@ -139,9 +69,7 @@ pub fn box_on_incline(tilt: f64, mu: f64, dt: f64) -> Result<Scene> {
     );
     let model = Model::new(vec![ground, block])?;
     let mut settings = StepSettings::new(dt)?;
-    let mut contact = sdrs_contact(dt, Some(mu))?;
-    contact.skip_adjacent = false;
-    settings.contact = Some(contact);
+    settings.contact = Some(sdrs_contact(Some(mu))?.with_skip_adjacent(false));
     let control = Control::passive(&model);
     Ok(Scene {
         model,
@@ -269,7 +197,7 @@ pub fn rotating_chains(n: usize, dt: f64) -> Result<Scene> {
     control.kd[0] = 1.0;
     control.velocity[0] = 6.0;
     let mut settings = StepSettings::new(dt)?;
-    settings.contact = Some(sdrs_contact(dt, Some(0.5))?);
+    settings.contact = Some(sdrs_contact(Some(0.5))?);
     Ok(Scene {
         model,
         settings,

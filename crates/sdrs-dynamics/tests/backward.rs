@@ -2,10 +2,10 @@
 //! gradient, with contact and friction active.
 
 use nalgebra::{DMatrix, DVector, Isometry3};
-use sdrs_contact::twist::{Twist, perturb};
 use sdrs_dynamics::scenes::{Scene, box_on_incline, rotating_chains};
 use sdrs_dynamics::{Control, Motion, Simulator, State};
 use sdrs_geometry::testing::relative_error;
+use sdrs_geometry::twist::{Twist, perturb};
 
 /// Selects one of a control's target vectors.
 type TargetField = fn(&mut Control) -> &mut DVector<f64>;

@@ -95,7 +95,7 @@ fn links_joined_by_fixed_joints_are_one_body_and_never_touch() {
 fn the_wrist_steps_although_link7_and_the_hand_overlap() {
     let model = wrist();
     let mut settings = StepSettings::new(0.01).unwrap();
-    settings.contact = Some(sdrs_contact(0.01, None).unwrap());
+    settings.contact = Some(sdrs_contact(None).unwrap());
     let mut sim = Simulator::new(model.clone(), settings).unwrap();
     let mut motion = Motion::at_rest(&model, State::zero(&model));
     for _ in 0..5 {
@@ -126,7 +126,7 @@ fn an_initial_overlap_is_named_and_says_how_to_fix_it() {
     ];
     let mut model = Model::new(links).unwrap();
     let mut settings = StepSettings::new(0.01).unwrap();
-    settings.contact = Some(sdrs_contact(0.01, None).unwrap());
+    settings.contact = Some(sdrs_contact(None).unwrap());
     let mut sim = Simulator::new(model.clone(), settings.clone()).unwrap();
     let mut motion = Motion::at_rest(&model, State::zero(&model));
     let err = sim
@@ -367,7 +367,7 @@ fn a_step_that_cannot_converge_names_the_contact_pair_it_suspects() {
     );
     let model = Model::new(vec![ground(), block]).unwrap();
     let mut settings = StepSettings::new(0.01).unwrap();
-    let mut contact = sdrs_contact(0.01, None).unwrap();
+    let mut contact = sdrs_contact(None).unwrap();
     contact.stiffness = 1e3;
     settings.contact = Some(contact);
     settings.max_iterations = 2;

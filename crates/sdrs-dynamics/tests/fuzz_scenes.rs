@@ -202,7 +202,7 @@ pub(crate) struct Run {
 pub(crate) fn replay(scene: &Scene) -> Run {
     let model = build(scene);
     let mut settings = StepSettings::new(scene.dt).unwrap();
-    let mut contact = sdrs_contact(scene.dt, scene.friction).unwrap();
+    let mut contact = sdrs_contact(scene.friction).unwrap();
     contact.stiffness = scene.stiffness;
     settings.contact = Some(contact);
     let mut sim = Simulator::new(model.clone(), settings).unwrap();

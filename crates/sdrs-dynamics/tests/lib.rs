@@ -10,5 +10,7 @@ mod long_range;
 mod mjcf;
 mod physics;
 mod regressions;
+mod replay;
+mod settings;
 mod srdf;
 mod urdf;

@@ -8,8 +8,8 @@ use nalgebra::{
 };
 use num_dual::HyperDual64;
 use sdrs_dynamics::{
-    ActuatorKind, ContactSettings, Control, DynamicsError, JointForces, JointKind, MjcfJointKind,
-    MjcfModel, MjcfOptions, Model, Motion, Simulator, StepSettings, forward_kinematics, load_mjcf,
+    ActuatorKind, Control, DynamicsError, JointForces, JointKind, MjcfJointKind, MjcfModel,
+    MjcfOptions, Model, Motion, Simulator, StepSettings, forward_kinematics, load_mjcf,
     mjcf_from_str,
 };
 use std::collections::BTreeMap;
@@ -715,12 +715,7 @@ fn mjcf_hopper_and_ant_drop_on_the_floor() {
         state.q[up] += lift;
         let dt = 0.01;
         let mut settings = StepSettings::new(dt).unwrap();
-        settings.contact = Some(ContactSettings {
-            barrier: Default::default(),
-            stiffness: 1.0,
-            friction: None,
-            skip_adjacent: true,
-        });
+        settings.contact = Some(sdrs_dynamics::scenes::sdrs_contact(None).unwrap());
         let mut sim = Simulator::new(mj.model.clone(), settings).unwrap();
         let mut motion = Motion::at_rest(&mj.model, state.clone());
         let control = mj.control(&vec![0.0; mj.actuators.len()], dt).unwrap();

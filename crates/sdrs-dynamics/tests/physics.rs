@@ -237,7 +237,7 @@ fn a_contact_rich_scene_stays_finite_and_collision_free_for_10000_steps() {
     let model = Model::new(links).unwrap();
     let dt = 0.01;
     let mut settings = StepSettings::new(dt).unwrap();
-    let mut contact = sdrs_contact(dt, Some(0.5)).unwrap();
+    let mut contact = sdrs_contact(Some(0.5)).unwrap();
     contact.skip_adjacent = false;
     settings.contact = Some(contact);
     let mut sim = Simulator::new(model.clone(), settings).unwrap();
@@ -383,7 +383,7 @@ fn a_user_spring_holds_a_box_where_its_force_balances_gravity() {
 
 /// A mesh-based contact model through the hook: the SDRS barrier P_s between every vertex of
 /// each link's triangle mesh and the floor z = 0.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Floor {
     support: f64,
 }
@@ -465,6 +465,10 @@ impl sdrs_dynamics::ContactHook for Floor {
 
     fn timings(&self) -> sdrs_dynamics::StepTimings {
         sdrs_dynamics::StepTimings::default()
+    }
+
+    fn boxed_clone(&self) -> Box<dyn sdrs_dynamics::ContactHook> {
+        Box::new(self.clone())
     }
 
     /// The floor is no link, so there are no link pairs to report.

@@ -13,7 +13,9 @@
 //! - [`SphereTree`]: the *layered* bounding-sphere hierarchy of the long-range paper
 //!   (Definition 5.3) over a triangle mesh;
 //! - [`TriMesh`]: validated triangle meshes, OBJ/STL import, primitive generators and convex
-//!   decomposition into hulls.
+//!   decomposition into hulls;
+//! - [`twist`]: the pose-perturbation convention (`perturb`, 12-vectors and 12x12 blocks of a
+//!   body pair) that contact derivatives and the dynamics' Jacobians share.
 //!
 //! Everything here is `f64` and not differentiated, except [`lumped_second_moment`], which is
 //! generic so dual numbers pass through it. parry3d-f64 is used only offline (quickhull,
@@ -51,6 +53,7 @@ pub mod parry_adapter;
 pub mod sphere_tree;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod twist;
 
 pub use aabb::Aabb;
 pub use error::{GeometryError, Result};

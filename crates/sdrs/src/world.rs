@@ -1,10 +1,9 @@
 //! Building a world: robots (from code or URDF), free objects and a ground, as one model.
 
 use nalgebra::{Isometry3, Vector3};
-use sdrs_dynamics::scenes::{default_contact, default_support};
 use sdrs_dynamics::{
-    ContactSettings, JointKind, Link, MassModel, Model, Result, Simulator, StepSettings,
-    UrdfOptions, load_urdf,
+    ContactKind, ContactSettings, FrictionSettings, JointKind, Link, MassModel, Model, Result,
+    Simulator, StepSettings, UrdfOptions, load_urdf,
 };
 use sdrs_geometry::ConvexHull;
 use std::ops::Range;
@@ -31,32 +30,13 @@ use std::path::Path;
 ///
 /// # Default contact
 ///
-/// SDRS contact between hulls on different, non-adjacent links, with the settings of
-/// [`sdrs_dynamics::scenes::default_contact`]:
-///
-/// - **barrier support** `s = 0.4 mm`, or 1% of the smallest body's thickness (the smallest
-///   side of a link's bounding box) when a body is thinner than 4 cm. A body resting on the
-///   barrier never sits further than the support distance `2s / (1 − s)` from what it rests
-///   on, so resting gaps are at most 0.8 mm (and at most 2% of the smallest body). The
-///   support is chosen in [`World::build`], from the links the world then has, unless the
-///   contact settings were changed;
-/// - **stiffness** `κ = κ̂ s²` with `κ̂ = 1e5 N` (1.6e-2 N·m² at `s = 0.4 mm`): at rest a
-///   vertex pressed with force `F` sits where `κ |P_s'(x)| = F`, i.e.
-///   `(1 − y)³ (5 − y) / y⁶ = F / κ̂` with `y = x / s`, a function of the load alone. For
-///   `F ≪ κ̂`, `1 − y ≈ (F / 4κ̂)^(1/3)`: the contact is stiff (it gives 5 µm under a 1 N
-///   vertex load), which a stack of planks resting on edges needs;
-/// - **friction** (with [`World::with_friction`]) velocity smoothing `ε_v = 1e-10 m²/s²`:
-///   below `√ε_v = 1e-5 m/s` friction is viscous, so a body held by friction creeps at
-///   about that speed.
-///
-/// Measured at Δt = 0.01 s (`examples/examples/contact_defaults.rs`, `book_stack.rs`): cubes
-/// of 5 cm, 20 cm and 2 m at 1000 kg/m³ and 1 kg/m³ rest 0.62-0.80 mm above the ground; the
-/// SDRS paper's 20-plank book stack (sec. V-J) stands for 60 s with every plank 0.1% inside
-/// its harmonic overhang and falls at once 1% beyond it; a 1 kg block on a 30° slope with
-/// μ = 0.8 creeps 0.2 mm in 10 s; Newton takes 1.04 iterations a step on average in the stack
-/// (at most 9) and 4 on the slope. The authors' settings (`s = 1 cm`, `κ = 1`, `ε_v = 1e-6`,
-/// [`sdrs_dynamics::scenes::sdrs_contact`]) left bodies 2 cm above the ground, toppled the
-/// stack after a fraction of a second and let the block creep 2 mm/s.
+/// SDRS contact between hulls on different, non-adjacent links,
+/// [`ContactSettings::default_for`] the thinnest body (where the rationale and measurements
+/// are): barrier support 0.4 mm (1% of the thinnest body's thickness below 4 cm, chosen in
+/// [`World::build`] from the links the world then has, unless the contact settings were
+/// changed), stiffness `κ = 1e5 N · s²`, and with [`World::with_friction`] velocity smoothing
+/// `ε_v = 1e-10 m²/s²`. Mesh contact (long-range or IPC between the links' collision meshes)
+/// is chosen with [`World::set_contact`] and a [`ContactKind`].
 #[derive(Debug, Clone)]
 pub struct World {
     links: Vec<Link>,
@@ -72,7 +52,7 @@ impl World {
     /// links.
     pub fn new(dt: f64) -> Result<Self> {
         let mut settings = StepSettings::new(dt)?;
-        settings.contact = Some(default_contact(dt, None, f64::INFINITY)?);
+        settings.contact = Some(ContactSettings::default_for(f64::INFINITY)?);
         Ok(Self {
             links: Vec::new(),
             settings,
@@ -80,12 +60,35 @@ impl World {
         })
     }
 
-    /// The default contact (see [`World`]) with plane friction of coefficient `mu` between all
-    /// contacting hulls.
+    /// Friction of coefficient `mu` on the current contact (the default contact if there is
+    /// none), keeping its model, stiffness and support: hull contact gets the default velocity
+    /// smoothing [`ContactSettings::DEFAULT_VELOCITY_EPSILON`], mesh models their own.
+    ///
+    /// ```
+    /// use sdrs::prelude::*;
+    /// let mut world = World::new(0.01)?;
+    /// world.settings_mut().contact.as_mut().unwrap().stiffness = 0.5;
+    /// let mut world = world.with_friction(0.3)?;
+    /// let contact = world.settings_mut().contact.as_ref().unwrap();
+    /// assert_eq!((contact.stiffness, contact.friction.as_ref().unwrap().mu), (0.5, 0.3));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn with_friction(mut self, mu: f64) -> Result<Self> {
-        let dt = self.settings.dt;
-        self.settings.contact = Some(default_contact(dt, Some(mu), f64::INFINITY)?);
-        self.default_contact = true;
+        let contact = match self.settings.contact.take() {
+            Some(contact) => contact,
+            None => {
+                self.default_contact = true;
+                ContactSettings::default_for(f64::INFINITY)?
+            }
+        };
+        let friction = FrictionSettings::new(mu)?;
+        let friction = match contact.kind {
+            ContactKind::Hulls(_) => {
+                friction.with_velocity_epsilon(ContactSettings::DEFAULT_VELOCITY_EPSILON)?
+            }
+            _ => friction,
+        };
+        self.settings.contact = Some(contact.with_friction(friction));
         Ok(self)
     }
 
@@ -199,7 +202,6 @@ impl World {
 
     /// Scales the default barrier to the thinnest body, unless the settings were changed.
     fn adapt_contact(&mut self) -> Result<()> {
-        let dt = self.settings.dt;
         let Some(contact) = self
             .settings
             .contact
@@ -208,13 +210,10 @@ impl World {
         else {
             return Ok(());
         };
-        let installed = default_contact(dt, None, f64::INFINITY)?;
-        let unchanged =
-            contact.barrier == installed.barrier && contact.stiffness == installed.stiffness;
-        let thinnest = thinnest_body(&self.links);
-        if unchanged && default_support(thinnest) < installed.barrier.support() {
-            let scaled = default_contact(dt, None, thinnest)?;
-            contact.barrier = scaled.barrier;
+        let installed = ContactSettings::default_for(f64::INFINITY)?;
+        if contact.kind == installed.kind && contact.stiffness == installed.stiffness {
+            let scaled = ContactSettings::default_for(thinnest_body(&self.links))?;
+            contact.kind = scaled.kind;
             contact.stiffness = scaled.stiffness;
         }
         Ok(())

@@ -4,6 +4,7 @@
 //! harmonic overhang and falling when it is beyond. The 60 s stack is
 //! `examples/examples/book_stack.rs`.
 
+use sdrs::dynamics::ContactKind;
 use sdrs::geometry::gjk::distance;
 use sdrs::prelude::*;
 
@@ -69,18 +70,25 @@ fn a_thin_body_shrinks_the_barrier_to_a_percent_of_its_thickness() {
     world.add_object("bead", cube, 1e-3, Isometry3::translation(0.0, 0.0, 0.0052));
     let (model, mut sim) = world.build().unwrap();
     let contact = sim.settings().contact.clone().unwrap();
-    assert!((contact.barrier.support() - 1e-4).abs() < 1e-12);
+    assert!((contact.barrier().unwrap().support() - 1e-4).abs() < 1e-12);
     let (state, _, _) = settle(&model, &mut sim, 100);
     let g = gap(&model, &state, 0, 1);
     assert!(g > 0.0 && g <= 2e-4, "gap {g}");
     // Settings the user chose are kept.
     let mut world = World::new(DT).unwrap().with_ground();
-    world.settings_mut().contact.as_mut().unwrap().barrier = PlaneBarrier::new(1e-3).unwrap();
+    world.settings_mut().contact.as_mut().unwrap().kind =
+        ContactKind::Hulls(PlaneBarrier::new(1e-3).unwrap());
     let cube = ConvexHull::cuboid(Vector3::repeat(0.005)).unwrap();
     world.add_object("bead", cube, 1e-3, Isometry3::translation(0.0, 0.0, 0.0052));
     let (_, sim) = world.build().unwrap();
     assert_eq!(
-        sim.settings().contact.as_ref().unwrap().barrier.support(),
+        sim.settings()
+            .contact
+            .as_ref()
+            .unwrap()
+            .barrier()
+            .unwrap()
+            .support(),
         1e-3
     );
 }

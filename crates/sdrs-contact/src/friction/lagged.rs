@@ -20,8 +20,8 @@ use super::{FrictionCache, FrictionFrame, Lagged, PlaneFriction};
 use crate::barrier::barrier;
 use crate::error::Result;
 use crate::model::{Order, PairContact, VertexDerivatives};
-use crate::twist::{Matrix12, Vector12};
 use nalgebra::{Isometry3, Matrix3, SMatrix, SVector, Vector2, Vector3, Vector4};
+use sdrs_geometry::twist::{Matrix12, Vector12};
 
 /// Rows of a sensitivity: the step-(t+1) gradient `G` (12), `Z = ∂U*/∂z` (3) and `U*` (1).
 type Outputs = SVector<f64, 16>;

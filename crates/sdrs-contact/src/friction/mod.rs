@@ -39,8 +39,8 @@ use solve::{scaled_inverse, trust_region_step};
 
 use crate::error::{ContactError, Result, positive};
 use crate::model::{Order, PairContact};
-use crate::twist::rotation_curvature;
 use nalgebra::{Isometry3, Matrix2, Matrix3, SMatrix, Vector2, Vector3};
+use sdrs_geometry::twist::rotation_curvature;
 
 type Matrix2x3 = SMatrix<f64, 2, 3>;
 type Matrix2x6 = SMatrix<f64, 2, 6>;

@@ -21,8 +21,8 @@ use crate::distance::{point_triangle, segment_segment};
 use crate::error::{ContactError, Result, positive};
 use crate::friction::LaggedContact;
 use crate::model::{LaggedFriction, Order, PairContact};
-use crate::twist::{BodyPoint, TwistTerm};
 use nalgebra::{Isometry3, Matrix2, Matrix3x2, Point3, Vector2, Vector3};
+use sdrs_geometry::twist::{BodyPoint, TwistTerm};
 
 /// IPC friction with coefficient `μ`, time step `Δt` and velocity threshold `ε_v`.
 ///

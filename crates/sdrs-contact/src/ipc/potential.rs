@@ -15,9 +15,9 @@ use super::distance::{Matrix12, Vector12, edge_edge, point_triangle};
 use super::mollifier::{mollifier, threshold};
 use crate::error::{ContactError, Result, positive};
 use crate::model::{ContactModel, Order, PairContact, PairOutcome};
-use crate::twist::{BodyPoint, TwistTerm};
 use nalgebra::{Isometry3, Point3};
 use sdrs_geometry::broad_phase::{BroadPhase, Proxy};
+use sdrs_geometry::twist::{BodyPoint, TwistTerm};
 use sdrs_geometry::{Aabb, TriMesh};
 
 /// A triangle mesh prepared for IPC: the mesh and its unique edges.

@@ -27,9 +27,9 @@ use crate::error::{ContactError, Result, positive};
 use crate::friction::frame::{Forces, FrictionPoint};
 use crate::friction::{FrictionCache, FrictionFrame, LaggedContact, PlaneFriction};
 use crate::model::{LaggedFriction, Order, PairContact};
-use crate::twist::{Matrix12, Vector12};
 use nalgebra::{Isometry3, Matrix3, Point3, SMatrix, Vector3};
 use sdrs_geometry::sphere_tree::{NodeId, NodeKind};
+use sdrs_geometry::twist::{Matrix12, Vector12};
 
 /// Long-range friction: [`PlaneFriction`] on every triangle pair within the blend margin.
 ///

@@ -15,9 +15,9 @@ use super::radial::{Radial, blend, centred};
 use super::sink::Sink;
 use super::triangle::triangle_potential;
 use crate::error::Result;
-use crate::twist::{BodyPoint, Vector12, add_point_gradient, rotation_curvature};
 use nalgebra::{Isometry3, Point3, SMatrix};
 use sdrs_geometry::sphere_tree::{NodeId, NodeKind};
+use sdrs_geometry::twist::{BodyPoint, Vector12, add_point_gradient, rotation_curvature};
 use sdrs_geometry::{SphereTree, TriMesh};
 
 /// One body of a pair: mesh, hierarchy and pose, with world positions precomputed.

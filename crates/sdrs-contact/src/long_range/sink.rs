@@ -11,10 +11,10 @@
 
 use super::PairHasher;
 use super::radial::Radial;
-use crate::twist::{BodyPoint, Matrix12, TwistTerm, Vector12};
 use nalgebra::{Matrix3, Matrix6, SMatrix, Vector3};
 use sdrs_geometry::SphereTree;
 use sdrs_geometry::sphere_tree::NodeId;
+use sdrs_geometry::twist::{BodyPoint, Matrix12, TwistTerm, Vector12};
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 

@@ -4,8 +4,8 @@ use super::Side;
 use super::solve::{Moments, Solution};
 use crate::barrier::barrier;
 use crate::model::{Order, PairContact, VertexDerivatives};
-use crate::twist::rotation_curvature;
 use nalgebra::{Matrix3, SMatrix, Vector3, Vector4};
+use sdrs_geometry::twist::rotation_curvature;
 
 type Matrix6x4 = SMatrix<f64, 6, 4>;
 type Matrix12x4 = SMatrix<f64, 12, 4>;

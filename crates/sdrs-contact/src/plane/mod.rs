@@ -22,7 +22,7 @@
 //!
 //! **Derivatives** (module `derivatives`) follow the implicit function theorem (eq. 33-35):
 //! the gradient is `∂U*/∂ξ` at `p*` and the Hessian is
-//! `∂²U*/∂ξ² − ∂²U*/∂ξ∂p [∂²U*/∂p²]⁻¹ ∂²U*/∂p∂ξ`, with twists `ξ` per [`crate::twist`]. Per
+//! `∂²U*/∂ξ² − ∂²U*/∂ξ∂p [∂²U*/∂p²]⁻¹ ∂²U*/∂p∂ξ`, with twists `ξ` per [`sdrs_geometry::twist`]. Per
 //! body, the active vertices are reduced to a handful of moments (`Σ P''`, `Σ P'' r`,
 //! `Σ P'' r rᵀ`, `Σ P'`, `Σ P' r` with `r` the vertex offset from the body origin), so a pair
 //! costs O(active vertices) plus a fixed 12x12 assembly. The same formula with a local vertex

@@ -2,7 +2,7 @@
 //! which links touch, where, along which normal, how far apart and with which forces.
 //!
 //! Every contact model reports its pair terms as twist gradients (see
-//! [`sdrs_contact::twist`]): the force a pair's normal energy exerts on its second body is
+//! [`sdrs_geometry::twist`]): the force a pair's normal energy exerts on its second body is
 //! `f = −∂U/∂v_b` and its torque about that body's origin `τ = −∂U/∂ω_b`. The reported normal
 //! is the direction of `f` (from the first link to the second, since the barrier repels), the
 //! normal force is `|f|`, and the point is where the line of action of `(f, τ)` crosses the
@@ -10,7 +10,7 @@
 
 use nalgebra::{Isometry3, Point3, Vector3};
 use sdrs_contact::distance::{Closest, triangle_triangle};
-use sdrs_contact::twist::Vector12;
+use sdrs_geometry::twist::Vector12;
 use sdrs_geometry::{Aabb, TriMesh};
 
 /// One contact between two links at a configuration.

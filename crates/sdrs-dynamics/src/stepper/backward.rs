@@ -8,7 +8,7 @@ use crate::error::Result;
 use crate::kinematics::Kinematics;
 use crate::model::Model;
 use nalgebra::{DMatrix, DVector, Isometry3, Matrix3, SMatrix};
-use sdrs_contact::twist::{Matrix12, Vector12};
+use sdrs_geometry::twist::{Matrix12, Vector12};
 
 /// Mixed second derivatives of the objective `O` at the solution `θ^{t+1}` of a step: with the
 /// Hessian `H = ∂²O/∂θ^{t+1}²`, the implicit function theorem gives

@@ -7,18 +7,19 @@
 //! derivatives. Mesh-based models (long-range, IPC) implement the same trait over the links'
 //! triangle meshes ([`crate::Link::mesh`]).
 
+use super::StepTimings;
 use super::active::ActiveContact;
-use super::{ContactSettings, StepTimings};
+use super::pairs::{each_pair, each_stored_pair, take_caches};
 use crate::error::{DynamicsError, Result};
 use crate::kinematics::{Kinematics, State};
 use crate::model::Model;
 use nalgebra::{DMatrix, DVector, Isometry3, SMatrix};
 use sdrs_contact::distance::Closest;
-use sdrs_contact::friction::{FrictionCache, FrictionFrame};
-use sdrs_contact::twist::{Matrix12, Vector12};
-use sdrs_contact::{ContactModel, Order, PairContact, PairOutcome, PlaneCache};
+use sdrs_contact::friction::{FrictionCache, FrictionFrame, PlaneFriction};
+use sdrs_contact::{ContactModel, Order, PairContact, PairOutcome, PlaneBarrier, PlaneCache};
 use sdrs_geometry::broad_phase::{BroadPhase, Proxy};
 use sdrs_geometry::gjk::{Proximity, distance};
+use sdrs_geometry::twist::{Matrix12, Vector12};
 use std::collections::{BTreeMap, HashMap};
 use std::time::Instant;
 
@@ -116,6 +117,16 @@ pub trait ContactHook: std::fmt::Debug + Send {
         previous: &[Isometry3<f64>],
         kin: &Kinematics,
     ) -> Result<Vec<ActiveContact>>;
+
+    /// A copy of this hook with its warm starts and lagged data, so that a
+    /// [`super::Simulator`] can be cloned.
+    fn boxed_clone(&self) -> Box<dyn ContactHook>;
+}
+
+impl Clone for Box<dyn ContactHook> {
+    fn clone(&self) -> Self {
+        self.boxed_clone()
+    }
 }
 
 /// The derivative order an evaluation that fills a gradient and/or a Hessian needs.
@@ -190,9 +201,12 @@ fn links(hulls: [HullRef; 2]) -> [usize; 2] {
 
 /// SDRS contact: the plane barrier between every pair of hulls on different links within its
 /// support distance (scaled by the contact stiffness) and lagged plane friction.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct SdrsContact {
-    settings: ContactSettings,
+    barrier: PlaneBarrier,
+    stiffness: f64,
+    friction: Option<PlaneFriction>,
+    skip_adjacent: bool,
     names: Vec<String>,
     hulls: Vec<HullRef>,
     broad_phase: BroadPhase,
@@ -203,19 +217,30 @@ pub struct SdrsContact {
 }
 
 impl SdrsContact {
-    /// SDRS contact between the hulls of `model`.
-    pub fn new(model: &Model, settings: ContactSettings) -> Result<Self> {
-        if !(settings.stiffness.is_finite() && settings.stiffness > 0.0) {
+    /// The plane barrier scaled by `stiffness` between the hulls of `model`'s links, skipping
+    /// the pairs the model's collision filter leaves out ([`crate::filter`]) and parent-child
+    /// bodies when `skip_adjacent`; without friction. [`crate::Simulator::new`] builds it from
+    /// [`super::ContactKind::Hulls`].
+    pub fn new(
+        model: &Model,
+        barrier: PlaneBarrier,
+        stiffness: f64,
+        skip_adjacent: bool,
+    ) -> Result<Self> {
+        if !(stiffness.is_finite() && stiffness > 0.0) {
             return Err(DynamicsError::InvalidSetting {
                 name: "stiffness",
-                value: settings.stiffness,
+                value: stiffness,
                 allowed: "positive and finite",
             });
         }
-        let broad_phase = BroadPhase::new(settings.barrier.support_distance())
+        let broad_phase = BroadPhase::new(barrier.support_distance())
             .expect("a barrier's support distance is a valid margin");
         Ok(Self {
-            settings,
+            barrier,
+            stiffness,
+            friction: None,
+            skip_adjacent,
             names: link_names(model),
             hulls: model
                 .links()
@@ -231,6 +256,13 @@ impl SdrsContact {
         })
     }
 
+    /// Adds lagged plane friction between the same hulls (its normal forces scaled by the
+    /// contact stiffness).
+    pub fn with_friction(mut self, friction: PlaneFriction) -> Self {
+        self.friction = Some(friction);
+        self
+    }
+
     /// Candidate hull pairs (indices into `hulls`, sorted) within the barrier's support.
     fn candidate_pairs(&mut self, model: &Model, poses: &[Isometry3<f64>]) -> Vec<(usize, usize)> {
         let proxies: Vec<Proxy> = self
@@ -241,25 +273,36 @@ impl SdrsContact {
                 aabb: model.links()[h.link].hulls[h.hull].aabb(&poses[h.link]),
             })
             .collect();
-        let skip = self.settings.skip_adjacent;
+        let skip = self.skip_adjacent;
         let mut pairs = Vec::new();
         self.broad_phase
             .candidate_pairs(&proxies, |a, b| !model.may_touch(a, b, skip), &mut pairs);
         pairs
     }
 
-    /// The barrier between hulls `a` and `b` at `kin`, warm-started from their plane cache.
-    fn barrier(
+    /// `f` on every pair of `pairs` with its plane cache (the one pair-evaluation path).
+    fn with_planes<T: Send>(
+        &mut self,
+        pairs: &[(usize, usize)],
+        f: impl Fn(&Self, (usize, usize), &mut PlaneCache) -> Result<T> + Sync,
+    ) -> Result<Vec<T>> {
+        let mut planes = std::mem::take(&mut self.planes);
+        let results = each_stored_pair(pairs, &mut planes, |&pair, cache| f(self, pair, cache));
+        self.planes = planes;
+        results
+    }
+
+    /// The barrier of every pair of `pairs` at `kin`, each warm-started from its plane cache.
+    fn barriers(
         &mut self,
         model: &Model,
         kin: &Kinematics,
-        (a, b): (usize, usize),
+        pairs: &[(usize, usize)],
         order: Order,
-    ) -> Result<PairOutcome> {
-        let mut cache = std::mem::take(self.planes.entry((a, b)).or_default());
-        let outcome = self.barrier_from(model, kin.poses(), (a, b), &mut cache, order);
-        self.planes.insert((a, b), cache);
-        outcome
+    ) -> Result<Vec<PairOutcome>> {
+        self.with_planes(pairs, |hook, pair, cache| {
+            hook.barrier_from(model, kin.poses(), pair, cache, order)
+        })
     }
 
     /// The barrier between hulls `a` and `b` at `poses`, warm-started from `cache`.
@@ -272,8 +315,7 @@ impl SdrsContact {
         order: Order,
     ) -> Result<PairOutcome> {
         let (ha, hb) = (self.hulls[a], self.hulls[b]);
-        self.settings
-            .barrier
+        self.barrier
             .evaluate(
                 &model.links()[ha.link].hulls[ha.hull],
                 &poses[ha.link],
@@ -296,8 +338,8 @@ impl SdrsContact {
     ) -> Result<Option<FrictionFrame>> {
         let (ha, hb) = (self.hulls[a], self.hulls[b]);
         FrictionFrame::new(
-            &self.settings.barrier,
-            self.settings.stiffness,
+            &self.barrier,
+            self.stiffness,
             &model.links()[ha.link].hulls[ha.hull],
             &poses[ha.link],
             &model.links()[hb.link].hulls[hb.hull],
@@ -308,27 +350,30 @@ impl SdrsContact {
     }
 
     /// Runs `f` on every friction frame (with its pair's hulls and warm start).
-    fn frictions<T>(
+    fn frictions<T: Send>(
         &mut self,
-        mut f: impl FnMut(
-            &sdrs_contact::friction::PlaneFriction,
+        f: impl Fn(
+            &PlaneFriction,
             &FrictionFrame,
             [HullRef; 2],
             &mut FrictionCache,
-        ) -> std::result::Result<T, sdrs_contact::ContactError>,
+        ) -> std::result::Result<T, sdrs_contact::ContactError>
+        + Sync,
     ) -> Result<Vec<([HullRef; 2], T)>> {
-        let Some(friction) = &self.settings.friction else {
+        let Some(friction) = &self.friction else {
             return Ok(Vec::new());
         };
-        let mut out = Vec::new();
-        for ((a, b), frame) in &self.frames {
-            let refs = [self.hulls[*a], self.hulls[*b]];
-            let cache = self.frictions.entry((*a, *b)).or_default();
-            let value = f(friction, frame, refs, cache)
-                .map_err(|e| contact_error(&self.names, links(refs), e))?;
-            out.push((refs, value));
-        }
-        Ok(out)
+        let keys: Vec<(usize, usize)> = self.frames.iter().map(|(pair, _)| *pair).collect();
+        let mut caches = take_caches(&mut self.frictions, &keys);
+        let (hulls, names) = (&self.hulls, &self.names);
+        let results = each_pair(&self.frames, &mut caches, |((a, b), frame), cache| {
+            let refs = [hulls[*a], hulls[*b]];
+            f(friction, frame, refs, cache)
+                .map(|value| (refs, value))
+                .map_err(|e| contact_error(names, links(refs), e))
+        });
+        self.frictions.extend(keys.into_iter().zip(caches));
+        results
     }
 }
 
@@ -356,18 +401,19 @@ impl ContactHook for SdrsContact {
     fn begin_step(&mut self, model: &Model, now: &Kinematics) -> Result<()> {
         self.timings = StepTimings::default();
         self.frames.clear();
-        if self.settings.friction.is_none() {
+        if self.friction.is_none() {
             return Ok(());
         }
         let clock = Instant::now();
-        for pair in self.candidate_pairs(model, now.poses()) {
-            let mut cache = std::mem::take(self.planes.entry(pair).or_default());
-            let frame = self.frame(model, now.poses(), pair, &mut cache);
-            self.planes.insert(pair, cache);
-            if let Some(frame) = frame? {
-                self.frames.push((pair, frame));
-            }
-        }
+        let pairs = self.candidate_pairs(model, now.poses());
+        let frames = self.with_planes(&pairs, |hook, pair, cache| {
+            hook.frame(model, now.poses(), pair, cache)
+        })?;
+        self.frames = pairs
+            .into_iter()
+            .zip(frames)
+            .filter_map(|(pair, frame)| Some((pair, frame?)))
+            .collect();
         self.timings.normal += clock.elapsed();
         Ok(())
     }
@@ -391,14 +437,15 @@ impl ContactHook for SdrsContact {
                 hessian.as_deref_mut(),
             )
         };
-        let stiffness = self.settings.stiffness;
+        let stiffness = self.stiffness;
         let mut energy = ContactEnergy {
             value: 0.0,
             active_pairs: 0,
         };
         let clock = Instant::now();
-        for pair in self.candidate_pairs(model, kin.poses()) {
-            let outcome = self.barrier(model, kin, pair, order)?;
+        let pairs = self.candidate_pairs(model, kin.poses());
+        let outcomes = self.barriers(model, kin, &pairs, order)?;
+        for (pair, outcome) in pairs.into_iter().zip(outcomes) {
             let PairOutcome::Separated(c) = outcome else {
                 self.timings.normal += clock.elapsed();
                 return Ok(None);
@@ -434,11 +481,13 @@ impl ContactHook for SdrsContact {
     }
 
     fn pair_terms(&mut self, model: &Model, kin: &Kinematics) -> Result<Vec<PairTerm>> {
-        let stiffness = self.settings.stiffness;
+        let stiffness = self.stiffness;
         let mut terms = Vec::new();
-        for pair in self.candidate_pairs(model, kin.poses()) {
+        let pairs = self.candidate_pairs(model, kin.poses());
+        let outcomes = self.barriers(model, kin, &pairs, Order::Design)?;
+        for (pair, outcome) in pairs.into_iter().zip(outcomes) {
             let hulls = [self.hulls[pair.0], self.hulls[pair.1]];
-            if let PairOutcome::Separated(c) = self.barrier(model, kin, pair, Order::Design)?
+            if let PairOutcome::Separated(c) = outcome
                 && c.value > 0.0
             {
                 terms.push(pair_term(hulls, &c, Matrix12::zeros(), stiffness));
@@ -459,21 +508,22 @@ impl ContactHook for SdrsContact {
     }
 
     fn penetration(&mut self, model: &Model, now: &Kinematics) -> Option<DynamicsError> {
-        self.candidate_pairs(model, now.poses())
-            .into_iter()
-            .find_map(|pair| {
-                matches!(
-                    self.barrier(model, now, pair, Order::Value),
-                    Ok(PairOutcome::Penetrating)
-                )
-                .then(|| {
-                    contact_error(
-                        &self.names,
-                        links([self.hulls[pair.0], self.hulls[pair.1]]),
-                        sdrs_contact::ContactError::PenetratingFrame,
-                    )
-                })
+        let pairs = self.candidate_pairs(model, now.poses());
+        // A pair whose evaluation fails is not known to penetrate: keep looking.
+        let outcomes = self
+            .with_planes(&pairs, |hook, pair, cache| {
+                Ok(hook.barrier_from(model, now.poses(), pair, cache, Order::Value))
             })
+            .ok()?;
+        pairs.into_iter().zip(outcomes).find_map(|(pair, outcome)| {
+            matches!(outcome, Ok(PairOutcome::Penetrating)).then(|| {
+                contact_error(
+                    &self.names,
+                    links([self.hulls[pair.0], self.hulls[pair.1]]),
+                    sdrs_contact::ContactError::PenetratingFrame,
+                )
+            })
+        })
     }
 
     fn largest_pair(
@@ -482,12 +532,14 @@ impl ContactHook for SdrsContact {
         kin: &Kinematics,
     ) -> Result<Option<([usize; 2], f64)>> {
         let mut largest: Option<([usize; 2], f64)> = None;
-        for pair in self.candidate_pairs(model, kin.poses()) {
-            let value = self.barrier(model, kin, pair, Order::Value)?.value();
+        let pairs = self.candidate_pairs(model, kin.poses());
+        let outcomes = self.barriers(model, kin, &pairs, Order::Value)?;
+        for (pair, outcome) in pairs.into_iter().zip(outcomes) {
+            let value = outcome.value();
             if value > 0.0 && largest.is_none_or(|(_, v)| value > v) {
                 largest = Some((
                     links([self.hulls[pair.0], self.hulls[pair.1]]),
-                    self.settings.stiffness * value,
+                    self.stiffness * value,
                 ));
             }
         }
@@ -503,23 +555,25 @@ impl ContactHook for SdrsContact {
         self.timings
     }
 
+    fn boxed_clone(&self) -> Box<dyn ContactHook> {
+        Box::new(self.clone())
+    }
+
     fn contacts(
         &mut self,
         model: &Model,
         previous: &[Isometry3<f64>],
         kin: &Kinematics,
     ) -> Result<Vec<ActiveContact>> {
-        let stiffness = self.settings.stiffness;
+        let stiffness = self.stiffness;
         // Per hull pair: the normal energy's gradient, then the friction's.
         let mut found: BTreeMap<(usize, usize), [Option<Vector12>; 2]> = BTreeMap::new();
-        for pair in self.candidate_pairs(model, kin.poses()) {
-            let outcome = self.barrier_from(
-                model,
-                kin.poses(),
-                pair,
-                &mut PlaneCache::default(),
-                Order::Gradient,
-            )?;
+        let pairs = self.candidate_pairs(model, kin.poses());
+        let mut cold = vec![PlaneCache::default(); pairs.len()];
+        let outcomes = each_pair(&pairs, &mut cold, |&pair, cache| {
+            self.barrier_from(model, kin.poses(), pair, cache, Order::Gradient)
+        })?;
+        for (pair, outcome) in pairs.into_iter().zip(outcomes) {
             match outcome {
                 PairOutcome::Separated(c) if c.value > 0.0 => {
                     found.entry(pair).or_default()[0] = Some(c.gradient * stiffness);
@@ -534,18 +588,18 @@ impl ContactHook for SdrsContact {
                 }
             }
         }
-        let lagged = match self.settings.friction {
+        let lagged = match self.friction {
             Some(_) => self.candidate_pairs(model, previous),
             None => Vec::new(),
         };
-        if let Some(friction) = &self.settings.friction {
-            for pair in lagged {
-                let Some(frame) = self.frame(model, previous, pair, &mut PlaneCache::default())?
-                else {
-                    continue;
+        if let Some(friction) = &self.friction {
+            let mut cold = vec![PlaneCache::default(); lagged.len()];
+            let gradients = each_pair(&lagged, &mut cold, |&pair, cache| {
+                let Some(frame) = self.frame(model, previous, pair, cache)? else {
+                    return Ok(None);
                 };
                 let [ha, hb] = [self.hulls[pair.0], self.hulls[pair.1]];
-                let c = friction
+                friction
                     .evaluate(
                         &frame,
                         &kin.poses()[ha.link],
@@ -553,11 +607,16 @@ impl ContactHook for SdrsContact {
                         &mut FrictionCache::default(),
                         Order::Gradient,
                     )
-                    .map_err(|e| contact_error(&self.names, [ha.link, hb.link], e))?;
-                found.entry(pair).or_default()[1] = Some(c.gradient);
+                    .map(|c| Some(c.gradient))
+                    .map_err(|e| contact_error(&self.names, [ha.link, hb.link], e))
+            })?;
+            for (pair, gradient) in lagged.into_iter().zip(gradients) {
+                if let Some(g) = gradient {
+                    found.entry(pair).or_default()[1] = Some(g);
+                }
             }
         }
-        let with_friction = self.settings.friction.is_some();
+        let with_friction = self.friction.is_some();
         found
             .into_iter()
             .map(|(pair, [normal, friction])| {

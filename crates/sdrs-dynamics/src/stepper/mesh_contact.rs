@@ -28,18 +28,18 @@ use super::active::{ActiveContact, mesh_closest};
 use super::contact::{
     ContactEnergy, ContactHook, PairTerm, add_pair, contact_error, link_names, order_for,
 };
+use super::pairs::each_pair;
 use crate::error::{DynamicsError, Result};
 use crate::kinematics::{Kinematics, State};
 use crate::model::Model;
 use nalgebra::{DMatrix, DVector, Isometry3};
-use rayon::prelude::*;
 use sdrs_contact::ipc::friction::IpcFriction;
 use sdrs_contact::ipc::potential::Ipc;
 use sdrs_contact::long_range::LongRange;
 use sdrs_contact::long_range::friction::LongRangeFriction;
-use sdrs_contact::twist::{Matrix12, Vector12};
 use sdrs_contact::{ContactModel, FromMesh, LaggedFriction, Order, PairContact, PairOutcome};
 use sdrs_geometry::Aabb;
+use sdrs_geometry::twist::{Matrix12, Vector12};
 use std::time::Instant;
 
 /// Contact between every pair of links with a collision mesh under the mesh model `M`, with
@@ -60,6 +60,29 @@ pub struct MeshContact<M: ContactModel, F: LaggedFriction> {
     /// Warm starts per pair.
     caches: Vec<M::Cache>,
     timings: StepTimings,
+}
+
+impl<M, F> Clone for MeshContact<M, F>
+where
+    M: ContactModel + Clone,
+    M::Shape: Clone,
+    F: LaggedFriction + Clone,
+    F::Frames: Clone,
+{
+    fn clone(&self) -> Self {
+        Self {
+            potential: self.potential.clone(),
+            friction: self.friction.clone(),
+            frames: self.frames.clone(),
+            stiffness: self.stiffness,
+            shapes: self.shapes.clone(),
+            boxes: self.boxes.clone(),
+            pairs: self.pairs.clone(),
+            names: self.names.clone(),
+            caches: self.caches.clone(),
+            timings: self.timings,
+        }
+    }
 }
 
 /// The long-range hierarchical potential between link meshes, with optional long-range
@@ -156,34 +179,15 @@ where
         &self.pairs
     }
 
-    fn evaluate(&mut self, kin: &Kinematics, k: usize, order: Order) -> Result<PairOutcome> {
-        let (potential, shapes, boxes) = (&self.potential, &self.shapes, &self.boxes);
-        let pair = self.pairs[k];
-        evaluate_pair(
-            potential,
-            shapes,
-            boxes,
-            kin,
-            pair,
-            &mut self.caches[k],
-            order,
-        )
-        .map_err(|e| contact_error(&self.names, pair, e))
-    }
-
     /// Every pair at `kin`, in parallel (each pair owns its cache; the results come back in
     /// pair order, so the sums are the same for any thread count).
     fn evaluate_all(&mut self, kin: &Kinematics, order: Order) -> Result<Vec<PairOutcome>> {
         let (potential, shapes, boxes) = (&self.potential, &self.shapes, &self.boxes);
         let names = &self.names;
-        self.pairs
-            .par_iter()
-            .zip(self.caches.par_iter_mut())
-            .map(|(&pair, cache)| {
-                evaluate_pair(potential, shapes, boxes, kin, pair, cache, order)
-                    .map_err(|e| contact_error(names, pair, e))
-            })
-            .collect()
+        each_pair(&self.pairs, &mut self.caches, |&pair, cache| {
+            evaluate_pair(potential, shapes, boxes, kin, pair, cache, order)
+                .map_err(|e| contact_error(names, pair, e))
+        })
     }
 }
 
@@ -200,18 +204,18 @@ where
         };
         let (shapes, names) = (&self.shapes, &self.names);
         let stiffness = self.stiffness;
-        self.frames = self
-            .pairs
-            .par_iter()
-            .map(|&[a, b]| {
+        self.frames = each_pair(
+            &self.pairs,
+            &mut vec![(); self.pairs.len()],
+            |&[a, b], _| {
                 let shape = |i: usize| shapes[i].as_ref().expect("pairs have meshes");
                 let (pa, pb) = (&now.poses()[a], &now.poses()[b]);
                 friction
                     .frames(stiffness, shape(a), pa, shape(b), pb)
                     .map(Some)
                     .map_err(|e| contact_error(names, [a, b], e))
-            })
-            .collect::<Result<_>>()?;
+            },
+        )?;
         Ok(())
     }
 
@@ -227,17 +231,14 @@ where
             return Ok(Vec::new());
         };
         let names = &self.names;
-        self.pairs
-            .par_iter()
-            .zip(self.frames.par_iter_mut())
-            .filter_map(|(&[a, b], frames)| {
-                let frames = frames.as_mut()?;
-                Some(
-                    f(friction, frames, &kin.poses()[a], &kin.poses()[b])
-                        .map_err(|e| contact_error(names, [a, b], e)),
-                )
-            })
-            .collect()
+        let found = each_pair(&self.pairs, &mut self.frames, |&[a, b], frames| {
+            frames
+                .as_mut()
+                .map(|frames| f(friction, frames, &kin.poses()[a], &kin.poses()[b]))
+                .transpose()
+                .map_err(|e| contact_error(names, [a, b], e))
+        })?;
+        Ok(found.into_iter().flatten().collect())
     }
 }
 
@@ -292,11 +293,16 @@ fn evaluate_pair<M: ContactModel>(
 
 impl<M, F> ContactHook for MeshContact<M, F>
 where
-    M: ContactModel + std::fmt::Debug + Send,
-    M::Shape: FromMesh + std::fmt::Debug + Send,
+    M: ContactModel + Clone + std::fmt::Debug + Send + 'static,
+    M::Shape: FromMesh + Clone + std::fmt::Debug + Send,
     M::Cache: std::fmt::Debug,
-    F: LaggedFriction<Shape = M::Shape> + std::fmt::Debug + Send,
+    F: LaggedFriction<Shape = M::Shape> + Clone + std::fmt::Debug + Send + 'static,
+    F::Frames: Clone,
 {
+    fn boxed_clone(&self) -> Box<dyn ContactHook> {
+        Box::new(self.clone())
+    }
+
     fn begin_step(&mut self, _: &Model, now: &Kinematics) -> Result<()> {
         self.timings = StepTimings::default();
         let clock = Instant::now();
@@ -409,34 +415,47 @@ where
         }
         let to = Kinematics::new(model, to);
         let (potential, shapes, names) = (&self.potential, &self.shapes, &self.names);
-        let steps: Vec<f64> = self
-            .pairs
-            .par_iter()
-            .map(|&[a, b]| {
+        let steps = each_pair(
+            &self.pairs,
+            &mut vec![(); self.pairs.len()],
+            |&[a, b], _| {
                 let shape = |i: usize| shapes[i].as_ref().expect("pairs have meshes");
                 let (from, to) = (from.poses(), to.poses());
                 potential
                     .max_step(shape(a), shape(b), [&from[a], &from[b]], [&to[a], &to[b]])
                     .map_err(|e| contact_error(names, [a, b], e))
-            })
-            .collect::<Result<_>>()?;
+            },
+        )?;
         Ok(steps.into_iter().fold(1.0, f64::min))
     }
 
     fn penetration(&mut self, _: &Model, now: &Kinematics) -> Option<DynamicsError> {
-        (0..self.pairs.len()).find_map(|k| {
-            matches!(
-                self.evaluate(now, k, Order::Value),
-                Ok(PairOutcome::Penetrating)
-            )
-            .then(|| {
-                contact_error(
-                    &self.names,
-                    self.pairs[k],
-                    sdrs_contact::ContactError::PenetratingFrame,
-                )
-            })
+        let (potential, shapes, boxes) = (&self.potential, &self.shapes, &self.boxes);
+        // A pair whose evaluation fails is not known to penetrate: keep looking.
+        let outcomes = each_pair(&self.pairs, &mut self.caches, |&pair, cache| {
+            Ok(evaluate_pair(
+                potential,
+                shapes,
+                boxes,
+                now,
+                pair,
+                cache,
+                Order::Value,
+            ))
         })
+        .ok()?;
+        self.pairs
+            .iter()
+            .zip(outcomes)
+            .find_map(|(&pair, outcome)| {
+                matches!(outcome, Ok(PairOutcome::Penetrating)).then(|| {
+                    contact_error(
+                        &self.names,
+                        pair,
+                        sdrs_contact::ContactError::PenetratingFrame,
+                    )
+                })
+            })
     }
 
     fn largest_pair(&mut self, _: &Model, kin: &Kinematics) -> Result<Option<([usize; 2], f64)>> {
@@ -468,10 +487,10 @@ where
     ) -> Result<Vec<ActiveContact>> {
         let (potential, shapes, boxes) = (&self.potential, &self.shapes, &self.boxes);
         let (friction, names, stiffness) = (&self.friction, &self.names, self.stiffness);
-        let found: Vec<Option<ActiveContact>> = self
-            .pairs
-            .par_iter()
-            .map(|&[a, b]| {
+        let found = each_pair(
+            &self.pairs,
+            &mut vec![(); self.pairs.len()],
+            |&[a, b], _| {
                 let fail = |e| contact_error(names, [a, b], e);
                 let shape = |i: usize| shapes[i].as_ref().expect("pairs have meshes");
                 let (pa, pb) = (&kin.poses()[a], &kin.poses()[b]);
@@ -513,8 +532,8 @@ where
                     &closest,
                     friction.as_ref().map(|f| &f.gradient),
                 )))
-            })
-            .collect::<Result<_>>()?;
+            },
+        )?;
         Ok(found.into_iter().flatten().collect())
     }
 }

@@ -21,13 +21,16 @@ mod active;
 mod backward;
 pub mod contact;
 mod mesh_contact;
+mod pairs;
 mod settings;
 
 pub use active::ActiveContact;
 pub use backward::StepDerivatives;
 pub use contact::{ContactEnergy, ContactHook, PairTerm, PairVertex, SdrsContact};
 pub use mesh_contact::{IpcContact, LongRangeContact, MeshContact};
-pub use settings::{ContactSettings, Control, ExternalEnergy, StepSettings};
+pub use settings::{
+    ContactKind, ContactSettings, Control, ExternalEnergy, FrictionSettings, StepSettings,
+};
 
 use crate::motion::Motion;
 
@@ -95,7 +98,10 @@ impl std::ops::AddAssign for StepTimings {
 }
 
 /// Steps a model forward in time, keeping the per-pair warm-start caches between steps.
-#[derive(Debug)]
+///
+/// A clone carries the caches along and steps exactly as its origin would;
+/// [`Simulator::reset`] forgets them, so that a rollout after it depends only on its inputs.
+#[derive(Debug, Clone)]
 pub struct Simulator {
     model: Model,
     settings: StepSettings,
@@ -155,13 +161,16 @@ struct StepData<'a> {
 }
 
 impl Simulator {
-    /// A simulator for `model` with `settings`.
+    /// A simulator for `model` with `settings`, with the contact model `settings.contact`
+    /// selects ([`ContactKind`]: SDRS hulls, long-range or IPC meshes), its friction stepping
+    /// with `settings.dt`.
     pub fn new(model: Model, settings: StepSettings) -> Result<Self> {
         settings.check()?;
-        let contact = match &settings.contact {
-            Some(c) => Some(Box::new(SdrsContact::new(&model, c.clone())?) as Box<dyn ContactHook>),
-            None => None,
-        };
+        let contact = settings
+            .contact
+            .as_ref()
+            .map(|c| c.hook(&model, settings.dt))
+            .transpose()?;
         Ok(Self {
             model,
             settings,
@@ -169,19 +178,54 @@ impl Simulator {
         })
     }
 
-    /// A simulator whose contact is `hook` instead of the one `settings.contact` describes
-    /// (which is ignored): the way in for other contact models.
+    /// A simulator whose contact is the custom `hook`: the way in for contact models that
+    /// [`ContactKind`] does not name. `settings.contact` must then be `None` (an error
+    /// otherwise, rather than one of the two being ignored).
     pub fn with_contact(
         model: Model,
         settings: StepSettings,
         hook: Box<dyn ContactHook>,
     ) -> Result<Self> {
         settings.check()?;
+        if let Some(contact) = &settings.contact {
+            return Err(DynamicsError::TwoContactModels {
+                settings: format!("{:?}", contact.kind),
+            });
+        }
         Ok(Self {
             model,
             settings,
             contact: Some(hook),
         })
+    }
+
+    /// Forgets every warm start of the contact model (separating planes, GJK hints, inner
+    /// friction solves): the next step starts cold, as in a new simulator, so a rollout after
+    /// a reset is bit-identical to the same rollout in a fresh simulator, whatever steps,
+    /// [`Simulator::linearize`] or [`Simulator::objective`] calls came before.
+    ///
+    /// ```
+    /// use sdrs_dynamics::scenes::box_on_incline;
+    /// use sdrs_dynamics::{Motion, Simulator, State};
+    /// let scene = box_on_incline(0.3, 0.5, 0.01)?;
+    /// let mut sim = Simulator::new(scene.model.clone(), scene.settings)?;
+    /// let start = Motion::at_rest(&scene.model, State::zero(&scene.model));
+    /// let mut rollout = |sim: &mut Simulator| -> Result<Motion, sdrs_dynamics::DynamicsError> {
+    ///     let mut motion = start.clone();
+    ///     for _ in 0..5 {
+    ///         sim.advance(&mut motion, &scene.control)?;
+    ///     }
+    ///     Ok(motion)
+    /// };
+    /// let first = rollout(&mut sim)?;
+    /// sim.reset();
+    /// assert_eq!(rollout(&mut sim)?, first);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn reset(&mut self) {
+        if let Some(hook) = self.contact.as_mut() {
+            hook.reset_warm_starts();
+        }
     }
 
     /// The model.

@@ -12,6 +12,10 @@ impl PairFinder for AllPairs {
         "all-pairs"
     }
 
+    fn boxed_clone(&self) -> Box<dyn PairFinder> {
+        Box::new(self.clone())
+    }
+
     fn find_overlaps(&mut self, boxes: &[Aabb], out: &mut Vec<(u32, u32)>) {
         for (i, a) in boxes.iter().enumerate() {
             for (j, b) in boxes.iter().enumerate().skip(i + 1) {

@@ -6,6 +6,7 @@ use bvh::aabb::{Aabb as BvhAabb, Bounded};
 use bvh::bounding_hierarchy::BHShape;
 use bvh::bvh::Bvh;
 
+#[derive(Clone)]
 struct Leaf {
     aabb: BvhAabb<f64, 3>,
     index: u32,
@@ -30,7 +31,7 @@ impl BHShape<f64, 3> for Leaf {
 
 /// The `bvh` crate's SAH tree. It has no tree-versus-tree query and no in-place refit, so each
 /// step rebuilds it and queries it once per box (keeping pairs `i < j`).
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct BvhCrate {
     leaves: Vec<Leaf>,
 }
@@ -38,6 +39,10 @@ pub struct BvhCrate {
 impl PairFinder for BvhCrate {
     fn name(&self) -> &'static str {
         "bvh-crate"
+    }
+
+    fn boxed_clone(&self) -> Box<dyn PairFinder> {
+        Box::new(self.clone())
     }
 
     fn find_overlaps(&mut self, boxes: &[Aabb], out: &mut Vec<(u32, u32)>) {

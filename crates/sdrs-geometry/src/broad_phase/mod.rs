@@ -10,7 +10,7 @@
 //! each other (suite `geometry`, group `broad_phase`):
 //! - [`OwnBvh`] (the default): a binary AABB tree built for self-overlap queries, refitted in
 //!   place, traversed tree-against-itself;
-//! - [`BvhCrate`]: the `bvh` crate, which is ray-tracing oriented (no tree-versus-tree query and
+//! - `BvhCrate` (feature `bvh-crate`, for the benchmarks only): the `bvh` crate, which is ray-tracing oriented (no tree-versus-tree query and
 //!   no in-place refit), so it is rebuilt each step and queried once per box;
 //! - [`ParryBvh`]: parry's incremental `Bvh` with refit and its self-traversal;
 //! - [`AllPairs`]: the O(n²) reference the tests hold the others to.
@@ -18,11 +18,13 @@
 //! Output order is canonical (sorted), so results do not depend on the finder.
 
 mod all_pairs;
+#[cfg(feature = "bvh-crate")]
 mod bvh_crate;
 mod own_bvh;
 mod parry_bvh;
 
 pub use all_pairs::AllPairs;
+#[cfg(feature = "bvh-crate")]
 pub use bvh_crate::BvhCrate;
 pub use own_bvh::OwnBvh;
 pub use parry_bvh::ParryBvh;
@@ -31,7 +33,7 @@ use crate::aabb::Aabb;
 use crate::error::{GeometryError, Result};
 
 /// Something that finds all overlapping pairs in a set of boxes.
-pub trait PairFinder: Send {
+pub trait PairFinder: Send + Sync {
     /// A short name for reports.
     fn name(&self) -> &'static str;
 
@@ -39,6 +41,9 @@ pub trait PairFinder: Send {
     /// orientation and in any order. Called once per step with the current boxes; a finder may keep state
     /// (trees) between calls and must handle a change in the number of boxes.
     fn find_overlaps(&mut self, boxes: &[Aabb], out: &mut Vec<(u32, u32)>);
+
+    /// A copy of this finder (its trees included), so that a broad phase can be cloned.
+    fn boxed_clone(&self) -> Box<dyn PairFinder>;
 }
 
 /// One hull in the broad phase: the body it belongs to and its tight world AABB.
@@ -71,6 +76,17 @@ pub struct BroadPhase {
     finder: Box<dyn PairFinder>,
     boxes: Vec<Aabb>,
     raw: Vec<(u32, u32)>,
+}
+
+impl Clone for BroadPhase {
+    fn clone(&self) -> Self {
+        Self {
+            margin: self.margin,
+            finder: self.finder.boxed_clone(),
+            boxes: self.boxes.clone(),
+            raw: self.raw.clone(),
+        }
+    }
 }
 
 impl std::fmt::Debug for BroadPhase {

@@ -234,6 +234,10 @@ impl PairFinder for OwnBvh {
         "own-bvh"
     }
 
+    fn boxed_clone(&self) -> Box<dyn PairFinder> {
+        Box::new(self.clone())
+    }
+
     fn find_overlaps(&mut self, boxes: &[Aabb], out: &mut Vec<(u32, u32)>) {
         if boxes.len() < 2 {
             return;

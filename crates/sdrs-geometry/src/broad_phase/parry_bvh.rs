@@ -7,7 +7,7 @@ use parry3d_f64::bounding_volume::Aabb as ParryAabb;
 use parry3d_f64::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
 
 /// parry's `Bvh`: leaves updated in place, refitted, then traversed against itself.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct ParryBvh {
     tree: Option<(Bvh, usize)>,
     workspace: BvhWorkspace,
@@ -20,6 +20,10 @@ fn convert(b: &Aabb) -> ParryAabb {
 impl PairFinder for ParryBvh {
     fn name(&self) -> &'static str {
         "parry-bvh"
+    }
+
+    fn boxed_clone(&self) -> Box<dyn PairFinder> {
+        Box::new(self.clone())
     }
 
     fn find_overlaps(&mut self, boxes: &[Aabb], out: &mut Vec<(u32, u32)>) {

@@ -1,4 +1,5 @@
-//! The twist convention used by every contact derivative.
+//! The twist convention used by every contact derivative and by the dynamics that maps them
+//! to generalized coordinates.
 //!
 //! A body's pose is `(R, t)`; a twist `ξ = (v, ω) ∈ R⁶` perturbs it to
 //! `R(ξ) = Exp(ω) R`, `t(ξ) = t + v`: a world-frame translation of the body origin and a
@@ -28,7 +29,7 @@ pub type Twist = SVector<f64, 6>;
 /// The pose `pose ⊕ ξ` of the convention above.
 ///
 /// ```
-/// use sdrs_contact::twist::{Twist, perturb};
+/// use sdrs_geometry::twist::{Twist, perturb};
 /// use nalgebra::{Isometry3, Point3};
 /// let pose = Isometry3::translation(1.0, 0.0, 0.0);
 /// let xi = Twist::from_column_slice(&[0.0, 0.0, 0.0, 0.0, 0.0, std::f64::consts::FRAC_PI_2]);
@@ -48,7 +49,7 @@ pub fn perturb(pose: &Isometry3<f64>, xi: &Twist) -> Isometry3<f64> {
 /// `g · ∂²y/∂ω²` for a point at offset `r` from its body origin and a force-like vector `g`:
 /// `½ (r gᵀ + g rᵀ) − (g·r) I`, the second-order rotation term every pose Hessian adds to its
 /// rotation block (for a sum over points, pass `Σ` of the weighted offsets).
-pub(crate) fn rotation_curvature(r: &Vector3<f64>, g: &Vector3<f64>) -> Matrix3<f64> {
+pub fn rotation_curvature(r: &Vector3<f64>, g: &Vector3<f64>) -> Matrix3<f64> {
     (r * g.transpose() + g * r.transpose()) * 0.5 - Matrix3::identity() * g.dot(r)
 }
 

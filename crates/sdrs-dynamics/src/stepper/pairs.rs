@@ -1,0 +1,104 @@
+//! The one pair-evaluation path of every contact hook ([`super::SdrsContact`],
+//! [`super::MeshContact`]): each pair is evaluated with its own warm-start data on rayon's
+//! thread pool and the results come back in pair order, so sums over them are the same for
+//! any number of threads, and the error reported is the first in pair order.
+
+use crate::error::Result;
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::hash::Hash;
+
+/// `f` on every pair with its cache (`caches[k]` for `pairs[k]`), in parallel.
+pub(super) fn each_pair<P, C, T>(
+    pairs: &[P],
+    caches: &mut [C],
+    f: impl Fn(&P, &mut C) -> Result<T> + Sync,
+) -> Result<Vec<T>>
+where
+    P: Sync,
+    C: Send,
+    T: Send,
+{
+    assert_eq!(pairs.len(), caches.len(), "one cache per pair");
+    let results: Vec<Result<T>> = pairs
+        .par_iter()
+        .zip(caches.par_iter_mut())
+        .map(|(pair, cache)| f(pair, cache))
+        .collect();
+    results.into_iter().collect()
+}
+
+/// [`each_pair`] with the caches of a changing pair set kept in `store` by pair: taken out
+/// for the evaluation and put back after it (fresh for pairs seen for the first time).
+pub(super) fn each_stored_pair<P, C, T>(
+    pairs: &[P],
+    store: &mut HashMap<P, C>,
+    f: impl Fn(&P, &mut C) -> Result<T> + Sync,
+) -> Result<Vec<T>>
+where
+    P: Sync + Copy + Eq + Hash,
+    C: Send + Default,
+    T: Send,
+{
+    let mut caches = take_caches(store, pairs);
+    let results = each_pair(pairs, &mut caches, f);
+    store.extend(pairs.iter().copied().zip(caches));
+    results
+}
+
+/// The caches of `keys` taken out of `store` (fresh for keys it does not hold); put them
+/// back with `store.extend(keys.zip(caches))`.
+pub(super) fn take_caches<P, C>(store: &mut HashMap<P, C>, keys: &[P]) -> Vec<C>
+where
+    P: Eq + Hash,
+    C: Default,
+{
+    keys.iter()
+        .map(|k| store.remove(k).unwrap_or_default())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::DynamicsError;
+
+    #[test]
+    fn results_and_the_first_error_come_in_pair_order() {
+        let pairs: Vec<usize> = (0..1000).collect();
+        let mut caches = vec![0usize; 1000];
+        let out = each_pair(&pairs, &mut caches, |&p, c| {
+            *c += p;
+            Ok(2 * p)
+        })
+        .unwrap();
+        assert_eq!(out, pairs.iter().map(|p| 2 * p).collect::<Vec<_>>());
+        assert_eq!(caches, pairs);
+        let failing = each_pair(&pairs, &mut caches, |&p, _| {
+            if p % 100 == 37 {
+                Err(DynamicsError::LinkIndex { index: p, links: 0 })
+            } else {
+                Ok(p)
+            }
+        });
+        assert!(matches!(
+            failing,
+            Err(DynamicsError::LinkIndex { index: 37, .. })
+        ));
+    }
+
+    #[test]
+    fn stored_caches_persist_by_pair() {
+        let mut store: HashMap<(usize, usize), u32> = HashMap::new();
+        let count = |store: &mut HashMap<(usize, usize), u32>, pairs: &[(usize, usize)]| {
+            each_stored_pair(pairs, store, |_, c| {
+                *c += 1;
+                Ok(*c)
+            })
+            .unwrap()
+        };
+        assert_eq!(count(&mut store, &[(0, 1), (1, 2)]), [1, 1]);
+        assert_eq!(count(&mut store, &[(1, 2), (2, 3)]), [2, 1]);
+        assert_eq!(store[&(0, 1)], 1);
+    }
+}

@@ -2,6 +2,7 @@
 //! malformed files are refused with their line and key.
 
 use nalgebra::{UnitQuaternion, Vector3};
+use sdrs::dynamics::ContactKind;
 use sdrs::scene::{
     ContactDescription, ContactModelName, JointControlDescription, ObjectDescription,
     PoseDescription, RobotDescription, Scene, SceneDescription, SceneError, ShapeDescription,
@@ -240,6 +241,7 @@ fn full_description_round_trips() {
         contact: ContactDescription {
             model: ContactModelName::Hulls,
             support: Some(1e-3),
+            epsilon: None,
             stiffness: Some(0.5),
             friction: Some(0.8),
         },
@@ -374,13 +376,22 @@ fn malformed_files_name_line_and_key() {
     assert!(m.contains("cone") && m.contains("box"), "{m}");
     // Not TOML at all.
     refused("dt = 0.01\n[[robot]\n", 2, "(document)");
-    // The contact models that are not wired yet.
+    // A mesh contact model without its parameters, or with another model's.
     let m = refused(
         "dt = 0.01\n[contact]\nmodel = \"ipc\"\n",
-        3,
-        "contact.model",
+        2,
+        "contact.support",
     );
-    assert!(m.contains("not available yet"), "{m}");
+    assert!(m.contains("contact model \"ipc\" needs `support`"), "{m}");
+    let m = refused(
+        "dt = 0.01\n[contact]\nmodel = \"long_range\"\nepsilon = 0.1\nsupport = 0.1\n",
+        5,
+        "contact.support",
+    );
+    assert!(
+        m.contains("allowed with it: model, epsilon, stiffness, friction"),
+        "{m}"
+    );
 }
 
 #[test]
@@ -462,4 +473,59 @@ fn unreadable_file_names_its_path() {
         .unwrap_err()
         .to_string();
     assert!(error.contains("/no/such/scene.toml"), "{error}");
+}
+
+#[test]
+fn mesh_contact_models_are_selected_by_name() {
+    // Two 10 cm boxes 5 cm apart, the first sliding into the second at 1 m/s, no gravity.
+    let text = |contact: &str| {
+        format!(
+            r#"
+            dt = 0.01
+            gravity = 0.0
+            [contact]
+            {contact}
+            [[object]]
+            name = "a"
+            shape = {{ type = "box", half_extents = [0.05, 0.05, 0.05] }}
+            mass = 1.0
+            velocity = [1.0, 0.0, 0.0]
+            [[object]]
+            name = "b"
+            shape = {{ type = "box", half_extents = [0.05, 0.05, 0.05] }}
+            mass = 1.0
+            pose = {{ xyz = [0.15, 0.0, 0.0] }}
+            "#
+        )
+    };
+    let ipc = Scene::from_str(&text("model = \"ipc\"\nsupport = 2e-3\nstiffness = 1e8")).unwrap();
+    assert_round_trip(&ipc);
+    let mut setup = ipc.build().unwrap();
+    let contact = setup.simulator.settings().contact.clone().unwrap();
+    assert!(matches!(contact.kind, ContactKind::Ipc(_)), "{contact:?}");
+    assert_eq!(contact.stiffness, 1e8);
+    for _ in 0..10 {
+        setup
+            .simulator
+            .advance(&mut setup.motion, &setup.control)
+            .unwrap();
+    }
+    // After 0.1 s the first box has reached the second and pushed it along x; they never
+    // overlap.
+    let q = &setup.motion.state.q;
+    assert!(q[6] > 1e-3, "b moved {}", q[6]);
+    assert!(0.15 + q[6] - q[0] > 0.1, "gap {}", 0.15 + q[6] - q[0] - 0.1);
+
+    let long_range = Scene::from_str(&text(
+        "model = \"long_range\"\nepsilon = 0.1\nstiffness = 1e-7\nfriction = 0.5",
+    ))
+    .unwrap();
+    assert_round_trip(&long_range);
+    let setup = long_range.build().unwrap();
+    let contact = setup.simulator.settings().contact.clone().unwrap();
+    assert!(
+        matches!(contact.kind, ContactKind::LongRange(_)),
+        "{contact:?}"
+    );
+    assert_eq!(contact.friction.unwrap().mu, 0.5);
 }

@@ -10,10 +10,11 @@ use super::error::{KeyPath, Result};
 use crate::World;
 use nalgebra::{Isometry3, Quaternion, Translation3, UnitQuaternion, Vector3};
 use sdrs_contact::PlaneBarrier;
-use sdrs_dynamics::scenes::{DEFAULT_FORCE_SCALE, DEFAULT_SUPPORT};
+use sdrs_contact::ipc::potential::Ipc;
+use sdrs_contact::long_range::LongRange;
 use sdrs_dynamics::{
-    Control, DynamicsError, JointKind, Link, MassModel, Model, Motion, Simulator, Srdf, State,
-    StepSettings, UrdfOptions, load_urdf,
+    ContactKind, ContactSettings, Control, DynamicsError, JointKind, Link, MassModel, Model,
+    Motion, Simulator, Srdf, State, StepSettings, UrdfOptions, load_urdf,
 };
 use sdrs_geometry::{ConvexHull, GeometryError, TriMesh};
 use std::ops::Range;
@@ -144,60 +145,76 @@ fn apply_settings(scene: &Scene, settings: &mut StepSettings) -> Result<()> {
 /// The contact model and its settings.
 fn apply_contact(scene: &Scene, mut world: World) -> Result<World> {
     let contact = &scene.description.contact;
+    let model = contact.model.as_str();
     let key = KeyPath::root("contact");
-    match contact.model {
-        ContactModelName::Hulls => {}
-        ContactModelName::None => {
-            let set = [
-                ("support", contact.support),
-                ("stiffness", contact.stiffness),
-                ("friction", contact.friction),
-            ];
-            if let Some((name, _)) = set.iter().find(|(_, v)| v.is_some()) {
-                return Err(scene.origin.error(
-                    &key.key(name),
-                    "contact model \"none\" takes no settings (allowed with it: model)",
-                ));
-            }
-            world.set_contact(None);
-            return Ok(world);
-        }
-        ContactModelName::LongRange | ContactModelName::Ipc => {
-            return Err(scene.origin.error(
-                &key.key("model"),
+    let error = |field: &str, message: String| scene.origin.error(&key.key(field), message);
+    let required = |field: &str, value: Option<f64>| {
+        value.ok_or_else(|| error(field, format!("contact model \"{model}\" needs `{field}`")))
+    };
+    let allowed: &[&str] = match contact.model {
+        ContactModelName::Hulls | ContactModelName::Ipc => &["support", "stiffness", "friction"],
+        ContactModelName::LongRange => &["epsilon", "stiffness", "friction"],
+        ContactModelName::None => &[],
+    };
+    let given = [
+        ("support", contact.support),
+        ("epsilon", contact.epsilon),
+        ("stiffness", contact.stiffness),
+        ("friction", contact.friction),
+    ];
+    for (name, value) in given {
+        if value.is_some() && !allowed.contains(&name) {
+            return Err(error(
+                name,
                 format!(
-                    "contact model \"{}\" is not available yet (available: \"hulls\", \"none\")",
-                    contact.model.as_str()
+                    "contact model \"{model}\" takes no `{name}` (allowed with it: model{})",
+                    allowed.iter().map(|a| format!(", {a}")).collect::<String>()
                 ),
             ));
         }
     }
+    let kind = match contact.model {
+        ContactModelName::None => {
+            world.set_contact(None);
+            return Ok(world);
+        }
+        // World's defaults, which adapt to the thinnest body.
+        ContactModelName::Hulls if contact.support.is_none() && contact.stiffness.is_none() => None,
+        ContactModelName::Hulls => {
+            let s = contact.support.unwrap_or(ContactSettings::DEFAULT_SUPPORT);
+            let barrier = PlaneBarrier::new(s).map_err(|e| error("support", e.to_string()))?;
+            let stiffness = contact
+                .stiffness
+                .unwrap_or(ContactSettings::DEFAULT_FORCE_SCALE * s * s);
+            Some((ContactKind::Hulls(barrier), stiffness))
+        }
+        ContactModelName::LongRange => {
+            let epsilon = required("epsilon", contact.epsilon)?;
+            let potential = LongRange::new(epsilon).map_err(|e| error("epsilon", e.to_string()))?;
+            Some((
+                ContactKind::LongRange(potential),
+                required("stiffness", contact.stiffness)?,
+            ))
+        }
+        ContactModelName::Ipc => {
+            let dhat = required("support", contact.support)?;
+            let potential = Ipc::new(dhat).map_err(|e| error("support", e.to_string()))?;
+            Some((
+                ContactKind::Ipc(potential),
+                required("stiffness", contact.stiffness)?,
+            ))
+        }
+    };
+    if let Some((kind, stiffness)) = kind {
+        let settings =
+            ContactSettings::new(kind, stiffness).map_err(|e| error("stiffness", e.to_string()))?;
+        world.set_contact(Some(settings));
+    }
     if let Some(mu) = contact.friction {
         world = world
             .with_friction(mu)
-            .map_err(|e| scene.origin.error(&key.key("friction"), e))?;
+            .map_err(|e| error("friction", e.to_string()))?;
     }
-    if contact.support.is_none() && contact.stiffness.is_none() {
-        return Ok(world);
-    }
-    let support = contact.support.unwrap_or(DEFAULT_SUPPORT);
-    let barrier =
-        PlaneBarrier::new(support).map_err(|e| scene.origin.error(&key.key("support"), e))?;
-    let stiffness = contact
-        .stiffness
-        .unwrap_or(DEFAULT_FORCE_SCALE * support * support);
-    if !(stiffness.is_finite() && stiffness > 0.0) {
-        return Err(scene.origin.error(
-            &key.key("stiffness"),
-            format!("{stiffness} is not allowed (positive and finite, N·m²)"),
-        ));
-    }
-    let mut settings = world.settings_mut().contact.clone();
-    if let Some(c) = settings.as_mut() {
-        c.barrier = barrier;
-        c.stiffness = stiffness;
-    }
-    world.set_contact(settings);
     Ok(world)
 }
 

@@ -89,18 +89,25 @@ impl ContactModelName {
     }
 }
 
-/// Contact settings (`[contact]`). Absent numbers keep `sdrs::World`'s defaults: barrier support
-/// 0.4 mm (less for bodies thinner than 4 cm), stiffness `1e5 N · support²`, no friction.
+/// Contact settings (`[contact]`). With `hulls` and no numbers, `sdrs::World`'s defaults:
+/// barrier support 0.4 mm (less for bodies thinner than 4 cm), stiffness `1e5 N · support²`.
+/// The mesh models (`long_range`, `ipc`, between the links' collision meshes) need their
+/// parameters and stiffness given. No friction unless `friction` is given.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ContactDescription {
     /// The contact model: `hulls` (default), `long_range`, `ipc` or `none`.
     #[serde(default)]
     pub model: ContactModelName,
-    /// Barrier support distance (m).
+    /// `hulls`: the plane barrier's support distance `s`; `ipc`: the activation distance `d̂`
+    /// (m).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub support: Option<f64>,
-    /// Contact stiffness κ (N·m²); `1e5 N · support²` when only the support is given.
+    /// `long_range`: the blending margin `ε` of the hierarchical potential (larger is more
+    /// exact and slower).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epsilon: Option<f64>,
+    /// Contact stiffness κ; with `hulls`, `1e5 N · support²` when only the support is given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stiffness: Option<f64>,
     /// Friction coefficient μ (no friction when absent).

@@ -9,6 +9,8 @@
 //! - [`World`] builds a scene: robots from code or URDF, free objects, a ground; it hands
 //!   back a [`RobotHandle`] or [`ObjectHandle`] with the links and coordinates each occupies,
 //!   and links and joints are looked up by name ([`dynamics::Model::link`]).
+//! - [`scene`] reads a world from a TOML scene file ([`Scene`]); [`record`] writes and reads
+//!   trajectory files (JSON lines, NumPy `.npz`).
 //! - [`prelude`] re-exports what a user needs: `use sdrs::prelude::*;`.
 //! - The engine crates are re-exported whole: [`geometry`], [`contact`], [`dynamics`],
 //!   [`diff`].
@@ -40,9 +42,13 @@
 //! ```
 
 mod handles;
+pub mod record;
+pub mod scene;
 mod world;
 
 pub use handles::{ObjectHandle, RobotHandle};
+pub use record::{TrajectoryFile, TrajectoryWriter};
+pub use scene::Scene;
 pub use sdrs_contact as contact;
 pub use sdrs_diff as diff;
 pub use sdrs_dynamics as dynamics;

@@ -3,10 +3,11 @@
 //! With `λ^t = dL/dθ^t` (total), step `t`'s solution `θ^{t+1}` passes
 //! `μ = −H⁻¹ λ^{t+1}` back to its inputs: `λ^t += B_θᵀ μ`, the previous poses' twists get
 //! `B_ξᵀ μ` (mapped to `θ^{t−1}` and the attachments through the poses' Jacobians), the PD
-//! targets `B_uᵀ μ` (and through the policy to its parameters and, for feedback, to the
+//! targets `B_uᵀ μ` and the generalized forces `−μ` (`B_τ = −I`; through the policy to its parameters and, for feedback, to the
 //! states), the design `B_dᵀ μ`.
 
 use crate::error::{DiffError, Result};
+use crate::policy::TargetJacobian;
 use crate::pose::pose_adjoint;
 use crate::step::Factor;
 use crate::trajectory::Trajectory;
@@ -14,7 +15,7 @@ use nalgebra::DVector;
 use sdrs_dynamics::{Model, Simulator};
 
 /// The explicit partial derivatives of a loss `L(θ^0 … θ^H, u, d)`: a final-state loss plus
-/// optional running costs `Σ_t l(θ^t, u^t)`.
+/// optional running costs `Σ_t l(θ^t, u^t)` (`u^t`: PD targets and generalized forces).
 #[derive(Debug, Clone, PartialEq)]
 pub struct LossGradient {
     /// `∂L/∂θ^t` for `t = 0 … H`, each in its state's chart.
@@ -23,6 +24,8 @@ pub struct LossGradient {
     pub target_position: Vec<DVector<f64>>,
     /// `∂L/∂θ̇*^t`.
     pub target_velocity: Vec<DVector<f64>>,
+    /// `∂L/∂τ^t` of the generalized forces (effort costs).
+    pub force: Vec<DVector<f64>>,
     /// `∂L/∂d` with the states held (e.g. a point on a link whose attachment is designed).
     pub design: DVector<f64>,
 }
@@ -35,6 +38,7 @@ impl LossGradient {
             states: vec![DVector::zeros(n); steps + 1],
             target_position: vec![DVector::zeros(n); steps],
             target_velocity: vec![DVector::zeros(n); steps],
+            force: vec![DVector::zeros(n); steps],
             design: DVector::zeros(model.design_len()),
         }
     }
@@ -44,6 +48,44 @@ impl LossGradient {
         let mut loss = Self::zeros(model, steps);
         loss.states[steps] = gradient;
         loss
+    }
+
+    /// `self += weight · other` (the partials of a weighted sum of losses).
+    pub fn add_scaled(&mut self, weight: f64, other: &Self) -> Result<()> {
+        let shape = |g: &Self| {
+            (
+                g.states.len(),
+                g.target_position.len(),
+                g.force.len(),
+                g.design.len(),
+            )
+        };
+        if shape(self) != shape(other) {
+            return Err(DiffError::LengthMismatch {
+                what: "loss gradient steps or design (the terms of a sum need the same trajectory)",
+                actual: other.states.len(),
+                expected: self.states.len(),
+            });
+        }
+        let pairs = self
+            .states
+            .iter_mut()
+            .zip(&other.states)
+            .chain(self.target_position.iter_mut().zip(&other.target_position))
+            .chain(self.target_velocity.iter_mut().zip(&other.target_velocity))
+            .chain(self.force.iter_mut().zip(&other.force))
+            .chain(std::iter::once((&mut self.design, &other.design)));
+        for (mine, theirs) in pairs {
+            if mine.len() != theirs.len() {
+                return Err(DiffError::LengthMismatch {
+                    what: "a loss gradient vector of a sum's term",
+                    actual: theirs.len(),
+                    expected: mine.len(),
+                });
+            }
+            mine.axpy(weight, theirs, 1.0);
+        }
+        Ok(())
     }
 
     fn check(&self, model: &Model, steps: usize) -> Result<()> {
@@ -60,6 +102,7 @@ impl LossGradient {
                 self.target_velocity.len(),
                 steps,
             ),
+            ("loss force gradients", self.force.len(), steps),
             (
                 "loss design gradient",
                 self.design.len(),
@@ -71,6 +114,7 @@ impl LossGradient {
             .iter()
             .chain(&self.target_position)
             .chain(&self.target_velocity)
+            .chain(&self.force)
             .map(|v| ("a loss gradient vector", v.len(), n));
         for (what, actual, expected) in counts.into_iter().chain(vectors) {
             if actual != expected {
@@ -98,6 +142,8 @@ pub struct TrajectoryGradient {
     pub target_position: Vec<DVector<f64>>,
     /// `dL/dθ̇*^t` of every step's PD velocity targets.
     pub target_velocity: Vec<DVector<f64>>,
+    /// `dL/dτ^t` of every step's generalized forces.
+    pub force: Vec<DVector<f64>>,
     /// `dL/dc` of the policy's parameters (empty without a policy).
     pub parameters: DVector<f64>,
     /// `dL/dd` over the design vector (`Model::design`: attachments, then hull vertices),
@@ -161,6 +207,7 @@ pub fn adjoint(
         initial_previous: DVector::zeros(6 * links),
         target_position: loss.target_position.clone(),
         target_velocity: loss.target_velocity.clone(),
+        force: loss.force.clone(),
         parameters: DVector::zeros(trajectory.parameters()),
         design: Some(loss.design.clone()),
     };
@@ -171,15 +218,19 @@ pub fn adjoint(
         lambda[t] += blocks.current.transpose() * &mu;
         out.target_position[t] += blocks.target_position.component_mul(&mu);
         out.target_velocity[t] += blocks.target_velocity.component_mul(&mu);
+        out.force[t] -= &mu;
         if let Some(policy) = trajectory.policy.get(t) {
-            let (gp, gv) = (&out.target_position[t], &out.target_velocity[t]);
-            out.parameters +=
-                policy.parameters.position.tr_mul(gp) + policy.parameters.velocity.tr_mul(gv);
+            let g = (
+                &out.target_position[t],
+                &out.target_velocity[t],
+                &out.force[t],
+            );
+            out.parameters += pull(&policy.parameters, g);
             if let Some(j) = &policy.current {
-                lambda[t] += j.position.tr_mul(gp) + j.velocity.tr_mul(gv);
+                lambda[t] += pull(j, g);
             }
             if let (Some(j), Some(before)) = (&policy.previous, t.checked_sub(1)) {
-                lambda[before] += j.position.tr_mul(gp) + j.velocity.tr_mul(gv);
+                lambda[before] += pull(j, g);
             }
         }
         match (&mut out.design, &blocks.vertices, &blocks.attachments) {
@@ -206,4 +257,12 @@ pub fn adjoint(
     }
     out.initial = lambda.swap_remove(0);
     Ok(out)
+}
+
+/// `Jᵀ g` of a control's gradient `g = (dL/dθ*, dL/dθ̇*, dL/dτ)` through a policy's Jacobian.
+fn pull(
+    j: &TargetJacobian,
+    (position, velocity, force): (&DVector<f64>, &DVector<f64>, &DVector<f64>),
+) -> DVector<f64> {
+    j.position.tr_mul(position) + j.velocity.tr_mul(velocity) + j.force.tr_mul(force)
 }

@@ -24,6 +24,28 @@ pub enum DiffError {
         /// What the model reported.
         source: sdrs_dynamics::DynamicsError,
     },
+    /// The start or the simulator of a rollout cannot be set up.
+    #[error("{what}: {source}")]
+    Setup {
+        /// What was being set up.
+        what: &'static str,
+        /// What the dynamics reported.
+        source: sdrs_dynamics::DynamicsError,
+    },
+    /// A name does not match the model (the message names it and lists the known ones).
+    #[error("{source}")]
+    Name {
+        /// What the model reported.
+        source: sdrs_dynamics::DynamicsError,
+    },
+    /// A loss, point or design parameter cannot be built as asked.
+    #[error("{what}: {reason}")]
+    InvalidInput {
+        /// What was being built.
+        what: &'static str,
+        /// What is wrong and what is allowed.
+        reason: String,
+    },
     /// An optimisation's objective failed at its starting point.
     #[error("the objective failed at the starting point: {message}")]
     Objective {

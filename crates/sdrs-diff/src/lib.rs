@@ -46,7 +46,11 @@
 mod adjoint;
 mod design;
 mod error;
+mod loss;
+mod losses;
+mod objective;
 mod optim;
+mod point;
 mod policy;
 mod pose;
 mod step;
@@ -57,9 +61,14 @@ mod trust_region;
 pub use adjoint::{LossGradient, TrajectoryGradient, adjoint};
 pub use design::DesignMap;
 pub use error::{DiffError, Result};
+pub use loss::{Custom, FinalValue, Loss, Sum};
+pub use losses::{CentreOfMass, Distance, Effort, PointTarget, RelativePosition};
+pub use objective::{Evaluation, Objective};
 pub use optim::{Adam, projected_step};
+pub use point::LinkPoint;
 pub use policy::{
-    CubicSpline, OpenLoop, Policy, PolicyDerivatives, PolicyInput, SineWaves, TargetJacobian,
+    Channel, CubicSpline, OpenLoop, Policy, PolicyDerivatives, PolicyInput, SineWaves,
+    TargetJacobian,
 };
 pub use pose::{link_point, pose_adjoint, pose_tangent};
 pub use step::{Factor, StepJacobian, step_jacobian};

@@ -1,9 +1,9 @@
 //! Policies `u^t = π(θ^t, θ^{t−1}, t, c)`: the stable-PD targets of every step as functions
 //! of parameters `c` (and, for feedback policies, of the state), with their derivatives.
 //!
-//! A policy sets the targets `θ*` and `θ̇*` that step `t` drives `θ^{t+1}` towards; the gains
-//! come from a base [`Control`] it holds. Three open-loop families are provided: per-step
-//! targets ([`OpenLoop`]), sums of sine waves ([`SineWaves`]) and clamped cubic B-splines over
+//! A policy sets the targets `θ*` and `θ̇*` that step `t` drives `θ^{t+1}` towards, and the
+//! generalized forces `τ` it applies; the gains come from a base [`Control`] it holds. Three
+//! open-loop families are provided: per-step targets or forces ([`OpenLoop`]), sums of sine waves ([`SineWaves`]) and clamped cubic B-splines over
 //! the horizon ([`CubicSpline`]); the last two also set the velocity target to the time
 //! derivative of the position target, as in the SDRS quadruped benchmark.
 
@@ -24,14 +24,27 @@ pub struct PolicyInput<'a> {
     pub previous: Option<&'a State>,
 }
 
-/// Derivatives of the targets with respect to one input: `∂θ*/∂y` and `∂θ̇*/∂y`, each
-/// `|θ| x dim(y)`.
+/// Derivatives of a control with respect to one input: `∂θ*/∂y`, `∂θ̇*/∂y` and `∂τ/∂y`,
+/// each `|θ| x dim(y)`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TargetJacobian {
     /// `∂θ*/∂y`.
     pub position: DMatrix<f64>,
     /// `∂θ̇*/∂y`.
     pub velocity: DMatrix<f64>,
+    /// `∂τ/∂y` of the generalized forces.
+    pub force: DMatrix<f64>,
+}
+
+impl TargetJacobian {
+    /// All zero: `n` DoFs, `inputs` columns.
+    pub fn zeros(n: usize, inputs: usize) -> Self {
+        Self {
+            position: DMatrix::zeros(n, inputs),
+            velocity: DMatrix::zeros(n, inputs),
+            force: DMatrix::zeros(n, inputs),
+        }
+    }
 }
 
 /// A policy's derivatives at one step.
@@ -88,8 +101,17 @@ fn check_dofs(base: &Control, dofs: &[usize]) -> Result<()> {
     }
 }
 
-/// Per-step position targets of the actuated DoFs, `steps x dofs` parameters (step-major);
-/// velocity targets and the other DoFs' targets are the base control's.
+/// What an [`OpenLoop`] policy sets at every step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Channel {
+    /// The PD position targets `θ*`.
+    Position,
+    /// The generalized forces `τ` (joint torques and forces).
+    Force,
+}
+
+/// Per-step position targets (or generalized forces, [`OpenLoop::forces`]) of the actuated
+/// DoFs, `steps x dofs` parameters (step-major); everything else is the base control's.
 ///
 /// ```
 /// use sdrs_diff::{OpenLoop, Policy, PolicyInput};
@@ -100,6 +122,9 @@ fn check_dofs(base: &Control, dofs: &[usize]) -> Result<()> {
 /// let state = State::zero(&scene.model);
 /// let input = PolicyInput { step: 1, time: 0.02, current: &state, previous: None };
 /// assert_eq!(policy.control(&c, &input).position[1], 0.2);
+/// // The same with torques: 0.2 N·m on the second joint at step 1.
+/// let torques = OpenLoop::forces(scene.control.clone(), vec![1], 3)?;
+/// assert_eq!(torques.control(&c, &input).force[1], 0.2);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone)]
@@ -107,11 +132,28 @@ pub struct OpenLoop {
     base: Control,
     dofs: Vec<usize>,
     steps: usize,
+    channel: Channel,
 }
 
 impl OpenLoop {
     /// Targets for `dofs` over `steps` steps, gains and other targets from `base`.
     pub fn new(base: Control, dofs: Vec<usize>, steps: usize) -> Result<Self> {
+        Self::with_channel(base, dofs, steps, Channel::Position)
+    }
+
+    /// Generalized forces on `dofs` over `steps` steps (the parameters replace `base.force`
+    /// on those DoFs); gains and targets from `base`.
+    pub fn forces(base: Control, dofs: Vec<usize>, steps: usize) -> Result<Self> {
+        Self::with_channel(base, dofs, steps, Channel::Force)
+    }
+
+    /// Values of `channel` for `dofs` over `steps` steps.
+    pub fn with_channel(
+        base: Control,
+        dofs: Vec<usize>,
+        steps: usize,
+        channel: Channel,
+    ) -> Result<Self> {
         check_dofs(&base, &dofs)?;
         if steps == 0 || dofs.is_empty() {
             return Err(DiffError::InvalidSetting {
@@ -120,14 +162,27 @@ impl OpenLoop {
                 allowed: "at least one step and one DoF",
             });
         }
-        Ok(Self { base, dofs, steps })
+        Ok(Self {
+            base,
+            dofs,
+            steps,
+            channel,
+        })
     }
 
-    /// The parameters that hold the base control's targets at every step.
+    /// The parameters that hold the base control's targets (or forces) at every step.
     pub fn initial(&self) -> DVector<f64> {
+        let base = self.channel_of(&self.base);
         DVector::from_fn(self.parameters(), |k, _| {
-            self.base.position[self.dofs[k % self.dofs.len()]]
+            base[self.dofs[k % self.dofs.len()]]
         })
+    }
+
+    fn channel_of<'c>(&self, control: &'c Control) -> &'c DVector<f64> {
+        match self.channel {
+            Channel::Position => &control.position,
+            Channel::Force => &control.force,
+        }
     }
 }
 
@@ -140,25 +195,30 @@ impl Policy for OpenLoop {
         let mut control = self.base.clone();
         let m = self.dofs.len();
         let step = input.step.min(self.steps - 1);
+        let values = match self.channel {
+            Channel::Position => &mut control.position,
+            Channel::Force => &mut control.force,
+        };
         for (a, &j) in self.dofs.iter().enumerate() {
-            control.position[j] = parameters[step * m + a];
+            values[j] = parameters[step * m + a];
         }
         control
     }
 
     fn derivatives(&self, _: &DVector<f64>, input: &PolicyInput) -> PolicyDerivatives {
         let (n, m) = (self.base.kp.len(), self.dofs.len());
-        let mut position = DMatrix::zeros(n, self.parameters());
+        let mut jacobian = TargetJacobian::zeros(n, self.parameters());
+        let block = match self.channel {
+            Channel::Position => &mut jacobian.position,
+            Channel::Force => &mut jacobian.force,
+        };
         if input.step < self.steps {
             for (a, &j) in self.dofs.iter().enumerate() {
-                position[(j, input.step * m + a)] = 1.0;
+                block[(j, input.step * m + a)] = 1.0;
             }
         }
         PolicyDerivatives {
-            parameters: TargetJacobian {
-                position,
-                velocity: DMatrix::zeros(n, self.parameters()),
-            },
+            parameters: jacobian,
             current: None,
             previous: None,
         }
@@ -243,7 +303,11 @@ impl Policy for SineWaves {
             }
         }
         PolicyDerivatives {
-            parameters: TargetJacobian { position, velocity },
+            parameters: TargetJacobian {
+                position,
+                velocity,
+                force: DMatrix::zeros(n, self.parameters()),
+            },
             current: None,
             previous: None,
         }
@@ -397,7 +461,11 @@ impl Policy for CubicSpline {
             }
         }
         PolicyDerivatives {
-            parameters: TargetJacobian { position, velocity },
+            parameters: TargetJacobian {
+                position,
+                velocity,
+                force: DMatrix::zeros(n, self.parameters()),
+            },
             current: None,
             previous: None,
         }

@@ -31,7 +31,7 @@ pub fn pose_adjoint(
 }
 
 /// [`pose_adjoint`] at kinematics already computed.
-fn adjoint_at(
+pub(crate) fn adjoint_at(
     model: &Model,
     kin: &Kinematics,
     twist_gradient: &DVector<f64>,

@@ -66,6 +66,9 @@ pub struct StepJacobian {
     pub target_position: DMatrix<f64>,
     /// `∂θ^{t+1}/∂θ̇*` (n x n).
     pub target_velocity: DMatrix<f64>,
+    /// `∂θ^{t+1}/∂τ` (n x n) of the step's generalized forces: `H⁻¹`, since the step's
+    /// objective holds `−τ·(θ^{t+1} − θ^t)` and so `∂²O/∂θ^{t+1}∂τ = −I`.
+    pub force: DMatrix<f64>,
     /// `∂θ^{t+1}/∂d` over the design vector (n x |d|), when the step provides its blocks.
     pub design: Option<DMatrix<f64>>,
 }
@@ -85,6 +88,8 @@ pub struct StepJacobian {
 /// let jac = step_jacobian(&scene.model, &lin, 0)?;
 /// // Raising a joint's PD target raises that joint's next angle.
 /// assert!((0..7).all(|j| jac.target_position[(j, j)] > 0.0));
+/// // So does pushing it: a torque's response is H⁻¹, positive definite.
+/// assert!((0..7).all(|j| jac.force[(j, j)] > 0.0));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn step_jacobian(model: &Model, lin: &Linearization, step: usize) -> Result<StepJacobian> {
@@ -113,6 +118,7 @@ pub fn step_jacobian(model: &Model, lin: &Linearization, step: usize) -> Result<
         previous: &minus_inverse * &d.previous,
         target_position: diagonal(&d.target_position),
         target_velocity: diagonal(&d.target_velocity),
+        force: -minus_inverse,
         design,
     })
 }

@@ -1,7 +1,8 @@
 //! Forward mode: Jacobian-vector products carried along a recorded trajectory.
 //!
-//! For `k` seed directions at once, `Θ^{t+1} = −H⁻¹ (B_θ Θ^t + B_ξ Ξ^{t−1} + B_u U^t + B_d D)`
-//! with `Ξ^{t−1}` the previous poses' twists and `U^t` the targets' tangents through the
+//! For `k` seed directions at once,
+//! `Θ^{t+1} = −H⁻¹ (B_θ Θ^t + B_ξ Ξ^{t−1} + B_u U^t − F^t + B_d D)` with `Ξ^{t−1}` the
+//! previous poses' twists and `U^t`, `F^t` the targets' and forces' tangents through the
 //! policy: `k` solves per step against one factorisation, so the full Jacobian of every state
 //! with respect to a few parameters (Gauss–Newton) costs one pass instead of `|θ|` adjoint
 //! passes.
@@ -113,14 +114,19 @@ pub fn tangent(
             // The targets' tangents, scaled by the diagonal target blocks.
             let mut dp = &policy.parameters.position * &seeds.parameters;
             let mut dv = &policy.parameters.velocity * &seeds.parameters;
+            let mut df = &policy.parameters.force * &seeds.parameters;
             if let Some(j) = &policy.current {
                 dp += &j.position * now;
                 dv += &j.velocity * now;
+                df += &j.force * now;
             }
             if let (Some(j), Some(before)) = (&policy.previous, t.checked_sub(1)) {
                 dp += &j.position * &states[before];
                 dv += &j.velocity * &states[before];
+                df += &j.force * &states[before];
             }
+            // The forces enter through B_τ = −I.
+            rhs -= df;
             for ((mut row, (p, v)), (rp, rv)) in rhs
                 .row_iter_mut()
                 .zip(b.target_position.iter().zip(b.target_velocity.iter()))

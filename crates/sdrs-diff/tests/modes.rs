@@ -77,12 +77,14 @@ fn tangents_are_the_adjoint_transposed_and_states_only_recording_agrees() {
     }
 }
 
-/// `θ* = c + K θ^t` on every DoF, `θ̇* = κ (θ^t − θ^{t−1}) / Δt`: a feedback policy.
+/// `θ* = c + K θ^t` on every DoF, `θ̇* = κ (θ^t − θ^{t−1}) / Δt`, `τ = −β θ^t`: a feedback
+/// policy.
 #[derive(Debug)]
 struct Feedback {
     base: Control,
     gain: f64,
     velocity_gain: f64,
+    force_gain: f64,
     dt: f64,
 }
 
@@ -94,6 +96,7 @@ impl Policy for Feedback {
     fn control(&self, c: &DVector<f64>, input: &PolicyInput) -> Control {
         let mut u = self.base.clone();
         u.position = c + &input.current.q * self.gain;
+        u.force = &input.current.q * -self.force_gain;
         if let Some(before) = input.previous {
             u.velocity = (&input.current.q - &before.q) * (self.velocity_gain / self.dt);
         }
@@ -110,14 +113,17 @@ impl Policy for Feedback {
             parameters: TargetJacobian {
                 position: eye.clone(),
                 velocity: zero.clone(),
+                force: zero.clone(),
             },
             current: Some(TargetJacobian {
                 position: &eye * self.gain,
                 velocity: if moving { &eye * v } else { zero.clone() },
+                force: &eye * -self.force_gain,
             }),
             previous: Some(TargetJacobian {
-                position: zero,
+                position: zero.clone(),
                 velocity: &eye * -v,
+                force: zero,
             }),
         }
     }
@@ -135,6 +141,7 @@ fn feedback_policies_are_differentiated_through_the_states() {
         base: scene.control.clone(),
         gain: 0.5,
         velocity_gain: 0.3,
+        force_gain: 0.2,
         dt: 0.01,
     };
     let c = DVector::from_vec(vec![0.3, -0.2, 0.4]);

@@ -70,6 +70,8 @@ struct LineState {
     last_line: Instant,
     /// Tenths of the work already reported.
     tenths: u64,
+    /// The position of the last line written.
+    printed: Option<u64>,
 }
 
 impl Progress {
@@ -121,6 +123,7 @@ impl Progress {
                 start: now,
                 last_line: now,
                 tenths: 0,
+                printed: None,
             }),
             shown,
         }
@@ -150,7 +153,8 @@ impl Progress {
         self.lock().position
     }
 
-    /// Ends the display: the bar stays on screen at its final state; lines print a last line.
+    /// Ends the display: the bar stays on screen at its final state; lines print a last line
+    /// unless the previous one showed the same position.
     pub fn finish(self) {
         let mut state = self.lock();
         match &self.shown {
@@ -166,17 +170,24 @@ impl Progress {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Writes a line when a new tenth is reached, `interval` has passed, or `force`.
+    /// Writes a line when a new tenth is reached or `interval` has passed; with `force` (at
+    /// the end), whenever the last line showed another position.
     fn maybe_line(&self, state: &mut LineState, force: bool) {
         let Shown::Lines { interval, out } = &self.shown else {
             return;
         };
         let tenths = (state.position * 10).checked_div(self.total).unwrap_or(10);
         let now = Instant::now();
-        if !(force || tenths > state.tenths || now - state.last_line >= *interval) {
+        let due = if force {
+            state.printed != Some(state.position)
+        } else {
+            tenths > state.tenths || now - state.last_line >= *interval
+        };
+        if !due {
             return;
         }
         state.tenths = tenths;
+        state.printed = Some(state.position);
         state.last_line = now;
         let percent = (state.position * 100)
             .checked_div(self.total)

@@ -47,7 +47,8 @@ fn lines_at_every_tenth_and_at_the_end() {
     assert_eq!(progress.position(), 200);
     progress.finish();
     let lines = out.lines();
-    assert_eq!(lines.len(), 11, "{lines:#?}");
+    // Ten tenths; `finish` adds nothing at the position already shown.
+    assert_eq!(lines.len(), 10, "{lines:#?}");
     assert!(
         lines[0].starts_with("simulate: 20/200 (10%) "),
         "{}",
@@ -61,9 +62,9 @@ fn lines_at_every_tenth_and_at_the_end() {
     assert!(!lines[4].contains("halfway"));
     assert!(lines[5].ends_with(" halfway"), "{}", lines[5]);
     assert!(
-        lines[10].starts_with("simulate: 200/200 (100%) "),
+        lines[9].starts_with("simulate: 200/200 (100%) "),
         "{}",
-        lines[10]
+        lines[9]
     );
 }
 
@@ -77,6 +78,26 @@ fn a_zero_interval_writes_a_line_per_increment_and_overshoot_is_clamped() {
     assert_eq!(progress.position(), 1000);
     assert_eq!(out.lines().len(), 3);
     assert!(out.lines()[2].starts_with("bench: 1000/1000 (100%)"));
+    progress.finish();
+    assert_eq!(out.lines().len(), 3);
+}
+
+#[test]
+fn finish_adds_a_line_when_the_last_one_is_stale() {
+    let out = Shared::default();
+    let progress = Progress::lines_to(
+        "stop",
+        100,
+        Duration::from_secs(3600),
+        Box::new(out.clone()),
+    );
+    progress.inc(10);
+    progress.inc(5);
+    progress.finish();
+    let lines = out.lines();
+    assert_eq!(lines.len(), 2, "{lines:#?}");
+    assert!(lines[0].starts_with("stop: 10/100 (10%)"), "{}", lines[0]);
+    assert!(lines[1].starts_with("stop: 15/100 (15%)"), "{}", lines[1]);
 }
 
 #[test]

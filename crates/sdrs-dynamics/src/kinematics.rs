@@ -24,7 +24,7 @@ use nalgebra::{
 pub type Twist = SVector<f64, 6>;
 
 /// Generalized coordinates and the reference rotations of spherical and free joints.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct State {
     /// Generalized coordinates, `model.dof()` of them.
     pub q: DVector<f64>,

@@ -83,8 +83,8 @@ pub use motion::Motion;
 pub use scenes::Scene;
 pub use srdf::{Srdf, SrdfReport};
 pub use stepper::{
-    ContactEnergy, ContactHook, ContactSettings, Control, ExternalEnergy, IpcContact,
-    Linearization, LongRangeContact, MeshContact, Objective, PairTerm, PairVertex, SdrsContact,
-    Simulator, StepDerivatives, StepReport, StepSettings, StepTimings,
+    ActiveContact, ContactEnergy, ContactHook, ContactSettings, Control, ExternalEnergy,
+    IpcContact, Linearization, LongRangeContact, MeshContact, Objective, PairTerm, PairVertex,
+    SdrsContact, Simulator, StepDerivatives, StepReport, StepSettings, StepTimings,
 };
 pub use urdf::{UrdfOptions, load_urdf, urdf_from_str};

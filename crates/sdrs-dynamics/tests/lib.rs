@@ -1,6 +1,7 @@
 //! Integration tests of sdrs-dynamics (one binary).
 
 mod backward;
+mod contacts;
 mod filter;
 mod fuzz_loaders;
 mod fuzz_scenes;

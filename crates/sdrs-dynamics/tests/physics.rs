@@ -466,6 +466,16 @@ impl sdrs_dynamics::ContactHook for Floor {
     fn timings(&self) -> sdrs_dynamics::StepTimings {
         sdrs_dynamics::StepTimings::default()
     }
+
+    /// The floor is no link, so there are no link pairs to report.
+    fn contacts(
+        &mut self,
+        _: &Model,
+        _: &[Isometry3<f64>],
+        _: &Kinematics,
+    ) -> sdrs_dynamics::Result<Vec<sdrs_dynamics::ActiveContact>> {
+        Ok(Vec::new())
+    }
 }
 
 #[test]

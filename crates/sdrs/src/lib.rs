@@ -7,6 +7,8 @@
 //! shape (hull vertices and attachment points).
 //!
 //! - [`World`] builds a scene: robots from code or URDF, free objects, a ground.
+//! - [`scene`] reads a world from a TOML scene file ([`Scene`]); [`record`] writes and reads
+//!   trajectory files (JSON lines, NumPy `.npz`).
 //! - [`prelude`] re-exports what a user needs: `use sdrs::prelude::*;`.
 //! - The engine crates are re-exported whole: [`geometry`], [`contact`], [`dynamics`],
 //!   [`diff`].
@@ -36,8 +38,12 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod record;
+pub mod scene;
 mod world;
 
+pub use record::{TrajectoryFile, TrajectoryWriter};
+pub use scene::Scene;
 pub use sdrs_contact as contact;
 pub use sdrs_diff as diff;
 pub use sdrs_dynamics as dynamics;

@@ -7,16 +7,19 @@
 //! derivatives. Mesh-based models (long-range, IPC) implement the same trait over the links'
 //! triangle meshes ([`crate::Link::mesh`]).
 
+use super::active::ActiveContact;
 use super::{ContactSettings, StepTimings};
 use crate::error::{DynamicsError, Result};
 use crate::kinematics::{Kinematics, State};
 use crate::model::Model;
-use nalgebra::{DMatrix, DVector, SMatrix};
+use nalgebra::{DMatrix, DVector, Isometry3, SMatrix};
+use sdrs_contact::distance::Closest;
 use sdrs_contact::friction::{FrictionCache, FrictionFrame};
 use sdrs_contact::twist::{Matrix12, Vector12};
 use sdrs_contact::{ContactModel, Order, PairContact, PairOutcome, PlaneCache};
 use sdrs_geometry::broad_phase::{BroadPhase, Proxy};
-use std::collections::HashMap;
+use sdrs_geometry::gjk::{Proximity, distance};
+use std::collections::{BTreeMap, HashMap};
 use std::time::Instant;
 
 /// The contact energy of a configuration.
@@ -102,6 +105,17 @@ pub trait ContactHook: std::fmt::Debug + Send {
 
     /// Time spent in normal contact and in friction since [`ContactHook::begin_step`].
     fn timings(&self) -> StepTimings;
+
+    /// The pairs in contact at `kin`: those with a non-zero normal energy and, with friction,
+    /// those the friction lagged from the link poses `previous` of the step before acts on
+    /// (the friction of the step from `previous` to `kin`). Evaluated cold: the hook's warm
+    /// starts and the current step's lagged data are left as they are.
+    fn contacts(
+        &mut self,
+        model: &Model,
+        previous: &[Isometry3<f64>],
+        kin: &Kinematics,
+    ) -> Result<Vec<ActiveContact>>;
 }
 
 /// The derivative order an evaluation that fills a gradient and/or a Hessian needs.
@@ -218,13 +232,13 @@ impl SdrsContact {
     }
 
     /// Candidate hull pairs (indices into `hulls`, sorted) within the barrier's support.
-    fn candidate_pairs(&mut self, model: &Model, kin: &Kinematics) -> Vec<(usize, usize)> {
+    fn candidate_pairs(&mut self, model: &Model, poses: &[Isometry3<f64>]) -> Vec<(usize, usize)> {
         let proxies: Vec<Proxy> = self
             .hulls
             .iter()
             .map(|h| Proxy {
                 body: h.link,
-                aabb: model.links()[h.link].hulls[h.hull].aabb(&kin.poses()[h.link]),
+                aabb: model.links()[h.link].hulls[h.hull].aabb(&poses[h.link]),
             })
             .collect();
         let skip = self.settings.skip_adjacent;
@@ -234,7 +248,7 @@ impl SdrsContact {
         pairs
     }
 
-    /// The barrier between hulls `a` and `b` at `kin`.
+    /// The barrier between hulls `a` and `b` at `kin`, warm-started from their plane cache.
     fn barrier(
         &mut self,
         model: &Model,
@@ -242,19 +256,55 @@ impl SdrsContact {
         (a, b): (usize, usize),
         order: Order,
     ) -> Result<PairOutcome> {
+        let mut cache = std::mem::take(self.planes.entry((a, b)).or_default());
+        let outcome = self.barrier_from(model, kin.poses(), (a, b), &mut cache, order);
+        self.planes.insert((a, b), cache);
+        outcome
+    }
+
+    /// The barrier between hulls `a` and `b` at `poses`, warm-started from `cache`.
+    fn barrier_from(
+        &self,
+        model: &Model,
+        poses: &[Isometry3<f64>],
+        (a, b): (usize, usize),
+        cache: &mut PlaneCache,
+        order: Order,
+    ) -> Result<PairOutcome> {
         let (ha, hb) = (self.hulls[a], self.hulls[b]);
-        let cache = self.planes.entry((a, b)).or_default();
         self.settings
             .barrier
             .evaluate(
                 &model.links()[ha.link].hulls[ha.hull],
-                &kin.poses()[ha.link],
+                &poses[ha.link],
                 &model.links()[hb.link].hulls[hb.hull],
-                &kin.poses()[hb.link],
+                &poses[hb.link],
                 cache,
                 order,
             )
             .map_err(|e| contact_error(&self.names, [ha.link, hb.link], e))
+    }
+
+    /// The friction frame of hulls `a` and `b` at the step-t `poses`, warm-started from `cache`
+    /// (`None` out of contact).
+    fn frame(
+        &self,
+        model: &Model,
+        poses: &[Isometry3<f64>],
+        (a, b): (usize, usize),
+        cache: &mut PlaneCache,
+    ) -> Result<Option<FrictionFrame>> {
+        let (ha, hb) = (self.hulls[a], self.hulls[b]);
+        FrictionFrame::new(
+            &self.settings.barrier,
+            self.settings.stiffness,
+            &model.links()[ha.link].hulls[ha.hull],
+            &poses[ha.link],
+            &model.links()[hb.link].hulls[hb.hull],
+            &poses[hb.link],
+            cache,
+        )
+        .map_err(|e| contact_error(&self.names, [ha.link, hb.link], e))
     }
 
     /// Runs `f` on every friction frame (with its pair's hulls and warm start).
@@ -310,21 +360,12 @@ impl ContactHook for SdrsContact {
             return Ok(());
         }
         let clock = Instant::now();
-        for (a, b) in self.candidate_pairs(model, now) {
-            let (ha, hb) = (self.hulls[a], self.hulls[b]);
-            let cache = self.planes.entry((a, b)).or_default();
-            let frame = FrictionFrame::new(
-                &self.settings.barrier,
-                self.settings.stiffness,
-                &model.links()[ha.link].hulls[ha.hull],
-                &now.poses()[ha.link],
-                &model.links()[hb.link].hulls[hb.hull],
-                &now.poses()[hb.link],
-                cache,
-            )
-            .map_err(|e| contact_error(&self.names, [ha.link, hb.link], e))?;
-            if let Some(frame) = frame {
-                self.frames.push(((a, b), frame));
+        for pair in self.candidate_pairs(model, now.poses()) {
+            let mut cache = std::mem::take(self.planes.entry(pair).or_default());
+            let frame = self.frame(model, now.poses(), pair, &mut cache);
+            self.planes.insert(pair, cache);
+            if let Some(frame) = frame? {
+                self.frames.push((pair, frame));
             }
         }
         self.timings.normal += clock.elapsed();
@@ -356,7 +397,7 @@ impl ContactHook for SdrsContact {
             active_pairs: 0,
         };
         let clock = Instant::now();
-        for pair in self.candidate_pairs(model, kin) {
+        for pair in self.candidate_pairs(model, kin.poses()) {
             let outcome = self.barrier(model, kin, pair, order)?;
             let PairOutcome::Separated(c) = outcome else {
                 self.timings.normal += clock.elapsed();
@@ -395,7 +436,7 @@ impl ContactHook for SdrsContact {
     fn pair_terms(&mut self, model: &Model, kin: &Kinematics) -> Result<Vec<PairTerm>> {
         let stiffness = self.settings.stiffness;
         let mut terms = Vec::new();
-        for pair in self.candidate_pairs(model, kin) {
+        for pair in self.candidate_pairs(model, kin.poses()) {
             let hulls = [self.hulls[pair.0], self.hulls[pair.1]];
             if let PairOutcome::Separated(c) = self.barrier(model, kin, pair, Order::Design)?
                 && c.value > 0.0
@@ -418,7 +459,7 @@ impl ContactHook for SdrsContact {
     }
 
     fn penetration(&mut self, model: &Model, now: &Kinematics) -> Option<DynamicsError> {
-        self.candidate_pairs(model, now)
+        self.candidate_pairs(model, now.poses())
             .into_iter()
             .find_map(|pair| {
                 matches!(
@@ -441,7 +482,7 @@ impl ContactHook for SdrsContact {
         kin: &Kinematics,
     ) -> Result<Option<([usize; 2], f64)>> {
         let mut largest: Option<([usize; 2], f64)> = None;
-        for pair in self.candidate_pairs(model, kin) {
+        for pair in self.candidate_pairs(model, kin.poses()) {
             let value = self.barrier(model, kin, pair, Order::Value)?.value();
             if value > 0.0 && largest.is_none_or(|(_, v)| value > v) {
                 largest = Some((
@@ -460,5 +501,91 @@ impl ContactHook for SdrsContact {
 
     fn timings(&self) -> StepTimings {
         self.timings
+    }
+
+    fn contacts(
+        &mut self,
+        model: &Model,
+        previous: &[Isometry3<f64>],
+        kin: &Kinematics,
+    ) -> Result<Vec<ActiveContact>> {
+        let stiffness = self.settings.stiffness;
+        // Per hull pair: the normal energy's gradient, then the friction's.
+        let mut found: BTreeMap<(usize, usize), [Option<Vector12>; 2]> = BTreeMap::new();
+        for pair in self.candidate_pairs(model, kin.poses()) {
+            let outcome = self.barrier_from(
+                model,
+                kin.poses(),
+                pair,
+                &mut PlaneCache::default(),
+                Order::Gradient,
+            )?;
+            match outcome {
+                PairOutcome::Separated(c) if c.value > 0.0 => {
+                    found.entry(pair).or_default()[0] = Some(c.gradient * stiffness);
+                }
+                PairOutcome::Separated(_) => {}
+                PairOutcome::Penetrating => {
+                    return Err(contact_error(
+                        &self.names,
+                        links([self.hulls[pair.0], self.hulls[pair.1]]),
+                        sdrs_contact::ContactError::PenetratingFrame,
+                    ));
+                }
+            }
+        }
+        let lagged = match self.settings.friction {
+            Some(_) => self.candidate_pairs(model, previous),
+            None => Vec::new(),
+        };
+        if let Some(friction) = &self.settings.friction {
+            for pair in lagged {
+                let Some(frame) = self.frame(model, previous, pair, &mut PlaneCache::default())?
+                else {
+                    continue;
+                };
+                let [ha, hb] = [self.hulls[pair.0], self.hulls[pair.1]];
+                let c = friction
+                    .evaluate(
+                        &frame,
+                        &kin.poses()[ha.link],
+                        &kin.poses()[hb.link],
+                        &mut FrictionCache::default(),
+                        Order::Gradient,
+                    )
+                    .map_err(|e| contact_error(&self.names, [ha.link, hb.link], e))?;
+                found.entry(pair).or_default()[1] = Some(c.gradient);
+            }
+        }
+        let with_friction = self.settings.friction.is_some();
+        found
+            .into_iter()
+            .map(|(pair, [normal, friction])| {
+                let [ha, hb] = [self.hulls[pair.0], self.hulls[pair.1]];
+                let (pa, pb) = (&kin.poses()[ha.link], &kin.poses()[hb.link]);
+                let hull = |h: HullRef| &model.links()[h.link].hulls[h.hull];
+                let Proximity::Separated(s) = distance(hull(ha), pa, hull(hb), pb) else {
+                    return Err(contact_error(
+                        &self.names,
+                        [ha.link, hb.link],
+                        sdrs_contact::ContactError::PenetratingFrame,
+                    ));
+                };
+                let closest = Closest {
+                    a: s.point_a,
+                    b: s.point_b,
+                    distance: s.distance,
+                };
+                let none = Vector12::zeros();
+                let friction = with_friction.then(|| friction.unwrap_or(none));
+                Ok(ActiveContact::new(
+                    [ha.link, hb.link],
+                    pb,
+                    &normal.unwrap_or(none),
+                    &closest,
+                    friction.as_ref(),
+                ))
+            })
+            .collect()
     }
 }

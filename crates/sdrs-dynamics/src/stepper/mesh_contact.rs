@@ -24,6 +24,7 @@
 //! through the link poses only.
 
 use super::StepTimings;
+use super::active::{ActiveContact, mesh_closest};
 use super::contact::{
     ContactEnergy, ContactHook, PairTerm, add_pair, contact_error, link_names, order_for,
 };
@@ -36,7 +37,7 @@ use sdrs_contact::ipc::friction::IpcFriction;
 use sdrs_contact::ipc::potential::Ipc;
 use sdrs_contact::long_range::LongRange;
 use sdrs_contact::long_range::friction::LongRangeFriction;
-use sdrs_contact::twist::Matrix12;
+use sdrs_contact::twist::{Matrix12, Vector12};
 use sdrs_contact::{ContactModel, FromMesh, LaggedFriction, Order, PairContact, PairOutcome};
 use sdrs_geometry::Aabb;
 use std::time::Instant;
@@ -457,5 +458,63 @@ where
 
     fn timings(&self) -> StepTimings {
         self.timings
+    }
+
+    fn contacts(
+        &mut self,
+        _: &Model,
+        previous: &[Isometry3<f64>],
+        kin: &Kinematics,
+    ) -> Result<Vec<ActiveContact>> {
+        let (potential, shapes, boxes) = (&self.potential, &self.shapes, &self.boxes);
+        let (friction, names, stiffness) = (&self.friction, &self.names, self.stiffness);
+        let found: Vec<Option<ActiveContact>> = self
+            .pairs
+            .par_iter()
+            .map(|&[a, b]| {
+                let fail = |e| contact_error(names, [a, b], e);
+                let shape = |i: usize| shapes[i].as_ref().expect("pairs have meshes");
+                let (pa, pb) = (&kin.poses()[a], &kin.poses()[b]);
+                let outcome = evaluate_pair(
+                    potential,
+                    shapes,
+                    boxes,
+                    kin,
+                    [a, b],
+                    &mut M::Cache::default(),
+                    Order::Gradient,
+                )
+                .map_err(fail)?;
+                let Some(normal) = outcome.contact() else {
+                    return Err(fail(sdrs_contact::ContactError::PenetratingFrame));
+                };
+                let friction = friction
+                    .as_ref()
+                    .map(|f| {
+                        let mut frames =
+                            f.frames(stiffness, shape(a), &previous[a], shape(b), &previous[b])?;
+                        f.evaluate(&mut frames, pa, pb, Order::Gradient)
+                    })
+                    .transpose()
+                    .map_err(fail)?;
+                let rubbing = friction
+                    .as_ref()
+                    .is_some_and(|f| f.gradient != Vector12::zeros());
+                if normal.value == 0.0 && !rubbing {
+                    return Ok(None);
+                }
+                let closest = mesh_closest(shape(a).mesh(), pa, shape(b).mesh(), pb)
+                    .filter(|c| c.distance > 0.0)
+                    .ok_or_else(|| fail(sdrs_contact::ContactError::PenetratingFrame))?;
+                Ok(Some(ActiveContact::new(
+                    [a, b],
+                    pb,
+                    &(normal.gradient * stiffness),
+                    &closest,
+                    friction.as_ref().map(|f| &f.gradient),
+                )))
+            })
+            .collect::<Result<_>>()?;
+        Ok(found.into_iter().flatten().collect())
     }
 }

@@ -17,11 +17,13 @@
 //! and the returned one, is collision-free. The step stops when `|∇O|∞ < tolerance` and fails
 //! with [`DynamicsError::NotConverged`] otherwise.
 
+mod active;
 mod backward;
 pub mod contact;
 mod mesh_contact;
 mod settings;
 
+pub use active::ActiveContact;
 pub use backward::StepDerivatives;
 pub use contact::{ContactEnergy, ContactHook, PairTerm, PairVertex, SdrsContact};
 pub use mesh_contact::{IpcContact, LongRangeContact, MeshContact};
@@ -225,6 +227,50 @@ impl Simulator {
         motion.state = next;
         motion.previous = now.poses().to_vec();
         Ok(report)
+    }
+
+    /// The contacts of `motion`: every pair of shapes with a non-zero normal energy at
+    /// `motion.state` and, when the contact model has friction, every pair the friction of the
+    /// step from `motion.previous` to `motion.state` acts on (the step [`Simulator::advance`]
+    /// took last), with their points, normals, gaps and forces ([`ActiveContact`]). Empty
+    /// without contact. Evaluated cold: it changes no warm start, so it does not change the
+    /// steps that follow.
+    ///
+    /// ```
+    /// use sdrs_dynamics::scenes::box_on_incline;
+    /// use sdrs_dynamics::{Motion, Simulator, State};
+    /// let scene = box_on_incline(0.0, 0.5, 0.01)?; // flat: a 1 kg box on a slab
+    /// let mut sim = Simulator::new(scene.model.clone(), scene.settings)?;
+    /// let mut motion = Motion::at_rest(&scene.model, State::zero(&scene.model));
+    /// for _ in 0..100 {
+    ///     sim.advance(&mut motion, &scene.control)?;
+    /// }
+    /// let contacts = sim.contacts(&motion)?;
+    /// let load: f64 = contacts.iter().map(|c| c.normal_force).sum();
+    /// assert!((load - 9.81).abs() < 1e-2 && contacts[0].normal.z > 0.99);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn contacts(&mut self, motion: &Motion) -> Result<Vec<ActiveContact>> {
+        let model = &self.model;
+        motion.state.check(model)?;
+        if motion.previous.len() != model.links().len() {
+            return Err(DynamicsError::LengthMismatch {
+                what: "previous link poses",
+                actual: motion.previous.len(),
+                expected: model.links().len(),
+            });
+        }
+        if let Some(index) = motion.previous.iter().position(|p| !is_finite_pose(p)) {
+            return Err(DynamicsError::NonFinite {
+                what: "previous link poses",
+                index,
+            });
+        }
+        let Some(hook) = self.contact.as_mut() else {
+            return Ok(Vec::new());
+        };
+        let kin = Kinematics::new(model, &motion.state);
+        hook.contacts(model, &motion.previous, &kin)
     }
 
     /// [`Simulator::step`], also returning the step-t kinematics it computed.

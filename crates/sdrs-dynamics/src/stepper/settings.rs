@@ -158,7 +158,7 @@ impl StepSettings {
 /// one) adds the negative of its work over the step, `−τ · (θ^{t+1} − θ^t)`, held constant
 /// during the step: its gradient is `−τ`, so at the step's minimiser it balances inertia,
 /// gravity and PD exactly as an applied joint torque does.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Control {
     /// Position gains `k_p` (zero for unactuated DoFs).
     pub kp: DVector<f64>,

@@ -1,0 +1,514 @@
+//! Building a scene's world: settings, contact, robots and objects into a model, a simulator,
+//! a start motion and a control.
+
+use super::Scene;
+use super::description::{
+    ContactModelName, JointControlDescription, ObjectDescription, PoseDescription,
+    RobotDescription, SceneDescription, ShapeDescription,
+};
+use super::error::{KeyPath, Result};
+use crate::World;
+use nalgebra::{Isometry3, Quaternion, Translation3, UnitQuaternion, Vector3};
+use sdrs_contact::PlaneBarrier;
+use sdrs_dynamics::scenes::{DEFAULT_FORCE_SCALE, DEFAULT_SUPPORT};
+use sdrs_dynamics::{
+    Control, DynamicsError, JointKind, Link, MassModel, Model, Motion, Simulator, Srdf, State,
+    StepSettings, UrdfOptions, load_urdf,
+};
+use sdrs_geometry::{ConvexHull, GeometryError, TriMesh};
+use std::ops::Range;
+
+/// Segments around a capsule, and rings per hemisphere.
+const CAPSULE_SEGMENTS: usize = 16;
+const CAPSULE_RINGS: usize = 4;
+
+/// A built scene: everything needed to run it.
+#[derive(Debug)]
+pub struct SceneSetup {
+    /// The world's model: the ground (if any), then each robot's links, then each object.
+    pub model: Model,
+    /// A simulator with the scene's settings.
+    pub simulator: Simulator,
+    /// The start: robots in their start configurations, objects at their poses with their
+    /// start velocities.
+    pub motion: Motion,
+    /// The control of every step: the robots' PD gains, targets and joint forces.
+    pub control: Control,
+    /// The number of steps the scene asks for, if it does.
+    pub steps: Option<usize>,
+    /// Each robot's link indices in [`SceneSetup::model`], in the scene's order.
+    pub robot_links: Vec<Range<usize>>,
+    /// Each object's link index in [`SceneSetup::model`], in the scene's order.
+    pub object_links: Vec<usize>,
+}
+
+/// A robot read from its URDF (and SRDF), in its own model, with its start configuration.
+struct LoadedRobot {
+    model: Model,
+    srdf: Option<Srdf>,
+    start: State,
+}
+
+pub(super) fn build(scene: &Scene) -> Result<SceneSetup> {
+    let d = &scene.description;
+    let origin = &scene.origin;
+    let mut world = World::new(d.dt).map_err(|e| origin.error(&KeyPath::root("dt"), e))?;
+    apply_settings(scene, world.settings_mut())?;
+    world = apply_contact(scene, world)?;
+    if d.ground {
+        world = world.with_ground();
+    }
+    let limit_support = world.settings_mut().limit_support;
+    let mut robots = Vec::new();
+    for (i, description) in d.robots.iter().enumerate() {
+        let robot = load_robot(scene, i, description, limit_support)?;
+        let base = pose(
+            scene,
+            &KeyPath::entry("robot", i).key("base"),
+            &description.base,
+        )?;
+        let links = prefixed_links(&robot.model, description.prefix.as_deref());
+        robots.push((world.add_robot(links, base), robot));
+    }
+    let mut objects = Vec::new();
+    for (i, object) in d.objects.iter().enumerate() {
+        let link = object_link(scene, i, object)?;
+        objects.push(world.add_robot(vec![link], Isometry3::identity()).start);
+    }
+    let (model, simulator) = world
+        .build_with(|model, _| exclude_srdf_pairs(model, d, &robots))
+        .map_err(|e| origin.error(&KeyPath::default(), e))?;
+
+    let mut state = model.neutral(limit_support);
+    let mut control = Control::passive(&model);
+    for (i, (links, robot)) in robots.iter().enumerate() {
+        let offset = model.dof_offset(links.start);
+        let n = robot.model.dof();
+        state.q.rows_mut(offset, n).copy_from(&robot.start.q);
+        state.references[links.clone()].copy_from_slice(&robot.start.references);
+        set_control(scene, i, robot, offset, &mut control)?;
+    }
+    let mut motion = Motion::at_rest(&model, state);
+    for (i, (&link, object)) in objects.iter().zip(&d.objects).enumerate() {
+        let key = KeyPath::entry("object", i);
+        let v = finite_vector(scene, &key.key("velocity"), &object.velocity)?;
+        let w = finite_vector(
+            scene,
+            &key.key("angular_velocity"),
+            &object.angular_velocity,
+        )?;
+        // The step reads velocity from the poses one step earlier: x^{t−1} = x^t − v Δt and,
+        // with rotations applied on the left (the twist convention), R^{t−1} = Exp(−ω Δt) R^t.
+        let now = motion.previous[link];
+        motion.previous[link] = Isometry3::from_parts(
+            Translation3::from(now.translation.vector - v * d.dt),
+            UnitQuaternion::from_scaled_axis(-w * d.dt) * now.rotation,
+        );
+    }
+    Ok(SceneSetup {
+        model,
+        simulator,
+        motion,
+        control,
+        steps: d.steps,
+        robot_links: robots.into_iter().map(|(links, _)| links).collect(),
+        object_links: objects,
+    })
+}
+
+/// Gravity and the solver settings.
+fn apply_settings(scene: &Scene, settings: &mut StepSettings) -> Result<()> {
+    let d = &scene.description;
+    settings.gravity = d.gravity;
+    if let Some(t) = d.solver.tolerance {
+        settings.tolerance = t;
+    }
+    if let Some(n) = d.solver.max_iterations {
+        settings.max_iterations = n;
+    }
+    if let Some(f) = d.solver.eigenvalue_floor {
+        settings.eigenvalue_floor = f;
+    }
+    settings.check().map_err(|e| {
+        let key = match &e {
+            DynamicsError::InvalidSetting {
+                name: "gravity", ..
+            } => KeyPath::root("gravity"),
+            DynamicsError::InvalidSetting { name, .. } => KeyPath::root("solver").key(name),
+            _ => KeyPath::root("solver"),
+        };
+        scene.origin.error(&key, e)
+    })
+}
+
+/// The contact model and its settings.
+fn apply_contact(scene: &Scene, mut world: World) -> Result<World> {
+    let contact = &scene.description.contact;
+    let key = KeyPath::root("contact");
+    match contact.model {
+        ContactModelName::Hulls => {}
+        ContactModelName::None => {
+            let set = [
+                ("support", contact.support),
+                ("stiffness", contact.stiffness),
+                ("friction", contact.friction),
+            ];
+            if let Some((name, _)) = set.iter().find(|(_, v)| v.is_some()) {
+                return Err(scene.origin.error(
+                    &key.key(name),
+                    "contact model \"none\" takes no settings (allowed with it: model)",
+                ));
+            }
+            world.set_contact(None);
+            return Ok(world);
+        }
+        ContactModelName::LongRange | ContactModelName::Ipc => {
+            return Err(scene.origin.error(
+                &key.key("model"),
+                format!(
+                    "contact model \"{}\" is not available yet (available: \"hulls\", \"none\")",
+                    contact.model.as_str()
+                ),
+            ));
+        }
+    }
+    if let Some(mu) = contact.friction {
+        world = world
+            .with_friction(mu)
+            .map_err(|e| scene.origin.error(&key.key("friction"), e))?;
+    }
+    if contact.support.is_none() && contact.stiffness.is_none() {
+        return Ok(world);
+    }
+    let support = contact.support.unwrap_or(DEFAULT_SUPPORT);
+    let barrier =
+        PlaneBarrier::new(support).map_err(|e| scene.origin.error(&key.key("support"), e))?;
+    let stiffness = contact
+        .stiffness
+        .unwrap_or(DEFAULT_FORCE_SCALE * support * support);
+    if !(stiffness.is_finite() && stiffness > 0.0) {
+        return Err(scene.origin.error(
+            &key.key("stiffness"),
+            format!("{stiffness} is not allowed (positive and finite, N·m²)"),
+        ));
+    }
+    let mut settings = world.settings_mut().contact.clone();
+    if let Some(c) = settings.as_mut() {
+        c.barrier = barrier;
+        c.stiffness = stiffness;
+    }
+    world.set_contact(settings);
+    Ok(world)
+}
+
+/// A pose's isometry.
+fn pose(scene: &Scene, key: &KeyPath, p: &PoseDescription) -> Result<Isometry3<f64>> {
+    let xyz = finite_vector(scene, &key.key("xyz"), &p.xyz)?;
+    let rotation = match (p.rpy, p.quaternion) {
+        (Some(_), Some(_)) => {
+            return Err(scene.origin.error(
+                &key.key("quaternion"),
+                "give the rotation as rpy or as quaternion, not both",
+            ));
+        }
+        (Some(rpy), None) => {
+            let r = finite_vector(scene, &key.key("rpy"), &rpy)?;
+            UnitQuaternion::from_euler_angles(r.x, r.y, r.z)
+        }
+        (None, Some([w, x, y, z])) => {
+            let q = Quaternion::new(w, x, y, z);
+            let norm = q.norm();
+            if !(norm.is_finite() && norm > 0.0) {
+                return Err(scene.origin.error(
+                    &key.key("quaternion"),
+                    format!(
+                        "[{w}, {x}, {y}, {z}] is not a rotation (finite, non-zero [w, x, y, z])"
+                    ),
+                ));
+            }
+            UnitQuaternion::from_quaternion(q)
+        }
+        (None, None) => UnitQuaternion::identity(),
+    };
+    Ok(Isometry3::from_parts(Translation3::from(xyz), rotation))
+}
+
+/// A vector of three finite numbers.
+fn finite_vector(scene: &Scene, key: &KeyPath, v: &[f64; 3]) -> Result<Vector3<f64>> {
+    if v.iter().all(|x| x.is_finite()) {
+        Ok(Vector3::from(*v))
+    } else {
+        Err(scene
+            .origin
+            .error(key, format!("{v:?} is not allowed (three finite numbers)")))
+    }
+}
+
+/// A finite number.
+fn finite(scene: &Scene, key: &KeyPath, value: f64) -> Result<f64> {
+    if value.is_finite() {
+        Ok(value)
+    } else {
+        Err(scene
+            .origin
+            .error(key, format!("{value} is not allowed (a finite number)")))
+    }
+}
+
+/// Robot `i` read from its files, in its start configuration.
+fn load_robot(
+    scene: &Scene,
+    i: usize,
+    robot: &RobotDescription,
+    limit_support: f64,
+) -> Result<LoadedRobot> {
+    let key = KeyPath::entry("robot", i);
+    let fail = |field: &str, e: DynamicsError| scene.origin.error(&key.key(field), e);
+    let srdf = match &robot.srdf {
+        Some(path) => {
+            let file = scene.resolve(&key.key("srdf"), path)?;
+            Some(Srdf::from_file(file).map_err(|e| fail("srdf", e))?)
+        }
+        None => None,
+    };
+    let floating_base = robot
+        .floating_base
+        .or_else(|| srdf.as_ref().and_then(Srdf::floating_base))
+        .unwrap_or(false);
+    let options = UrdfOptions {
+        package_paths: scene.package_folders(),
+        floating_base,
+        ..UrdfOptions::default()
+    };
+    let urdf = scene.resolve(&key.key("urdf"), &robot.urdf)?;
+    let model = load_urdf(urdf, &options).map_err(|e| fail("urdf", e))?;
+
+    let mut start = model.neutral(limit_support);
+    if let Some(name) = &robot.group_state {
+        let Some(srdf) = &srdf else {
+            return Err(scene.origin.error(
+                &key.key("group_state"),
+                "a group state needs the robot's `srdf`",
+            ));
+        };
+        start = srdf
+            .state_from(&model, name, &start)
+            .map_err(|e| fail("group_state", e))?;
+    }
+    for (joint, &value) in &robot.start {
+        let joint_key = key.key("start").key(joint);
+        let dof = single_dof(scene, &joint_key, &model, joint)?;
+        start.q[dof] = finite(scene, &joint_key, value)?;
+    }
+    let start_key = if robot.start.is_empty() && robot.group_state.is_some() {
+        key.key("group_state")
+    } else {
+        key.key("start")
+    };
+    model
+        .check_limits(&start)
+        .map_err(|e| scene.origin.error(&start_key, e))?;
+    Ok(LoadedRobot { model, srdf, start })
+}
+
+/// The DoF of the 1-DoF joint `joint` of `model`.
+fn single_dof(scene: &Scene, key: &KeyPath, model: &Model, joint: &str) -> Result<usize> {
+    let link = model
+        .joint_link(joint)
+        .map_err(|e| scene.origin.error(key, e))?;
+    let dofs = model.links()[link].joint.dof();
+    if dofs != 1 {
+        return Err(scene.origin.error(
+            key,
+            format!("joint '{joint}' has {dofs} DoFs; only 1-DoF joints are set by name"),
+        ));
+    }
+    Ok(model.dof_offset(link))
+}
+
+/// The robot's links with `prefix` on every link and joint name.
+fn prefixed_links(model: &Model, prefix: Option<&str>) -> Vec<Link> {
+    let mut links = model.links().to_vec();
+    if let Some(prefix) = prefix {
+        for link in &mut links {
+            link.name = format!("{prefix}{}", link.name);
+            link.joint_name = link.joint_name.as_ref().map(|j| format!("{prefix}{j}"));
+        }
+    }
+    links
+}
+
+/// Leaves each robot's SRDF-disabled pairs out of contact (pairs naming links the robot does
+/// not have are skipped, as [`Srdf::apply`] does).
+fn exclude_srdf_pairs(
+    model: &mut Model,
+    d: &SceneDescription,
+    robots: &[(Range<usize>, LoadedRobot)],
+) -> sdrs_dynamics::Result<()> {
+    for ((_, robot), description) in robots.iter().zip(&d.robots) {
+        let Some(srdf) = &robot.srdf else { continue };
+        let mut prefixed = srdf.clone();
+        let prefix = description.prefix.as_deref().unwrap_or("");
+        for pair in &mut prefixed.disabled {
+            pair.link1 = format!("{prefix}{}", pair.link1);
+            pair.link2 = format!("{prefix}{}", pair.link2);
+        }
+        prefixed.apply(model)?;
+    }
+    Ok(())
+}
+
+/// Robot `i`'s joint controls, written into `control` at the robot's DoFs (from `offset`).
+fn set_control(
+    scene: &Scene,
+    i: usize,
+    robot: &LoadedRobot,
+    offset: usize,
+    control: &mut Control,
+) -> Result<()> {
+    let description = &scene.description.robots[i];
+    let key = KeyPath::entry("robot", i).key("control");
+    let mut entries: Vec<(KeyPath, usize, &JointControlDescription)> = Vec::new();
+    for (joint, c) in &description.control {
+        if joint != "*" {
+            let dof = single_dof(scene, &key.key(joint), &robot.model, joint)?;
+            entries.push((key.key(joint), dof, c));
+        }
+    }
+    if let Some(every) = description.control.get("*") {
+        let model = &robot.model;
+        for (link, l) in model.links().iter().enumerate() {
+            let dof = model.dof_offset(link);
+            if l.joint.dof() == 1 && !entries.iter().any(|(_, d, _)| *d == dof) {
+                entries.push((key.key("*"), dof, every));
+            }
+        }
+    }
+    for (joint_key, dof, c) in entries {
+        let target = c.target.unwrap_or(robot.start.q[dof]);
+        let j = offset + dof;
+        for (field, value) in [
+            ("kp", c.kp),
+            ("kd", c.kd),
+            ("target", target),
+            ("velocity", c.velocity),
+            ("force", c.force),
+        ] {
+            finite(scene, &joint_key.key(field), value)?;
+        }
+        for (field, value) in [("kp", c.kp), ("kd", c.kd)] {
+            if value < 0.0 {
+                return Err(scene.origin.error(
+                    &joint_key.key(field),
+                    format!("{value} is not allowed (a gain is at least 0)"),
+                ));
+            }
+        }
+        control.kp[j] = c.kp;
+        control.kd[j] = c.kd;
+        control.position[j] = target;
+        control.velocity[j] = c.velocity;
+        control.force[j] = c.force;
+    }
+    Ok(())
+}
+
+/// Object `i` as a free link at its pose.
+fn object_link(scene: &Scene, i: usize, object: &ObjectDescription) -> Result<Link> {
+    let key = KeyPath::entry("object", i);
+    let shape_key = key.key("shape");
+    // A refused dimension is reported at its own key.
+    let geometry = |e: GeometryError| {
+        let field = match &e {
+            GeometryError::InvalidParameter { name, .. } => match *name {
+                "radius" | "half_height" => Some(*name),
+                "level" => Some("subdivisions"),
+                name if name.starts_with("half_extent") => Some("half_extents"),
+                _ => None,
+            },
+            _ => None,
+        };
+        let key = field.map_or_else(|| shape_key.clone(), |f| shape_key.key(f));
+        scene.origin.error(&key, e)
+    };
+    let (mesh, hulls) = match &object.shape {
+        ShapeDescription::Box { half_extents } => {
+            let half = Vector3::from(*half_extents);
+            let mesh = TriMesh::cuboid(half).map_err(geometry)?;
+            (mesh, vec![ConvexHull::cuboid(half).map_err(geometry)?])
+        }
+        ShapeDescription::Sphere {
+            radius,
+            subdivisions,
+        } => single_hull(TriMesh::icosphere(*radius, *subdivisions)).map_err(geometry)?,
+        ShapeDescription::Capsule {
+            radius,
+            half_height,
+        } => single_hull(TriMesh::capsule(
+            *radius,
+            *half_height,
+            CAPSULE_SEGMENTS,
+            CAPSULE_RINGS,
+        ))
+        .map_err(geometry)?,
+        ShapeDescription::Mesh { path, scale } => {
+            let file = scene.resolve(&shape_key.key("path"), path)?;
+            let read = TriMesh::from_file(&file).map_err(geometry)?;
+            let s = Vector3::from(*scale);
+            let mesh = TriMesh::new(
+                read.vertices()
+                    .iter()
+                    .map(|p| p.coords.component_mul(&s).into())
+                    .collect(),
+                read.triangles().to_vec(),
+            )
+            .map_err(|e| scene.origin.error(&shape_key.key("scale"), e))?;
+            let hulls = mesh
+                .convex_decomposition(&UrdfOptions::default().decomposition)
+                .map_err(geometry)?;
+            (mesh, hulls)
+        }
+    };
+    let mass = match (object.mass, object.density) {
+        (Some(_), Some(_)) => {
+            return Err(scene.origin.error(
+                &key.key("density"),
+                "give the object's mass or its density, not both",
+            ));
+        }
+        (None, None) => {
+            return Err(scene
+                .origin
+                .error(&key, "an object needs `mass` (kg) or `density` (kg/m³)"));
+        }
+        (Some(mass), None) => MassModel::Lumped {
+            mass: positive(scene, &key.key("mass"), mass, "kg")?,
+        },
+        (None, Some(density)) => MassModel::Solid {
+            density: positive(scene, &key.key("density"), density, "kg/m³")?,
+        },
+    };
+    let pose = pose(scene, &key.key("pose"), &object.pose)?;
+    Ok(Link::new(&object.name, None, pose, JointKind::Free, hulls, mass).with_mesh(mesh))
+}
+
+/// A mesh and its convex hull.
+fn single_hull(
+    mesh: sdrs_geometry::Result<TriMesh>,
+) -> sdrs_geometry::Result<(TriMesh, Vec<ConvexHull>)> {
+    let mesh = mesh?;
+    let hull = ConvexHull::new(mesh.vertices().to_vec())?;
+    Ok((mesh, vec![hull]))
+}
+
+/// A positive, finite number.
+fn positive(scene: &Scene, key: &KeyPath, value: f64, unit: &str) -> Result<f64> {
+    if value.is_finite() && value > 0.0 {
+        Ok(value)
+    } else {
+        Err(scene.origin.error(
+            key,
+            format!("{value} is not allowed (positive and finite, {unit})"),
+        ))
+    }
+}

@@ -1,0 +1,248 @@
+//! The scene file's contents as plain serde types: what a TOML scene says, before any file it
+//! names is read.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// A whole scene: time step, gravity, solver and contact settings, ground, robots, objects and
+/// how many steps to run.
+///
+/// Every table refuses keys it does not know. Paths are relative to the scene file, or
+/// `package://NAME/...` URIs looked up in [`SceneDescription::package_paths`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SceneDescription {
+    /// Time step Δt (s).
+    pub dt: f64,
+    /// Gravity along −z (m/s²); 9.81 when absent.
+    #[serde(default = "standard_gravity")]
+    pub gravity: f64,
+    /// Steps to simulate, if the scene says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steps: Option<usize>,
+    /// A fixed ground whose top face is the plane z = 0.
+    #[serde(default)]
+    pub ground: bool,
+    /// Folders searched for `package://NAME/...` paths (as `FOLDER/NAME/...`), relative to the
+    /// scene file.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub package_paths: Vec<PathBuf>,
+    /// Newton solver settings.
+    #[serde(default)]
+    pub solver: SolverDescription,
+    /// Contact model and its settings.
+    #[serde(default)]
+    pub contact: ContactDescription,
+    /// Robots, from URDF (`[[robot]]` tables).
+    #[serde(default, rename = "robot", skip_serializing_if = "Vec::is_empty")]
+    pub robots: Vec<RobotDescription>,
+    /// Free rigid objects (`[[object]]` tables).
+    #[serde(default, rename = "object", skip_serializing_if = "Vec::is_empty")]
+    pub objects: Vec<ObjectDescription>,
+}
+
+fn standard_gravity() -> f64 {
+    9.81
+}
+
+/// Newton solver settings (`[solver]`); each absent one keeps the engine's default
+/// (tolerance 1e-4, 100 iterations, eigenvalue floor 1e-3).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SolverDescription {
+    /// Convergence tolerance on the objective's gradient (N, or N·m).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tolerance: Option<f64>,
+    /// Newton iteration cap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_iterations: Option<usize>,
+    /// Lower bound of the Hessian's eigenvalues in the Newton direction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eigenvalue_floor: Option<f64>,
+}
+
+/// Which contact model a scene uses.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ContactModelName {
+    /// SDRS separating-plane barrier between convex hulls.
+    #[default]
+    Hulls,
+    /// Long-range barrier between triangle meshes.
+    LongRange,
+    /// IPC barrier between triangle meshes.
+    Ipc,
+    /// No contact at all.
+    None,
+}
+
+impl ContactModelName {
+    /// The name the scene file uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ContactModelName::Hulls => "hulls",
+            ContactModelName::LongRange => "long_range",
+            ContactModelName::Ipc => "ipc",
+            ContactModelName::None => "none",
+        }
+    }
+}
+
+/// Contact settings (`[contact]`). Absent numbers keep `sdrs::World`'s defaults: barrier support
+/// 0.4 mm (less for bodies thinner than 4 cm), stiffness `1e5 N · support²`, no friction.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContactDescription {
+    /// The contact model: `hulls` (default), `long_range`, `ipc` or `none`.
+    #[serde(default)]
+    pub model: ContactModelName,
+    /// Barrier support distance (m).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub support: Option<f64>,
+    /// Contact stiffness κ (N·m²); `1e5 N · support²` when only the support is given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stiffness: Option<f64>,
+    /// Friction coefficient μ (no friction when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub friction: Option<f64>,
+}
+
+/// A pose: translation `xyz` (m) and a rotation, either roll-pitch-yaw `rpy` (rad, about
+/// fixed x, then y, then z, as in URDF) or a unit `quaternion` `[w, x, y, z]`; identity when
+/// absent.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PoseDescription {
+    /// Translation (m).
+    #[serde(default)]
+    pub xyz: [f64; 3],
+    /// Roll, pitch, yaw (rad).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rpy: Option<[f64; 3]>,
+    /// Rotation as a quaternion `[w, x, y, z]` (normalised when read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quaternion: Option<[f64; 4]>,
+}
+
+/// A robot from a URDF (`[[robot]]`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RobotDescription {
+    /// The URDF file.
+    pub urdf: PathBuf,
+    /// An SRDF of the robot: its disabled collision pairs apply, and its group states can be
+    /// the start configuration.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub srdf: Option<PathBuf>,
+    /// Whether the base floats (a free joint); when absent, as the SRDF's virtual joint says,
+    /// else fixed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub floating_base: Option<bool>,
+    /// Where the robot's root stands.
+    #[serde(default)]
+    pub base: PoseDescription,
+    /// An SRDF `<group_state>` to start in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group_state: Option<String>,
+    /// Start values of 1-DoF joints by name (rad or m), over the group state; unlisted
+    /// joints start at their neutral value (zero, or just inside their limits).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub start: BTreeMap<String, f64>,
+    /// A prefix added to every link and joint name (to tell two copies of a robot apart).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix: Option<String>,
+    /// Control of 1-DoF joints by name (without the prefix); the key `"*"` applies to every
+    /// 1-DoF joint that has no entry of its own.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub control: BTreeMap<String, JointControlDescription>,
+}
+
+/// The control of one joint: stable PD towards a target, and a constant generalized force.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JointControlDescription {
+    /// Position gain `k_p` (the spring force is `2 k_p (θ* − θ)`).
+    #[serde(default)]
+    pub kp: f64,
+    /// Velocity gain `k_d` (a damping coefficient `c` is `k_d = c Δt / 2`).
+    #[serde(default)]
+    pub kd: f64,
+    /// Target position θ* (rad or m); the joint's start value when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<f64>,
+    /// Target velocity θ̇* (rad/s or m/s).
+    #[serde(default)]
+    pub velocity: f64,
+    /// Constant generalized force τ (N·m or N).
+    #[serde(default)]
+    pub force: f64,
+}
+
+/// A free rigid object (`[[object]]`): 6 DoF, with a mass or a density.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ObjectDescription {
+    /// The object's link name.
+    pub name: String,
+    /// Its shape.
+    pub shape: ShapeDescription,
+    /// Total mass (kg), spread over the hull's vertices (SDRS eq. 4); give this or `density`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mass: Option<f64>,
+    /// Uniform density (kg/m³) of the solid; give this or `mass`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub density: Option<f64>,
+    /// Start pose.
+    #[serde(default)]
+    pub pose: PoseDescription,
+    /// Start linear velocity (m/s, world frame).
+    #[serde(default)]
+    pub velocity: [f64; 3],
+    /// Start angular velocity (rad/s, world frame).
+    #[serde(default)]
+    pub angular_velocity: [f64; 3],
+}
+
+/// An object's shape, in its own frame (centred on the origin): `shape = { type = "box",
+/// half_extents = [...] }` and so on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ShapeDescription {
+    /// A box.
+    Box {
+        /// Half the side lengths along x, y, z (m).
+        half_extents: [f64; 3],
+    },
+    /// A sphere, as the hull of an icosphere.
+    Sphere {
+        /// Radius (m).
+        radius: f64,
+        /// Icosahedron subdivisions (0 to 8; `20 · 4^n` faces); 2 when absent.
+        #[serde(default = "default_subdivisions")]
+        subdivisions: u32,
+    },
+    /// A capsule along z.
+    Capsule {
+        /// Radius (m).
+        radius: f64,
+        /// Half the length of the cylindrical part (m).
+        half_height: f64,
+    },
+    /// A triangle mesh (OBJ, STL or COLLADA), split into convex hulls.
+    Mesh {
+        /// The mesh file.
+        path: PathBuf,
+        /// Scale along x, y, z; 1 when absent.
+        #[serde(default = "unit_scale")]
+        scale: [f64; 3],
+    },
+}
+
+fn default_subdivisions() -> u32 {
+    2
+}
+
+fn unit_scale() -> [f64; 3] {
+    [1.0; 3]
+}

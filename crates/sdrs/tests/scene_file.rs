@@ -1,0 +1,465 @@
+//! Scene files: example scenes load, build and run; descriptions round-trip through TOML;
+//! malformed files are refused with their line and key.
+
+use nalgebra::{UnitQuaternion, Vector3};
+use sdrs::scene::{
+    ContactDescription, ContactModelName, JointControlDescription, ObjectDescription,
+    PoseDescription, RobotDescription, Scene, SceneDescription, SceneError, ShapeDescription,
+    SolverDescription,
+};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn example(name: &str) -> PathBuf {
+    workspace().join("examples/scenes").join(name)
+}
+
+fn test_data() -> PathBuf {
+    workspace().join("crates/sdrs-dynamics/tests/data")
+}
+
+/// The scene's TOML read back gives the same description.
+fn assert_round_trip(scene: &Scene) {
+    let text = scene.to_toml().unwrap();
+    let again = Scene::from_str(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(again.description, scene.description, "{text}");
+}
+
+#[test]
+fn box_stack_example_stands() {
+    let scene = Scene::from_file(example("box_stack.toml")).unwrap();
+    assert_round_trip(&scene);
+    let d = &scene.description;
+    assert_eq!((d.dt, d.steps, d.ground), (0.01, Some(100), true));
+    assert_eq!(d.contact.friction, Some(0.5));
+    let mut setup = scene.build().unwrap();
+    // The ground, then the three boxes.
+    assert_eq!(setup.object_links, vec![1, 2, 3]);
+    assert_eq!(setup.model.link_index("top").unwrap(), 3);
+    // The top box is solid: 500 kg/m³ × (0.2 m)³ = 4 kg.
+    assert!((setup.model.mass(3) - 4.0).abs() < 1e-9);
+    let start = setup.motion.state.q.clone();
+    let yaw = UnitQuaternion::from_euler_angles(0.0, 0.0, 0.3);
+    assert!(setup.motion.state.references[3].angle_to(&UnitQuaternion::identity()) < 1e-12);
+    assert!(setup.model.links()[3].attachment.rotation.angle_to(&yaw) < 1e-12);
+    for _ in 0..setup.steps.unwrap() {
+        setup
+            .simulator
+            .advance(&mut setup.motion, &setup.control)
+            .unwrap();
+    }
+    // One second later the stack still stands where it was put.
+    let moved = (&setup.motion.state.q - start).amax();
+    assert!(moved < 2e-3, "moved {moved}");
+}
+
+#[test]
+fn ur5_example_is_held_by_pd() {
+    let data = sdrs_robot_data::package_path().unwrap();
+    let scene = Scene::from_file(example("ur5_pd.toml"))
+        .unwrap()
+        .with_package_path(data);
+    assert_round_trip(&scene);
+    let mut setup = scene.build().unwrap();
+    let model = &setup.model;
+    assert_eq!(model.dof(), 6);
+    let lift = model.dof_offset(model.joint_link("shoulder_lift_joint").unwrap());
+    let elbow = model.dof_offset(model.joint_link("elbow_joint").unwrap());
+    assert_eq!(setup.motion.state.q[lift], -1.0);
+    assert_eq!(setup.motion.state.q[elbow], 1.2);
+    // "*" holds every joint at its start; the shoulder's own entry overrides it.
+    assert!(setup.control.kp.iter().all(|&k| k == 10000.0));
+    assert_eq!(setup.control.position[elbow], 1.2);
+    assert_eq!(setup.control.position[lift], -1.1);
+    for _ in 0..setup.steps.unwrap() {
+        setup
+            .simulator
+            .advance(&mut setup.motion, &setup.control)
+            .unwrap();
+    }
+    // The PD spring 2 k_p Δθ = 2e4 N·m/rad outweighs gravity's tens of N·m: every joint ends
+    // within 0.05 rad of its target.
+    let error = (&setup.motion.state.q - &setup.control.position).amax();
+    assert!(error < 0.05, "error {error}");
+}
+
+#[test]
+fn robot_from_urdf_and_srdf_with_prefix_group_state_and_object() {
+    let text = r#"
+        dt = 0.01
+        gravity = 0.0
+        package_paths = ["."]
+
+        [[robot]]
+        urdf = "arm.urdf"
+        srdf = "arm.srdf"
+        prefix = "left_"
+        group_state = "home"
+        start = { slide = 0.15 }
+        base = { xyz = [0.0, 0.5, 0.0], quaternion = [0.0, 0.0, 0.0, 1.0] }
+        control = { wrist = { kp = 3.0, kd = 0.5, force = 0.25 } }
+
+        [[object]]
+        name = "ball"
+        shape = { type = "sphere", radius = 0.05, subdivisions = 1 }
+        mass = 0.2
+        pose = { xyz = [1.0, 0.0, 1.0] }
+    "#;
+    let scene = Scene::from_str(text).unwrap().with_directory(test_data());
+    assert_round_trip(&scene);
+    let setup = scene.build().unwrap();
+    let model = &setup.model;
+    let q = |joint: &str| {
+        let dof = model.dof_offset(model.joint_link(joint).unwrap());
+        (dof, setup.motion.state.q[dof])
+    };
+    // The SRDF's "home" state, with the scene's own start value over it.
+    assert_eq!(q("left_base_yaw").1, 0.3);
+    assert_eq!(q("left_shoulder_pitch").1, -0.5);
+    assert_eq!(q("left_slide").1, 0.15);
+    let (wrist, _) = q("left_wrist");
+    assert_eq!(setup.control.kp[wrist], 3.0);
+    assert_eq!(setup.control.force[wrist], 0.25);
+    assert_eq!(setup.control.position[wrist], 1.5);
+    assert_eq!(setup.control.kp.iter().filter(|&&k| k != 0.0).count(), 1);
+    // The SRDF's disabled pairs apply under the prefixed names.
+    let base = model.link_index("left_base_link").unwrap();
+    let upper = model.link_index("left_upper_arm").unwrap();
+    assert!(!model.may_touch(base, upper, false));
+    // The base stands at (0, 0.5, 0), turned half a turn about z.
+    let root = &model.links()[base].attachment;
+    assert!((root.translation.vector - Vector3::new(0.0, 0.5, 0.0)).norm() < 1e-12);
+    assert!((root.rotation.angle() - std::f64::consts::PI).abs() < 1e-12);
+    assert_eq!(setup.object_links, vec![model.links().len() - 1]);
+}
+
+#[test]
+fn object_start_velocities_carry_it_in_free_flight() {
+    let text = r#"
+        dt = 0.01
+        gravity = 0.0
+        [solver]
+        tolerance = 1e-10
+        [contact]
+        model = "none"
+        [[object]]
+        name = "capsule"
+        shape = { type = "capsule", radius = 0.05, half_height = 0.1 }
+        mass = 1.0
+        velocity = [0.5, 0.0, -0.2]
+        angular_velocity = [0.0, 0.0, 2.0]
+    "#;
+    let mut setup = Scene::from_str(text).unwrap().build().unwrap();
+    let steps = 20;
+    for _ in 0..steps {
+        setup
+            .simulator
+            .advance(&mut setup.motion, &setup.control)
+            .unwrap();
+    }
+    // No force acts: x = v t. The spin about z (a principal axis of the capsule) follows the
+    // implicit step exactly: each step turns by the rotation closest to the extrapolated
+    // vertices 2x^t − x^{t−1}, the angle φ maximising 2 cos φ − cos(φ + θ) after a turn θ,
+    // tan φ = sin θ / (2 − cos θ), starting from θ = ω Δt.
+    let t = steps as f64 * 0.01;
+    let q = &setup.motion.state.q;
+    let x = Vector3::new(q[0], q[1], q[2]);
+    assert!(
+        (x - Vector3::new(0.5 * t, 0.0, -0.2 * t)).norm() < 1e-9,
+        "{x}"
+    );
+    let mut turn: f64 = 2.0 * 0.01;
+    let mut yaw = 0.0;
+    for _ in 0..steps {
+        turn = turn.sin().atan2(2.0 - turn.cos());
+        yaw += turn;
+    }
+    let rotation = setup.motion.state.recentred(&setup.model).references[0];
+    let expected = UnitQuaternion::from_scaled_axis(Vector3::z() * yaw);
+    assert!(rotation.angle_to(&expected) < 1e-9, "{rotation:?} {yaw}");
+}
+
+#[test]
+fn mesh_object_from_an_obj_file() {
+    let dir = std::env::temp_dir().join(format!("sdrs-scene-mesh-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // A unit cube as OBJ.
+    let mut obj = String::new();
+    for v in 0..8 {
+        let c = |bit: usize| if v & bit == 0 { -0.5 } else { 0.5 };
+        obj += &format!("v {} {} {}\n", c(1), c(2), c(4));
+    }
+    for f in [
+        [1, 3, 4, 2],
+        [5, 6, 8, 7],
+        [1, 2, 6, 5],
+        [3, 7, 8, 4],
+        [1, 5, 7, 3],
+        [2, 4, 8, 6],
+    ] {
+        obj += &format!(
+            "f {} {} {}\nf {} {} {}\n",
+            f[0], f[1], f[2], f[0], f[2], f[3]
+        );
+    }
+    std::fs::write(dir.join("cube.obj"), obj).unwrap();
+    let text = r#"
+        dt = 0.01
+        [[object]]
+        name = "crate"
+        shape = { type = "mesh", path = "cube.obj", scale = [0.2, 0.2, 0.4] }
+        density = 1000.0
+    "#;
+    let scene = Scene::from_str(text).unwrap().with_directory(&dir);
+    assert_round_trip(&scene);
+    let setup = scene.build().unwrap();
+    // 0.2 × 0.2 × 0.4 m of water.
+    assert!((setup.model.mass(0) - 16.0).abs() < 1e-6 * 16.0);
+    assert!(setup.model.links()[0].mesh.is_some());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn full_description_round_trips() {
+    let description = SceneDescription {
+        dt: 0.005,
+        gravity: 3.7,
+        steps: Some(12),
+        ground: true,
+        package_paths: vec!["packages".into()],
+        solver: SolverDescription {
+            tolerance: Some(1e-6),
+            max_iterations: Some(40),
+            eigenvalue_floor: Some(1e-4),
+        },
+        contact: ContactDescription {
+            model: ContactModelName::Hulls,
+            support: Some(1e-3),
+            stiffness: Some(0.5),
+            friction: Some(0.8),
+        },
+        robots: vec![RobotDescription {
+            urdf: "package://robots/arm.urdf".into(),
+            srdf: Some("arm.srdf".into()),
+            floating_base: Some(false),
+            base: PoseDescription {
+                xyz: [1.0, 2.0, 3.0],
+                rpy: Some([0.1, 0.2, 0.3]),
+                quaternion: None,
+            },
+            group_state: Some("home".into()),
+            start: BTreeMap::from([("slide".to_string(), 0.1)]),
+            prefix: Some("a_".into()),
+            control: BTreeMap::from([(
+                "*".to_string(),
+                JointControlDescription {
+                    kp: 1.0,
+                    kd: 2.0,
+                    target: Some(0.5),
+                    velocity: 0.25,
+                    force: -1.0,
+                },
+            )]),
+        }],
+        objects: vec![
+            ObjectDescription {
+                name: "ball".into(),
+                shape: ShapeDescription::Sphere {
+                    radius: 0.1,
+                    subdivisions: 3,
+                },
+                mass: Some(2.0),
+                density: None,
+                pose: PoseDescription {
+                    xyz: [0.0, 0.0, 1.0],
+                    rpy: None,
+                    quaternion: Some([0.5, 0.5, 0.5, 0.5]),
+                },
+                velocity: [1.0, 0.0, 0.0],
+                angular_velocity: [0.0, 1.0, 0.0],
+            },
+            ObjectDescription {
+                name: "bolt".into(),
+                shape: ShapeDescription::Mesh {
+                    path: "bolt.stl".into(),
+                    scale: [1.0, 1.0, 2.0],
+                },
+                mass: None,
+                density: Some(7800.0),
+                pose: PoseDescription::default(),
+                velocity: [0.0; 3],
+                angular_velocity: [0.0; 3],
+            },
+        ],
+    };
+    assert_round_trip(&Scene::new(description));
+}
+
+/// The message of the error loading (and, if that succeeds, building) `text` from the
+/// test-data folder; checks it names `<string>`, `line` and `key`.
+fn refused(text: &str, line: usize, key: &str) -> String {
+    let error = Scene::from_str(text)
+        .and_then(|s| s.with_directory(test_data()).build().map(|_| ()))
+        .expect_err("the scene must be refused");
+    let message = error.to_string();
+    match &error {
+        SceneError::Malformed {
+            file,
+            line: l,
+            key: k,
+            ..
+        } => {
+            assert_eq!(
+                (file.as_str(), *l, k.as_str()),
+                ("<string>", line, key),
+                "{message}"
+            );
+        }
+        other => panic!("not a located error: {other:?}"),
+    }
+    assert!(
+        message.starts_with(&format!("<string>:{line}:")),
+        "{message}"
+    );
+    assert!(message.contains(key), "{message}");
+    message
+}
+
+#[test]
+fn malformed_files_name_line_and_key() {
+    // A value of the wrong type.
+    let m = refused(
+        "dt = 0.01\n[solver]\nmax_iterations = \"many\"\n",
+        3,
+        "solver.max_iterations",
+    );
+    assert!(m.contains("\"many\", expected usize"), "{m}");
+    // A missing key.
+    let m = refused(
+        "dt = 0.01\n\n[[robot]]\nsrdf = \"arm.srdf\"\n",
+        3,
+        "robot[0]",
+    );
+    assert!(m.contains("missing field `urdf`"), "{m}");
+    // An unknown key lists the allowed ones.
+    let m = refused(
+        "dt = 0.01\n[contact]\nfriction = 0.5\nstiff = 2.0\n",
+        4,
+        "contact.stiff",
+    );
+    assert!(
+        m.contains("expected one of") && m.contains("`stiffness`"),
+        "{m}"
+    );
+    let m = refused("dt = 0.01\ngrund = true\n", 2, "grund");
+    assert!(m.contains("`ground`"), "{m}");
+    // A wrong array length.
+    let m = refused(
+        "dt = 0.01\npackage_paths = [\".\"]\n[[robot]]\nurdf = \"arm.urdf\"\n[[robot]]\nurdf = \"arm.urdf\"\nbase = { xyz = [0.0, 1.0] }\n",
+        7,
+        "robot[1].base.xyz",
+    );
+    assert!(m.contains("3"), "{m}");
+    // A shape that does not exist, or lacks a dimension.
+    let m = refused(
+        "dt = 0.01\n[[object]]\nname = \"a\"\nmass = 1.0\nshape = { type = \"cone\", radius = 1.0 }\n",
+        5,
+        "object[0].shape.type",
+    );
+    assert!(m.contains("cone") && m.contains("box"), "{m}");
+    // Not TOML at all.
+    refused("dt = 0.01\n[[robot]\n", 2, "(document)");
+    // The contact models that are not wired yet.
+    let m = refused(
+        "dt = 0.01\n[contact]\nmodel = \"ipc\"\n",
+        3,
+        "contact.model",
+    );
+    assert!(m.contains("not available yet"), "{m}");
+}
+
+#[test]
+fn refused_values_name_line_and_key() {
+    // A missing URDF names the path it resolved.
+    let m = refused(
+        "dt = 0.01\n[[robot]]\nurdf = \"nowhere.urdf\"\n",
+        3,
+        "robot[0].urdf",
+    );
+    let resolved = test_data().join("nowhere.urdf");
+    assert!(m.contains(&resolved.display().to_string()), "{m}");
+    // A joint the robot does not have lists those it has.
+    let m = refused(
+        "dt = 0.01\npackage_paths = [\".\"]\n[[robot]]\nurdf = \"arm.urdf\"\n[robot.start]\nelbow = 0.2\n",
+        6,
+        "robot[0].start.elbow",
+    );
+    assert!(m.contains("shoulder_pitch"), "{m}");
+    // A start outside the joint's limits.
+    let m = refused(
+        "dt = 0.01\npackage_paths = [\".\"]\n[[robot]]\nurdf = \"arm.urdf\"\nstart = { slide = 0.5 }\n",
+        5,
+        "robot[0].start",
+    );
+    assert!(m.contains("slide"), "{m}");
+    // Mass and density together.
+    refused(
+        "dt = 0.01\n[[object]]\nname = \"a\"\nmass = 1.0\ndensity = 2.0\nshape = { type = \"box\", half_extents = [1.0, 1.0, 1.0] }\n",
+        5,
+        "object[0].density",
+    );
+    // Non-finite numbers, which TOML can spell.
+    refused("dt = 0.01\ngravity = nan\n", 2, "gravity");
+    refused("dt = -0.01\n", 1, "dt");
+    refused(
+        "dt = 0.01\n[[object]]\nname = \"a\"\nmass = 1.0\nshape = { type = \"sphere\", radius = -1.0 }\n",
+        5,
+        "object[0].shape.radius",
+    );
+    refused(
+        "dt = 0.01\n[[object]]\nname = \"a\"\nmass = 1.0\nshape = { type = \"box\", half_extents = [1.0, 0.0, 1.0] }\n",
+        5,
+        "object[0].shape.half_extents",
+    );
+    refused(
+        "dt = 0.01\n[[object]]\nname = \"a\"\nmass = 1.0\nshape = { type = \"sphere\", radius = 1.0, subdivisions = 9 }\n",
+        5,
+        "object[0].shape.subdivisions",
+    );
+    refused(
+        "dt = 0.01\n[contact]\nsupport = 2.0\n",
+        3,
+        "contact.support",
+    );
+    // A group state without an SRDF.
+    refused(
+        "dt = 0.01\npackage_paths = [\".\"]\n[[robot]]\nurdf = \"arm.urdf\"\ngroup_state = \"home\"\n",
+        5,
+        "robot[0].group_state",
+    );
+}
+
+#[test]
+fn a_scene_made_in_code_names_its_key() {
+    let mut scene = Scene::from_str("dt = 0.01").unwrap();
+    scene.description.gravity = f64::INFINITY;
+    let scene = Scene::new(scene.description);
+    let error = scene.build().unwrap_err();
+    assert!(
+        matches!(&error, SceneError::Invalid { file, key, .. } if file == "<code>" && key == "gravity"),
+        "{error:?}"
+    );
+}
+
+#[test]
+fn unreadable_file_names_its_path() {
+    let error = Scene::from_file("/no/such/scene.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("/no/such/scene.toml"), "{error}");
+}

@@ -22,9 +22,42 @@ pub enum CliError {
     /// Arguments that clap accepts but that do not fit together or are out of range.
     #[error("{0}")]
     Usage(String),
-    /// The model could not be loaded or simulated.
+    /// An input file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The path given.
+        path: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// A task file is malformed or names what the scene does not have.
+    #[error("{path}: {message}")]
+    Task {
+        /// The task file.
+        path: PathBuf,
+        /// What is wrong and what is allowed.
+        message: String,
+    },
+    /// A scene file is malformed or cannot be built.
+    #[error(transparent)]
+    Scene(#[from] sdrs::scene::SceneError),
+    /// The model could not be loaded.
     #[error(transparent)]
     Dynamics(#[from] sdrs::dynamics::DynamicsError),
+    /// A time step failed.
+    #[error("step {step}: {source}")]
+    Step {
+        /// The step (from 0).
+        step: usize,
+        /// Why.
+        source: sdrs::dynamics::DynamicsError,
+    },
+    /// A trajectory file could not be written.
+    #[error(transparent)]
+    Trajectory(#[from] sdrs::record::TrajectoryError),
+    /// A rollout, loss or gradient failed.
+    #[error(transparent)]
+    Diff(#[from] sdrs::diff::DiffError),
     /// An output could not be written.
     #[error("cannot write {path}: {source}")]
     Write {

@@ -4,9 +4,9 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use clap::Args;
-use serde::Serialize;
 use sdrs::dynamics::mjcf::{MjcfOptions, load_mjcf};
 use sdrs::dynamics::{JointKind, Model, Srdf, UrdfOptions, load_urdf};
+use serde::Serialize;
 
 use crate::error::{CliError, existing, print};
 
@@ -37,6 +37,9 @@ pub struct InfoArgs {
     pub json: bool,
 }
 
+/// Two link names.
+type Pair = (String, String);
+
 /// Everything `info` reports.
 #[derive(Debug, Serialize)]
 struct Report {
@@ -46,9 +49,9 @@ struct Report {
     dof: usize,
     mass: f64,
     /// Link pairs that may touch.
-    may_touch: Vec<(String, String)>,
+    may_touch: Vec<Pair>,
     /// Link pairs the filter leaves out (excluding pairs within one rigid body).
-    filtered: Vec<(String, String)>,
+    filtered: Vec<Pair>,
     /// SRDF pairs applied, and those naming unknown links.
     #[serde(skip_serializing_if = "Option::is_none")]
     srdf: Option<SrdfInfo>,
@@ -75,7 +78,7 @@ struct LinkInfo {
 struct SrdfInfo {
     file: String,
     applied: usize,
-    unknown: Vec<(String, String)>,
+    unknown: Vec<Pair>,
 }
 
 /// Runs `sdrs info`.
@@ -118,7 +121,10 @@ fn report(args: &InfoArgs) -> Result<Report, CliError> {
                     "--floating applies to URDF only; MJCF declares free joints itself".into(),
                 ));
             }
-            ("MJCF", load_mjcf(&args.robot, &MjcfOptions::default())?.model)
+            (
+                "MJCF",
+                load_mjcf(&args.robot, &MjcfOptions::default())?.model,
+            )
         }
         _ => {
             return Err(CliError::FileType {
@@ -209,7 +215,7 @@ fn links(model: &Model) -> Vec<LinkInfo> {
 
 /// Pairs of links that may touch, and pairs left out by the filter; pairs within one rigid
 /// body (links joined by fixed joints) and pairs of links without hulls are not listed.
-fn pairs(model: &Model, skip_adjacent: bool) -> (Vec<(String, String)>, Vec<(String, String)>) {
+fn pairs(model: &Model, skip_adjacent: bool) -> (Vec<Pair>, Vec<Pair>) {
     let links = model.links();
     let (mut may, mut filtered) = (Vec::new(), Vec::new());
     for a in 0..links.len() {
@@ -291,7 +297,10 @@ fn text(report: &Report) -> String {
             let _ = writeln!(out, "  {a} - {b} ({d:.4} m)");
         }
     }
-    for (title, pairs) in [("may touch", &report.may_touch), ("filtered", &report.filtered)] {
+    for (title, pairs) in [
+        ("may touch", &report.may_touch),
+        ("filtered", &report.filtered),
+    ] {
         let _ = writeln!(out, "{title}: {} pairs", pairs.len());
         for (a, b) in pairs {
             let _ = writeln!(out, "  {a} - {b}");

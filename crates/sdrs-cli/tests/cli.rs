@@ -404,3 +404,64 @@ fn malformed_task_files_are_refused_with_the_file_and_the_reason() {
             "policy.lower has 2 values; give one number or 4",
         ));
 }
+
+#[test]
+fn optimise_with_adam_sine_waves_and_a_centre_of_mass_target() {
+    let dir = tempfile::tempdir().unwrap();
+    for file in ["chain_reach_scene.toml", "chain_reach.urdf"] {
+        std::fs::copy(repo("examples/tasks").join(file), dir.path().join(file)).unwrap();
+    }
+    let task = dir.path().join("sway.toml");
+    std::fs::write(
+        &task,
+        r#"
+scene = "chain_reach_scene.toml"
+steps = 30
+iterations = 3
+name = "sway"
+
+[policy]
+kind = "sine_waves"
+joints = ["carriage_slide"]
+waves = 1
+lower = [-0.2, 1.0, -3.2]
+upper = [0.2, 10.0, 3.2]
+start = [0.05, 3.0, 0.0]
+
+[[loss]]
+kind = "com_target"
+links = ["link0", "link1", "link2"]
+target = [0.1, 0.0, 0.85]
+
+[optimiser]
+method = "adam"
+learning_rate = 0.01
+"#,
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let text = stdout_of(sdrs().arg("optimise").arg(&task).arg("-o").arg(&out));
+    assert!(text.starts_with("sway: loss "), "{text}");
+    assert!(!text.contains("link length changes"), "{text}");
+    let history = losses(&out.join("history.csv"));
+    assert_eq!(history.len(), 4, "the start and three Adam steps");
+    assert!(history.iter().all(|l| l.is_finite() && *l > 0.0));
+    // The reported loss is the best one seen.
+    let best = history.iter().copied().fold(f64::INFINITY, f64::min);
+    assert!(text.contains(&format!("-> {best:.6e}")), "{text}");
+    assert_eq!(
+        std::fs::read_to_string(out.join("best.jsonl"))
+            .unwrap()
+            .lines()
+            .count(),
+        1 + 31
+    );
+
+    sdrs()
+        .arg("optimise")
+        .arg(&task)
+        .args(["--iterations", "0"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--iterations must be at least 1"));
+}

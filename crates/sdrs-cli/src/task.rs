@@ -1,6 +1,8 @@
 //! Task files for `sdrs optimise` (TOML): a scene, a policy on named joints, optional design
 //! parameters on named links, a weighted sum of built-in losses, an optimiser and its
-//! iterations. Unknown keys are refused.
+//! iterations. Unknown keys are refused. The optimisation starts at rest in the scene's
+//! start configuration (start velocities of objects are not used) and keeps the scene's PD
+//! gains; the policy replaces the targets of the joints it drives.
 //!
 //! ```toml
 //! scene = "chain_reach_scene.toml" # relative to the task file

@@ -20,7 +20,7 @@ use sdrs_benches::{report_section, robots};
 use sdrs_diff::{LossGradient, Recording, adjoint, rollout_policy, step_jacobian};
 use sdrs_dynamics::scenes::rotating_chains;
 use sdrs_dynamics::{Control, Model, Motion, Simulator, State, StepSettings};
-use sdrs_examples::chain_reach::{ChainReach, STEPS};
+use sdrs_examples::chain_reach::{STEPS, chain_reach};
 
 /// A simulator for `model` one step into a PD motion from a bent pose: the solution, where it
 /// came from and the control.
@@ -150,7 +150,7 @@ fn bench_jacobian_contact(c: &mut Criterion) {
 fn bench_chain_reach(c: &mut Criterion) {
     let mut group = c.benchmark_group("chain_reach");
     group.sample_size(10);
-    let scene = ChainReach::new().expect("scene");
+    let scene = chain_reach().expect("scene");
     let model = scene.model.clone();
     let spline = DVector::from_vec(vec![0.1, 0.2, 0.2, 0.3]);
     let start = Motion::at_rest(&model, State::zero(&model));

@@ -6,9 +6,10 @@
 //!
 //! `cargo run --release -p sdrs-examples --example chain_codesign [ITERATIONS]`
 
+use sdrs::diff::Evaluation;
 use sdrs::prelude::*;
 use sdrs_examples::chain_reach::{
-    ChainReach, Evaluation, LENGTH_CHANGE, LINK_LENGTH, LINKS, TRAVEL,
+    ChainReach, LENGTH_CHANGE, LINK_LENGTH, LINKS, TRAVEL, chain_reach,
 };
 use sdrs_examples::plot::{Series, write_csv, write_svg};
 use std::io::Write;
@@ -50,15 +51,18 @@ fn optimise(
     } else {
         (vec![DVector::zeros(4)], vec![spline])
     };
-    let objective = |x: &[DVector<f64>]| {
+    let objective = |x: &[DVector<f64>]| -> Result<_, Box<dyn std::error::Error>> {
         let p = x.get(1).cloned().unwrap_or_else(|| DVector::zeros(LINKS));
-        scene.evaluate(&x[0], &p).map(|e| {
-            let mut gradient = vec![e.control.clone()];
-            if codesign {
-                gradient.push(e.design.clone());
-            }
-            (e.loss, gradient, e)
-        })
+        let e = scene.evaluate(&x[0], &p)?;
+        let mut gradient = vec![e.parameters.clone()];
+        if codesign {
+            gradient.push(
+                e.design
+                    .clone()
+                    .ok_or("the steps gave no design gradient")?,
+            );
+        }
+        Ok((e.loss, gradient, e))
     };
     let label = if codesign {
         "co-design   "
@@ -97,7 +101,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(|s| s.parse())
         .transpose()?
         .unwrap_or(60);
-    let scene = ChainReach::new()?;
+    let scene = chain_reach()?;
     println!(
         "chain reach (SDRS Fig. 10): {} DoF, {} links, H = {} steps of {} s, {} iterations per run",
         scene.model.dof(),
@@ -132,13 +136,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "control only: loss {:.4e} m², tip {:.3} link lengths from the target, spline {:.3?} ({t1:.1} s)",
         end1.loss,
-        end1.distance / LINK_LENGTH,
+        end1.loss.sqrt() / LINK_LENGTH,
         c1.as_slice()
     );
     println!(
         "co-design:    loss {:.4e} m², tip {:.3} link lengths from the target, spline {:.3?}, link lengths {:.3?} m ({t2:.1} s)",
         end2.loss,
-        end2.distance / LINK_LENGTH,
+        end2.loss.sqrt() / LINK_LENGTH,
         c2.as_slice(),
         p2.iter().map(|d| LINK_LENGTH + d).collect::<Vec<_>>()
     );

@@ -8,8 +8,10 @@
 //! controller alone cannot bring the tip there, a co-design that also changes the 8 link
 //! lengths of the left chain can. A link's length moves its child's attachment point and its
 //! own lower hull vertices together (the "shared vertices" of the paper), through a
-//! [`DesignMap`] with one parameter per link.
+//! [`DesignMap`] with one parameter per link ([`DesignMap::link_length`]); the tip is the
+//! middle of the last link's lower face, so it moves with that link's length.
 
+use sdrs::diff::{LinkPoint, Objective, PointTarget};
 use sdrs::prelude::*;
 
 /// Links per chain.
@@ -30,20 +32,9 @@ pub const TRAVEL: f64 = 0.3;
 /// Bounds of each link-length change (m): lengths stay within [5 cm, 20 cm].
 pub const LENGTH_CHANGE: (f64, f64) = (-0.05, 0.1);
 
-/// The scene: model, simulator settings, the controller's policy and the design map.
-#[derive(Debug, Clone)]
-pub struct ChainReach {
-    /// The model with the initial design.
-    pub model: Model,
-    /// Step settings (backward blocks on).
-    pub settings: StepSettings,
-    /// Cubic spline on the carriage's PD target.
-    pub policy: CubicSpline,
-    /// Link-length changes of the left chain → design vector.
-    pub design: DesignMap,
-    /// Index of the left chain's last link.
-    pub tip_link: usize,
-}
+/// The chain-reach task: the scene, the carriage's spline policy, the link-length design
+/// map and the tip's loss; `evaluate(c, p)` gives the loss and its gradients.
+pub type ChainReach = Objective<CubicSpline, PointTarget>;
 
 /// A box hull from `z = 0` down to `z = −length`, 2 cm thick.
 fn link_hull(length: f64) -> ConvexHull {
@@ -77,127 +68,67 @@ fn chain(name: &str, parent: Option<usize>, first: usize, attachment: Isometry3<
         .collect()
 }
 
-impl ChainReach {
-    /// Builds the scene.
-    pub fn new() -> Result<Self, Box<dyn std::error::Error>> {
-        let carriage = Link::new(
-            "carriage",
-            None,
-            Isometry3::translation(0.0, 0.0, TOP),
-            JointKind::Prismatic { axis: Vector3::x() },
-            vec![ConvexHull::cuboid(Vector3::new(0.03, 0.03, 0.01))?],
-            MassModel::Lumped { mass: 1.0 },
-        )
-        .with_limits(-TRAVEL - 0.05, TRAVEL + 0.05);
-        let mut links = vec![carriage];
+/// Builds the scene and its loss.
+pub fn chain_reach() -> Result<ChainReach, Box<dyn std::error::Error>> {
+    let carriage = Link::new(
+        "carriage",
+        None,
+        Isometry3::translation(0.0, 0.0, TOP),
+        JointKind::Prismatic { axis: Vector3::x() },
+        vec![ConvexHull::cuboid(Vector3::new(0.03, 0.03, 0.01))?],
+        MassModel::Lumped { mass: 1.0 },
+    )
+    .with_limits(-TRAVEL - 0.05, TRAVEL + 0.05);
+    let mut links = vec![carriage];
+    links.extend(chain(
+        "left",
+        Some(0),
+        1,
+        Isometry3::translation(0.0, 0.0, -0.02),
+    ));
+    for (c, x) in [0.4, 0.52].into_iter().enumerate() {
+        let first = links.len();
         links.extend(chain(
-            "left",
-            Some(0),
-            1,
-            Isometry3::translation(0.0, 0.0, -0.02),
+            &format!("passive{c}_"),
+            None,
+            first,
+            Isometry3::translation(x, 0.0, TOP - 0.02),
         ));
-        for (c, x) in [0.4, 0.52].into_iter().enumerate() {
-            let first = links.len();
-            links.extend(chain(
-                &format!("passive{c}_"),
-                None,
-                first,
-                Isometry3::translation(x, 0.0, TOP - 0.02),
-            ));
-        }
-        let model = Model::new(links)?;
-        let mut settings = StepSettings::new(DT)?;
-        let mut contact = sdrs::dynamics::scenes::sdrs_contact(DT, Some(0.3))?;
-        contact.skip_adjacent = true;
-        settings.contact = Some(contact);
-        settings.backward = true;
-        // The carriage follows its target (critically damped, ~15 rad/s); the chain joints
-        // have light damping (0.02 N·m·s/rad) so the swing settles over the horizon.
-        let mut base = Control::passive(&model);
-        base.kp[0] = 200.0;
-        base.kd[0] = 0.5 * 54.0 * DT;
-        for j in 1..model.dof() {
-            base.kd[j] = 0.5 * 0.02 * DT;
-        }
-        let policy = CubicSpline::new(base, vec![0], 4, STEPS as f64 * DT)?;
-        // One parameter per left-chain link: its length change.
-        let mut design = DesignMap::new(&model, LINKS);
-        for k in 0..LINKS {
-            let link = 1 + k;
-            if k + 1 < LINKS {
-                design.set(model.design_index(link + 1, None) + 2, k, -1.0)?;
-            }
-            for (v, x) in model.links()[link].hulls[0].vertices().iter().enumerate() {
-                if x.z < -0.5 * LINK_LENGTH {
-                    design.set(model.design_index(link, Some((0, v))) + 2, k, -1.0)?;
-                }
-            }
-        }
-        Ok(Self {
-            model,
-            settings,
-            policy,
-            design,
-            tip_link: LINKS,
-        })
     }
-
-    /// The tip of the left chain in its last link's frame, for link-length changes `p`.
-    pub fn tip(&self, p: &DVector<f64>) -> Point3<f64> {
-        Point3::new(0.0, 0.0, -(LINK_LENGTH + p[LINKS - 1]))
+    let model = Model::new(links)?;
+    let mut settings = StepSettings::new(DT)?;
+    let mut contact = sdrs::dynamics::scenes::sdrs_contact(DT, Some(0.3))?;
+    contact.skip_adjacent = true;
+    settings.contact = Some(contact);
+    settings.backward = true;
+    // The carriage follows its target (critically damped, ~15 rad/s); the chain joints
+    // have light damping (0.02 N·m·s/rad) so the swing settles over the horizon.
+    let mut base = Control::passive(&model);
+    base.kp[0] = 200.0;
+    base.kd[0] = 0.5 * 54.0 * DT;
+    for j in 1..model.dof() {
+        base.kd[j] = 0.5 * 0.02 * DT;
     }
-
-    /// Loss and its gradients `(L, dL/dc, dL/dp)` for spline values `c` and length changes
-    /// `p`, with the trajectory (for the picture) — one rollout and one adjoint pass.
-    pub fn evaluate(
-        &self,
-        c: &DVector<f64>,
-        p: &DVector<f64>,
-    ) -> Result<Evaluation, Box<dyn std::error::Error>> {
-        let model = self.design.model(&self.model, p)?;
-        let mut sim = Simulator::new(model.clone(), self.settings.clone())?;
-        let start = Motion::at_rest(&model, State::zero(&model));
-        let trajectory =
-            rollout_policy(&mut sim, &start, &self.policy, c, STEPS, Recording::Blocks)?;
-        let last = trajectory.last();
-        let tip = self.tip(p);
-        let pose = Kinematics::new(&model, last).poses()[self.tip_link];
-        let miss = (pose * tip).coords - TARGET;
-        let g = 2.0 * miss;
-        let (_, dq, attachments) = link_point(&model, last, self.tip_link, &tip, &g);
-        let mut loss = LossGradient::final_state(&model, STEPS, dq);
-        loss.design
-            .rows_mut(0, attachments.len())
-            .copy_from(&attachments);
-        let mut grad = adjoint(&mut sim, &trajectory, &loss)?;
-        // The start is at rest, so the poses before it move with the design too.
-        grad.start_at_rest(&model, &start.state);
-        let design = grad.design.as_ref().ok_or("design blocks missing")?;
-        let mut dp = self.design.pullback(design);
-        // The tip itself moves down the last link as it lengthens.
-        let down = pose.rotation * -Vector3::z();
-        dp[LINKS - 1] += down.dot(&g);
-        Ok(Evaluation {
-            loss: miss.norm_squared(),
-            distance: miss.norm(),
-            control: grad.parameters,
-            design: dp,
-            trajectory,
-        })
+    // One parameter per left-chain link: its length change.
+    let mut design = DesignMap::new(&model, LINKS);
+    for k in 0..LINKS {
+        design.link_length(&model, &format!("left{k}"), k)?;
     }
-}
-
-/// One evaluation of the chain-reach loss.
-#[derive(Debug, Clone)]
-pub struct Evaluation {
-    /// `|tip − target|²` (m²).
-    pub loss: f64,
-    /// `|tip − target|` (m).
-    pub distance: f64,
-    /// `dL/dc` of the spline values.
-    pub control: DVector<f64>,
-    /// `dL/dp` of the link-length changes.
-    pub design: DVector<f64>,
-    /// The trajectory.
-    pub trajectory: Trajectory,
+    // The tip: the middle of the last link's lower face, which its length moves.
+    let last = format!("left{}", LINKS - 1);
+    let hull = &model.links()[model.link_index(&last)?].hulls[0];
+    let lower: Vec<usize> = (0..hull.vertices().len())
+        .filter(|&v| hull.vertices()[v].z < -0.5 * LINK_LENGTH)
+        .collect();
+    let tip = LinkPoint::vertex_mean(&model, &last, 0, &lower)?;
+    Ok(Objective {
+        policy: CubicSpline::new(base, vec![0], 4, STEPS as f64 * DT)?,
+        loss: PointTarget::at(tip, TARGET)?,
+        start: State::zero(&model),
+        steps: STEPS,
+        design,
+        settings,
+        recording: Recording::Blocks,
+        model,
+    })
 }

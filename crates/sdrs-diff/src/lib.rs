@@ -6,18 +6,28 @@
 //! `H` and the mixed blocks of the step's [`sdrs_dynamics::Linearization`].
 //!
 //! - [`step_jacobian`]: one step's Jacobians with respect to `θ^t`, the previous poses, the PD
-//!   targets and the design.
+//!   targets, the generalized forces `τ` (`∂θ^{t+1}/∂τ = H⁻¹`) and the design.
 //! - [`rollout`] / [`rollout_policy`] record a [`Trajectory`] under fixed controls or a
-//!   [`Policy`] (open-loop targets, sine waves, cubic splines, or your own, feedback
+//!   [`Policy`] (open-loop targets or torques, sine waves, cubic splines, or your own, feedback
 //!   included); [`Recording`] chooses between keeping every step's blocks and keeping the
 //!   states alone (O(H·|θ|) memory, blocks recomputed in the backward pass).
+//! - [`Loss`]: losses that know their partials ([`LossGradient`]): a [`LinkPoint`] reaching a
+//!   target ([`PointTarget`]; a point may be the mean of hull vertices, moving with the
+//!   design), a centre of mass ([`CentreOfMass`]: one body, some links, the robot), relative
+//!   motion of two bodies ([`Distance`], [`RelativePosition`]), control effort ([`Effort`]:
+//!   torques and target changes), closures ([`Custom`] with partials, [`FinalValue`] by
+//!   differences) and weighted sums ([`Sum`]); state losses at the end or over every step
+//!   ([`When`]).
+//! - [`Objective`]: one call from policy and design parameters to the loss and its gradients
+//!   (rollout → loss → adjoint → start at rest → design pullback), with the trajectory.
 //! - [`adjoint`]: reverse mode for a loss with final and running terms ([`LossGradient`]):
-//!   `dL/d(θ^0, targets, policy parameters, design)` in one backward pass.
+//!   `dL/d(θ^0, targets, forces, policy parameters, design)` in one backward pass.
 //! - [`tangent`]: forward mode, the Jacobian of every state with respect to a few directions
 //!   ([`Seeds`]) in one forward pass.
 //! - [`link_point`], [`pose_adjoint`], [`pose_tangent`]: derivatives of link poses and points
-//!   with respect to coordinates and attachments, for losses on positions.
-//! - [`DesignMap`]: a low-dimensional design `d = d₀ + B p` (e.g. link lengths).
+//!   with respect to coordinates and attachments, for hand-written losses on positions.
+//! - [`DesignMap`]: a low-dimensional design `d = d₀ + B p`, built by name (a link's
+//!   attachment, some hull vertices, a link's length) or entry by entry.
 //! - Optimisers: [`Adam`], [`projected_step`] (the step of SDRS eq. 15) and [`minimise`], the
 //!   trust-region loop over parameter blocks with a per-iteration [`Progress`] callback.
 //!
@@ -62,7 +72,7 @@ pub use adjoint::{LossGradient, TrajectoryGradient, adjoint};
 pub use design::DesignMap;
 pub use error::{DiffError, Result};
 pub use loss::{Custom, FinalValue, Loss, Sum};
-pub use losses::{CentreOfMass, Distance, Effort, PointTarget, RelativePosition};
+pub use losses::{CentreOfMass, Distance, Effort, PointTarget, RelativePosition, When};
 pub use objective::{Evaluation, Objective};
 pub use optim::{Adam, projected_step};
 pub use point::LinkPoint;

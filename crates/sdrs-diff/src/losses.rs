@@ -1,5 +1,6 @@
 //! Built-in losses: a link point or a centre of mass reaching a target, the distance between
-//! two link points, a point's position in another link's frame, and control effort.
+//! two link points, a point's position in another link's frame (each at the final state or
+//! summed over every step, [`When`]), and control effort.
 
 use crate::adjoint::LossGradient;
 use crate::design::link_named;
@@ -10,20 +11,39 @@ use crate::trajectory::Trajectory;
 use nalgebra::{Point3, Vector3};
 use sdrs_dynamics::{MassModel, Model};
 
-/// A loss of the final state: `value(pullback)` returns the value and feeds the pullback the
-/// gradients of the points and poses it reads.
-fn final_state(
+/// Which states a state loss measures.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum When {
+    /// The final state `θ^H` alone.
+    #[default]
+    Final,
+    /// Every state the steps produce, summed: `Σ_{t=1…H} l(θ^t)` (a running cost).
+    EveryStep,
+}
+
+/// A loss of states: `value(pullback)` returns one state's term and feeds the pullback the
+/// gradients of the points and poses it reads; the terms of the states `when` asks for add.
+fn state_loss(
     model: &Model,
     trajectory: &Trajectory,
-    value: impl FnOnce(&mut Pullback) -> f64,
+    when: When,
+    value: impl Fn(&mut Pullback) -> f64,
 ) -> (f64, LossGradient) {
-    let mut pullback = Pullback::new(model, trajectory.last());
-    let v = value(&mut pullback);
-    let (coordinates, design) = pullback.finish();
-    let mut gradient = LossGradient::zeros(model, trajectory.steps());
-    gradient.states[trajectory.steps()] = coordinates;
-    gradient.design = design;
-    (v, gradient)
+    let steps = trajectory.steps();
+    let first = match when {
+        When::Final => steps,
+        When::EveryStep => 1,
+    };
+    let mut gradient = LossGradient::zeros(model, steps);
+    let mut total = 0.0;
+    for t in first..=steps {
+        let mut pullback = Pullback::new(model, &trajectory.states[t]);
+        total += value(&mut pullback);
+        let (coordinates, design) = pullback.finish();
+        gradient.states[t] = coordinates;
+        gradient.design += design;
+    }
+    (total, gradient)
 }
 
 /// Checks that a target vector is finite.
@@ -34,7 +54,8 @@ fn check_target(what: &'static str, target: &Vector3<f64>) -> Result<()> {
     }
 }
 
-/// `|p(θ^H, d) − target|²`: a link point reaching a world target at the end.
+/// `|p(θ^H, d) − target|²`: a link point reaching a world target at the end (or, with
+/// [`PointTarget::every_step`], tracking it: `Σ_t |p(θ^t, d) − target|²`).
 ///
 /// ```
 /// use sdrs_diff::{Loss, PointTarget, Recording, rollout};
@@ -48,15 +69,24 @@ fn check_target(what: &'static str, target: &Vector3<f64>) -> Result<()> {
 /// // The tip hangs at z = −0.2 and stays there: 10 cm from a target at z = −0.1.
 /// let loss = PointTarget::new(&model, "link1", Point3::new(0.0, 0.0, -0.1), Vector3::new(0.0, 0.0, -0.1))?;
 /// assert!((loss.evaluate(&model, &t)?.0 - 0.01).abs() < 1e-9);
+/// // Over both steps: twice that.
+/// assert!((loss.every_step().evaluate(&model, &t)?.0 - 0.02).abs() < 1e-9);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct PointTarget {
     point: LinkPoint,
     target: Vector3<f64>,
+    when: When,
 }
 
 impl PointTarget {
+    /// Summed over every step instead of at the final state alone ([`When::EveryStep`]).
+    pub fn every_step(mut self) -> Self {
+        self.when = When::EveryStep;
+        self
+    }
+
     /// `point` fixed in the frame of the link named `link`, reaching `target`.
     pub fn new(
         model: &Model,
@@ -70,14 +100,18 @@ impl PointTarget {
     /// Any [`LinkPoint`] (e.g. a vertex mean that moves with the design) reaching `target`.
     pub fn at(point: LinkPoint, target: Vector3<f64>) -> Result<Self> {
         check_target("point target", &target)?;
-        Ok(Self { point, target })
+        Ok(Self {
+            point,
+            target,
+            when: When::Final,
+        })
     }
 }
 
 impl Loss for PointTarget {
     fn evaluate(&self, model: &Model, trajectory: &Trajectory) -> Result<(f64, LossGradient)> {
         self.point.check(model)?;
-        Ok(final_state(model, trajectory, |pull| {
+        Ok(state_loss(model, trajectory, self.when, |pull| {
             let miss = self.point.world(model, pull.kinematics()).coords - self.target;
             pull.point(&self.point, &(2.0 * miss));
             miss.norm_squared()
@@ -110,9 +144,16 @@ impl Loss for PointTarget {
 pub struct CentreOfMass {
     links: Vec<usize>,
     target: Vector3<f64>,
+    when: When,
 }
 
 impl CentreOfMass {
+    /// Summed over every step instead of at the final state alone ([`When::EveryStep`]).
+    pub fn every_step(mut self) -> Self {
+        self.when = When::EveryStep;
+        self
+    }
+
     /// The links named `links` together.
     pub fn links(model: &Model, links: &[&str], target: Vector3<f64>) -> Result<Self> {
         let links = links
@@ -136,7 +177,11 @@ impl CentreOfMass {
                 reason: format!("the links {links:?} have no mass: at least one must have some"),
             });
         }
-        Ok(Self { links, target })
+        Ok(Self {
+            links,
+            target,
+            when: When::Final,
+        })
     }
 }
 
@@ -151,7 +196,7 @@ impl Loss for CentreOfMass {
         }
         let masses: Vec<f64> = self.links.iter().map(|&l| model.mass(l)).collect();
         let total: f64 = masses.iter().sum();
-        Ok(final_state(model, trajectory, |pull| {
+        Ok(state_loss(model, trajectory, self.when, |pull| {
             // Each link's centre in the world: T (first moment / mass).
             let centres: Vec<Point3<f64>> = self
                 .links
@@ -211,9 +256,16 @@ pub struct Distance {
     a: LinkPoint,
     b: LinkPoint,
     distance: f64,
+    when: When,
 }
 
 impl Distance {
+    /// Summed over every step instead of at the final state alone ([`When::EveryStep`]).
+    pub fn every_step(mut self) -> Self {
+        self.when = When::EveryStep;
+        self
+    }
+
     /// Points `a` and `b` reaching distance `distance ≥ 0` (m).
     pub fn new(a: LinkPoint, b: LinkPoint, distance: f64) -> Result<Self> {
         if !(distance.is_finite() && distance >= 0.0) {
@@ -223,7 +275,12 @@ impl Distance {
                 allowed: "finite and at least 0",
             });
         }
-        Ok(Self { a, b, distance })
+        Ok(Self {
+            a,
+            b,
+            distance,
+            when: When::Final,
+        })
     }
 }
 
@@ -231,7 +288,7 @@ impl Loss for Distance {
     fn evaluate(&self, model: &Model, trajectory: &Trajectory) -> Result<(f64, LossGradient)> {
         self.a.check(model)?;
         self.b.check(model)?;
-        Ok(final_state(model, trajectory, |pull| {
+        Ok(state_loss(model, trajectory, self.when, |pull| {
             let kin = pull.kinematics();
             let gap = self.a.world(model, kin) - self.b.world(model, kin);
             let r = gap.norm();
@@ -267,9 +324,16 @@ pub struct RelativePosition {
     point: LinkPoint,
     frame: usize,
     target: Vector3<f64>,
+    when: When,
 }
 
 impl RelativePosition {
+    /// Summed over every step instead of at the final state alone ([`When::EveryStep`]).
+    pub fn every_step(mut self) -> Self {
+        self.when = When::EveryStep;
+        self
+    }
+
     /// `point` seen from the link named `frame`, reaching `target` in that link's frame.
     pub fn new(model: &Model, point: LinkPoint, frame: &str, target: Vector3<f64>) -> Result<Self> {
         check_target("relative-position target", &target)?;
@@ -277,6 +341,7 @@ impl RelativePosition {
             point,
             frame: link_named(model, frame)?,
             target,
+            when: When::Final,
         })
     }
 }
@@ -291,7 +356,7 @@ impl Loss for RelativePosition {
                 len: model.links().len(),
             });
         }
-        Ok(final_state(model, trajectory, |pull| {
+        Ok(state_loss(model, trajectory, self.when, |pull| {
             let frame = pull.pose(self.frame);
             let p = self.point.world(model, pull.kinematics());
             let arm = p.coords - frame.translation.vector;

@@ -1,7 +1,10 @@
 //! Integration tests of sdrs-diff (one binary).
 
 mod adjoint;
+mod force;
 mod instances;
+mod losses;
 mod modes;
+mod objective;
 mod optim;
 mod policy;

@@ -23,7 +23,8 @@ fn input(step: usize, state: &State) -> PolicyInput<'_> {
     }
 }
 
-/// `∂θ*/∂c` and `∂θ̇*/∂c` against central differences at random parameters and steps.
+/// `∂θ*/∂c`, `∂θ̇*/∂c` and `∂τ/∂c` against central differences at random parameters and
+/// steps.
 fn check_parameter_jacobian(policy: &dyn Policy, runner: &mut TestRunner, steps: usize) {
     let (_, state) = base();
     let h = 1e-6;
@@ -40,11 +41,13 @@ fn check_parameter_jacobian(policy: &dyn Policy, runner: &mut TestRunner, steps:
             let (up, down) = (policy.control(&plus, &at), policy.control(&minus, &at));
             let fd_p = (&up.position - &down.position) / (2.0 * h);
             let fd_v = (&up.velocity - &down.velocity) / (2.0 * h);
+            let fd_f = (&up.force - &down.force) / (2.0 * h);
             let err_p = (d.parameters.position.column(k) - fd_p).amax();
             let err_v = (d.parameters.velocity.column(k) - fd_v).amax();
+            let err_f = (d.parameters.force.column(k) - fd_f).amax();
             assert!(
-                err_p < 1e-7 && err_v < 1e-6,
-                "{policy:?}: parameter {k} at step {step}: errors {err_p:e}, {err_v:e}"
+                err_p < 1e-7 && err_v < 1e-6 && err_f < 1e-7,
+                "{policy:?}: parameter {k} at step {step}: errors {err_p:e}, {err_v:e}, {err_f:e}"
             );
         }
     }
@@ -82,8 +85,10 @@ fn policy_derivatives_match_differences() {
         let c = DVector::from_fn(2 * points, |k, _| (k as f64).sin());
         check_velocity_is_rate(&spline, &c, 49);
     }
-    let open = OpenLoop::new(control, vec![3], 30).unwrap();
+    let open = OpenLoop::new(control.clone(), vec![3], 30).unwrap();
     check_parameter_jacobian(&open, &mut runner, 30);
+    let torques = OpenLoop::forces(control, vec![0, 2], 30).unwrap();
+    check_parameter_jacobian(&torques, &mut runner, 30);
 }
 
 #[test]

@@ -152,19 +152,21 @@ fn loss(model: &Model, terms: &[LossTask]) -> Result<Sum, CliError> {
                 link,
                 point,
                 target,
+                every_step,
                 weight,
-            } => sum.with(
-                *weight,
-                PointTarget::new(
-                    model,
-                    link,
-                    Point3::from(Vector3::from(*point)),
-                    Vector3::from(*target),
-                )?,
-            ),
+            } => {
+                let point = Point3::from(Vector3::from(*point));
+                let loss = PointTarget::new(model, link, point, Vector3::from(*target))?;
+                if *every_step {
+                    sum.with(*weight, loss.every_step())
+                } else {
+                    sum.with(*weight, loss)
+                }
+            }
             LossTask::ComTarget {
                 links,
                 target,
+                every_step,
                 weight,
             } => {
                 let target = Vector3::from(*target);
@@ -175,7 +177,11 @@ fn loss(model: &Model, terms: &[LossTask]) -> Result<Sum, CliError> {
                         CentreOfMass::links(model, &names, target)?
                     }
                 };
-                sum.with(*weight, com)
+                if *every_step {
+                    sum.with(*weight, com.every_step())
+                } else {
+                    sum.with(*weight, com)
+                }
             }
             LossTask::Effort {
                 torque,

@@ -141,7 +141,8 @@ pub struct DesignTask {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum LossTask {
-    /// A point fixed in a link reaching a world target at the end: `|p − target|²`.
+    /// A point fixed in a link reaching a world target: `|p − target|²` at the end, or summed
+    /// over every step with `every_step = true`.
     PointTarget {
         /// The link.
         link: String,
@@ -150,17 +151,24 @@ pub enum LossTask {
         point: [f64; 3],
         /// The target in the world (m).
         target: [f64; 3],
+        /// Sum over every step instead of the final state alone.
+        #[serde(default)]
+        every_step: bool,
         /// The term's weight.
         #[serde(default = "one")]
         weight: f64,
     },
-    /// The centre of mass of some links (all when `links` is absent) reaching a target.
+    /// The centre of mass of some links (all when `links` is absent) reaching a target, at the
+    /// end or (`every_step = true`) summed over every step.
     ComTarget {
         /// The links; the whole model when absent.
         #[serde(default)]
         links: Option<Vec<String>>,
         /// The target in the world (m).
         target: [f64; 3],
+        /// Sum over every step instead of the final state alone.
+        #[serde(default)]
+        every_step: bool,
         /// The term's weight.
         #[serde(default = "one")]
         weight: f64,

@@ -432,6 +432,7 @@ start = [0.05, 3.0, 0.0]
 kind = "com_target"
 links = ["link0", "link1", "link2"]
 target = [0.1, 0.0, 0.85]
+every_step = true
 
 [optimiser]
 method = "adam"

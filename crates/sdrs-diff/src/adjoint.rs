@@ -52,19 +52,52 @@ impl LossGradient {
 
     /// `self += weight · other` (the partials of a weighted sum of losses).
     pub fn add_scaled(&mut self, weight: f64, other: &Self) -> Result<()> {
-        let shape = |g: &Self| {
+        let counts = [
             (
-                g.states.len(),
-                g.target_position.len(),
-                g.force.len(),
-                g.design.len(),
-            )
+                "loss state gradients",
+                self.states.len(),
+                other.states.len(),
+            ),
+            (
+                "loss target-position gradients",
+                self.target_position.len(),
+                other.target_position.len(),
+            ),
+            (
+                "loss target-velocity gradients",
+                self.target_velocity.len(),
+                other.target_velocity.len(),
+            ),
+            ("loss force gradients", self.force.len(), other.force.len()),
+        ];
+        for (what, expected, actual) in counts {
+            if actual != expected {
+                return Err(DiffError::LengthMismatch {
+                    what,
+                    actual,
+                    expected,
+                });
+            }
+        }
+        let lengths = |g: &Self| -> Vec<usize> {
+            g.states
+                .iter()
+                .chain(&g.target_position)
+                .chain(&g.target_velocity)
+                .chain(&g.force)
+                .chain(std::iter::once(&g.design))
+                .map(|v| v.len())
+                .collect()
         };
-        if shape(self) != shape(other) {
+        if let Some((mine, theirs)) = lengths(self)
+            .into_iter()
+            .zip(lengths(other))
+            .find(|(a, b)| a != b)
+        {
             return Err(DiffError::LengthMismatch {
-                what: "loss gradient steps or design (the terms of a sum need the same trajectory)",
-                actual: other.states.len(),
-                expected: self.states.len(),
+                what: "a loss gradient vector of a sum's term",
+                actual: theirs,
+                expected: mine,
             });
         }
         let pairs = self
@@ -76,13 +109,6 @@ impl LossGradient {
             .chain(self.force.iter_mut().zip(&other.force))
             .chain(std::iter::once((&mut self.design, &other.design)));
         for (mine, theirs) in pairs {
-            if mine.len() != theirs.len() {
-                return Err(DiffError::LengthMismatch {
-                    what: "a loss gradient vector of a sum's term",
-                    actual: theirs.len(),
-                    expected: mine.len(),
-                });
-            }
             mine.axpy(weight, theirs, 1.0);
         }
         Ok(())

@@ -3,9 +3,9 @@
 //! For `k` seed directions at once,
 //! `Θ^{t+1} = −H⁻¹ (B_θ Θ^t + B_ξ Ξ^{t−1} + B_u U^t − F^t + B_d D)` with `Ξ^{t−1}` the
 //! previous poses' twists and `U^t`, `F^t` the targets' and forces' tangents through the
-//! policy: `k` solves per step against one factorisation, so the full Jacobian of every state
-//! with respect to a few parameters (Gauss–Newton) costs one pass instead of `|θ|` adjoint
-//! passes.
+//! policy (and [`Seeds::force`]): `k` solves per step against one factorisation, so the full
+//! Jacobian of every state with respect to a few parameters (Gauss–Newton) costs one pass
+//! instead of `|θ|` adjoint passes.
 
 use crate::error::{DiffError, Result};
 use crate::pose::pose_tangent;
@@ -26,6 +26,9 @@ pub struct Seeds {
     pub parameters: DMatrix<f64>,
     /// `dd/ds` (|d| x k).
     pub design: DMatrix<f64>,
+    /// `dτ^t/ds` of every step's generalized forces (n x k each, one per step), added to what
+    /// the policy gives; empty for none.
+    pub force: Vec<DMatrix<f64>>,
 }
 
 impl Seeds {
@@ -36,11 +39,30 @@ impl Seeds {
             initial_previous: DMatrix::zeros(6 * model.links().len(), k),
             parameters: DMatrix::zeros(parameters, k),
             design: DMatrix::zeros(model.design_len(), k),
+            force: Vec::new(),
         }
     }
 
-    fn check(&self, model: &Model, parameters: usize) -> Result<()> {
+    /// [`Seeds::force`] for `steps` steps, all zero, to fill in.
+    pub fn with_forces(mut self, steps: usize) -> Self {
+        let (n, k) = self.initial.shape();
+        self.force = vec![DMatrix::zeros(n, k); steps];
+        self
+    }
+
+    fn check(&self, model: &Model, parameters: usize, steps: usize) -> Result<()> {
         let k = self.initial.ncols();
+        if !self.force.is_empty() && self.force.len() != steps {
+            return Err(DiffError::LengthMismatch {
+                what: "force seeds (one per step, or none)",
+                actual: self.force.len(),
+                expected: steps,
+            });
+        }
+        let forces = self
+            .force
+            .iter()
+            .map(|m| ("force seeds of a step", m, model.dof()));
         let shapes = [
             ("initial-state seeds", &self.initial, model.dof()),
             (
@@ -51,7 +73,7 @@ impl Seeds {
             ("parameter seeds", &self.parameters, parameters),
             ("design seeds", &self.design, model.design_len()),
         ];
-        for (what, m, rows) in shapes {
+        for (what, m, rows) in shapes.into_iter().chain(forces) {
             if m.nrows() != rows {
                 return Err(DiffError::LengthMismatch {
                     what,
@@ -97,7 +119,7 @@ pub fn tangent(
     seeds: &Seeds,
 ) -> Result<Vec<DMatrix<f64>>> {
     let model = sim.model().clone();
-    seeds.check(&model, trajectory.parameters())?;
+    seeds.check(&model, trajectory.parameters(), trajectory.steps())?;
     let links = model.links().len();
     let offset = 3 * links;
     let attachments = seeds.design.rows(0, offset).into_owned();
@@ -134,6 +156,9 @@ pub fn tangent(
             {
                 row += rp * *p + rv * *v;
             }
+        }
+        if let Some(df) = seeds.force.get(t) {
+            rhs -= df;
         }
         if design_seeded {
             match (&b.vertices, &b.attachments) {

@@ -1,12 +1,13 @@
 //! Gradients with respect to generalized forces (torques) against central differences, in
 //! contact with friction: one step's `∂θ^{t+1}/∂τ` on colliding chains; on a box pushed
-//! down an incline (sliding and sticking), the adjoint's per-step `dL/dτ^t`, an open-loop
-//! torque policy's parameters, and forward tangents through it.
+//! down an incline (sliding and sticking), the adjoint's per-step `dL/dτ^t` (and forward
+//! tangents seeded with forces), an open-loop torque policy's parameters, and forward
+//! tangents through it.
 
-use nalgebra::{DVector, Point3, Vector3};
+use nalgebra::{DMatrix, DVector, Point3, Vector3};
 use sdrs_diff::{
-    Effort, Loss, OpenLoop, PointTarget, Recording, Seeds, Sum, adjoint, rollout, rollout_policy,
-    step_jacobian, tangent,
+    DiffError, Effort, Loss, OpenLoop, PointTarget, Recording, Seeds, Sum, adjoint, rollout,
+    rollout_policy, step_jacobian, tangent,
 };
 use sdrs_dynamics::scenes::{Scene, box_on_incline, rotating_chains};
 use sdrs_dynamics::{Control, Motion, Simulator, State};
@@ -104,6 +105,29 @@ fn per_step_force_gradients_match_differences() {
     let g = adjoint(&mut sim, &t, &partials).unwrap();
     let scale = g.force.iter().map(|f| f.amax()).fold(0.0, f64::max);
     assert!(scale > 0.0);
+    // Forward mode with per-step force seeds agrees with the adjoint's dL/dτ.
+    let k = 2;
+    let mut seeds = Seeds::zeros(&model, 0, k).with_forces(STEPS);
+    for (step, seed) in seeds.force.iter_mut().enumerate() {
+        *seed = DMatrix::from_fn(model.dof(), k, |i, j| ((i + 3 * j + 5 * step) as f64).sin());
+    }
+    let short = Seeds::zeros(&model, 0, k).with_forces(STEPS - 1);
+    assert!(matches!(
+        tangent(&mut sim, &t, &short),
+        Err(DiffError::LengthMismatch { actual, expected, .. }) if actual == STEPS - 1 && expected == STEPS
+    ));
+    let jac = tangent(&mut sim, &t, &seeds).unwrap();
+    let forward = jac[STEPS].tr_mul(&partials.states[STEPS])
+        + (0..STEPS)
+            .map(|s| seeds.force[s].tr_mul(&partials.force[s]))
+            .fold(DVector::zeros(k), |a, b| a + b);
+    let reverse = (0..STEPS)
+        .map(|s| seeds.force[s].tr_mul(&g.force[s]))
+        .fold(DVector::zeros(k), |a, b| a + b);
+    assert!(
+        (&forward - &reverse).amax() < 1e-9 * reverse.amax(),
+        "tangent {forward} vs adjoint {reverse}"
+    );
     for (step, k) in [(0, 0), (3, 1), (10, 2), (17, 5), (29, 0), (29, 4)] {
         let shifted = |by: f64| {
             let mut u = controls.clone();

@@ -241,4 +241,14 @@ fn wrong_names_and_indices_are_errors_that_say_so() {
         FinalValue::new(|_: &Model, _: &State| 0.0, 0.0),
         Err(DiffError::InvalidSetting { .. })
     ));
+    // A term whose partials are for another horizon cannot be summed.
+    let (model, t) = trajectory();
+    let wrong = Custom::new(|model: &Model, t: &Trajectory| {
+        Ok((0.0, LossGradient::zeros(model, t.steps() + 1)))
+    });
+    let sum = Sum::new().with(1.0, Effort::torque(1.0)).with(1.0, wrong);
+    assert!(matches!(
+        sum.evaluate(&model, &t),
+        Err(DiffError::LengthMismatch { actual, expected, .. }) if actual == STEPS + 2 && expected == STEPS + 1
+    ));
 }

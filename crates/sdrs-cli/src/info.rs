@@ -25,8 +25,8 @@ pub struct InfoArgs {
     /// Attach a URDF's root link with a free joint instead of fixing it.
     #[arg(long)]
     pub floating: bool,
-    /// Also run the automatic filter: exclude pairs closer than MARGIN (m) in the neutral
-    /// configuration, and list them.
+    /// Also run the automatic filter: exclude pairs closer than MARGIN (m, default 0.005) in
+    /// the neutral configuration, and list them (write `--exclude-touching=MARGIN`).
     #[arg(long, value_name = "MARGIN", num_args = 0..=1, default_missing_value = "0.005")]
     pub exclude_touching: Option<f64>,
     /// Leave out parent/child body pairs, as the contact setting `skip_adjacent` does.

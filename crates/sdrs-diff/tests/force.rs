@@ -22,7 +22,8 @@ fn scene() -> Scene {
     scene.settings.tolerance = 1e-9;
     scene.settings.backward = true;
     let contact = scene.settings.contact.as_mut().unwrap();
-    contact.barrier = contact.barrier.clone().with_tolerance(1e-12).unwrap();
+    let barrier = contact.barrier().unwrap().clone().with_tolerance(1e-12);
+    contact.kind = sdrs_dynamics::ContactKind::Hulls(barrier.unwrap());
     scene
 }
 

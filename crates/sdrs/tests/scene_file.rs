@@ -40,7 +40,10 @@ fn box_stack_example_stands() {
     assert_eq!(d.contact.friction, Some(0.5));
     let mut setup = scene.build().unwrap();
     // The ground, then the three boxes.
-    assert_eq!(setup.object_links, vec![1, 2, 3]);
+    assert_eq!(
+        setup.object_links.iter().map(|l| l.index()).collect::<Vec<_>>(),
+        vec![1, 2, 3]
+    );
     assert_eq!(setup.model.link_index("top").unwrap(), 3);
     // The top box is solid: 500 kg/m³ × (0.2 m)³ = 4 kg.
     assert!((setup.model.mass(3) - 4.0).abs() < 1e-9);
@@ -136,7 +139,10 @@ fn robot_from_urdf_and_srdf_with_prefix_group_state_and_object() {
     let root = &model.links()[base].attachment;
     assert!((root.translation.vector - Vector3::new(0.0, 0.5, 0.0)).norm() < 1e-12);
     assert!((root.rotation.angle() - std::f64::consts::PI).abs() < 1e-12);
-    assert_eq!(setup.object_links, vec![model.links().len() - 1]);
+    assert_eq!(
+        setup.object_links.iter().map(|l| l.index()).collect::<Vec<_>>(),
+        vec![model.links().len() - 1]
+    );
 }
 
 #[test]

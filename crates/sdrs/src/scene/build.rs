@@ -7,17 +7,16 @@ use super::description::{
     RobotDescription, SceneDescription, ShapeDescription,
 };
 use super::error::{KeyPath, Result};
-use crate::World;
+use crate::{RobotHandle, World};
 use nalgebra::{Isometry3, Quaternion, Translation3, UnitQuaternion, Vector3};
 use sdrs_contact::PlaneBarrier;
 use sdrs_contact::ipc::potential::Ipc;
 use sdrs_contact::long_range::LongRange;
 use sdrs_dynamics::{
-    ContactKind, ContactSettings, Control, DynamicsError, JointKind, Link, MassModel, Model,
+    ContactKind, ContactSettings, Control, DynamicsError, JointKind, Link, LinkId, MassModel, Model,
     Motion, Simulator, Srdf, State, StepSettings, UrdfOptions, load_urdf,
 };
 use sdrs_geometry::{ConvexHull, GeometryError, TriMesh};
-use std::ops::Range;
 
 /// Segments around a capsule, and rings per hemisphere.
 const CAPSULE_SEGMENTS: usize = 16;
@@ -37,10 +36,10 @@ pub struct SceneSetup {
     pub control: Control,
     /// The number of steps the scene asks for, if it does.
     pub steps: Option<usize>,
-    /// Each robot's link indices in [`SceneSetup::model`], in the scene's order.
-    pub robot_links: Vec<Range<usize>>,
-    /// Each object's link index in [`SceneSetup::model`], in the scene's order.
-    pub object_links: Vec<usize>,
+    /// Each robot's links and coordinates in [`SceneSetup::model`], in the scene's order.
+    pub robots: Vec<RobotHandle>,
+    /// Each object's link in [`SceneSetup::model`], in the scene's order.
+    pub object_links: Vec<LinkId>,
 }
 
 /// A robot read from its URDF (and SRDF), in its own model, with its start configuration.
@@ -68,13 +67,14 @@ pub(super) fn build(scene: &Scene) -> Result<SceneSetup> {
             &KeyPath::entry("robot", i).key("base"),
             &description.base,
         )?;
-        let links = prefixed_links(&robot.model, description.prefix.as_deref());
-        robots.push((world.add_robot(links, base), robot));
+        let prefix = description.prefix.as_deref().unwrap_or("");
+        let handle = world.add_robot_as(prefix, robot.model.links().to_vec(), base);
+        robots.push((handle, robot));
     }
     let mut objects = Vec::new();
     for (i, object) in d.objects.iter().enumerate() {
         let link = object_link(scene, i, object)?;
-        objects.push(world.add_robot(vec![link], Isometry3::identity()).start);
+        objects.push(world.add_robot(vec![link], Isometry3::identity()).root());
     }
     let (model, simulator) = world
         .build_with(|model, _| exclude_srdf_pairs(model, d, &robots))
@@ -82,11 +82,11 @@ pub(super) fn build(scene: &Scene) -> Result<SceneSetup> {
 
     let mut state = model.neutral(limit_support);
     let mut control = Control::passive(&model);
-    for (i, (links, robot)) in robots.iter().enumerate() {
-        let offset = model.dof_offset(links.start);
+    for (i, (handle, robot)) in robots.iter().enumerate() {
+        let offset = handle.dofs().start;
         let n = robot.model.dof();
         state.q.rows_mut(offset, n).copy_from(&robot.start.q);
-        state.references[links.clone()].copy_from_slice(&robot.start.references);
+        state.references[handle.link_range()].copy_from_slice(&robot.start.references);
         set_control(scene, i, robot, offset, &mut control)?;
     }
     let mut motion = Motion::at_rest(&model, state);
@@ -98,13 +98,9 @@ pub(super) fn build(scene: &Scene) -> Result<SceneSetup> {
             &key.key("angular_velocity"),
             &object.angular_velocity,
         )?;
-        // The step reads velocity from the poses one step earlier: x^{t−1} = x^t − v Δt and,
-        // with rotations applied on the left (the twist convention), R^{t−1} = Exp(−ω Δt) R^t.
-        let now = motion.previous[link];
-        motion.previous[link] = Isometry3::from_parts(
-            Translation3::from(now.translation.vector - v * d.dt),
-            UnitQuaternion::from_scaled_axis(-w * d.dt) * now.rotation,
-        );
+        motion = motion
+            .with_body_velocity(&model, link, v, w, d.dt)
+            .map_err(|e| origin.error(&key.key("velocity"), e))?;
     }
     Ok(SceneSetup {
         model,
@@ -112,7 +108,7 @@ pub(super) fn build(scene: &Scene) -> Result<SceneSetup> {
         motion,
         control,
         steps: d.steps,
-        robot_links: robots.into_iter().map(|(links, _)| links).collect(),
+        robots: robots.into_iter().map(|(handle, _)| handle).collect(),
         object_links: objects,
     })
 }
@@ -343,24 +339,12 @@ fn single_dof(scene: &Scene, key: &KeyPath, model: &Model, joint: &str) -> Resul
     Ok(model.dof_offset(link))
 }
 
-/// The robot's links with `prefix` on every link and joint name.
-fn prefixed_links(model: &Model, prefix: Option<&str>) -> Vec<Link> {
-    let mut links = model.links().to_vec();
-    if let Some(prefix) = prefix {
-        for link in &mut links {
-            link.name = format!("{prefix}{}", link.name);
-            link.joint_name = link.joint_name.as_ref().map(|j| format!("{prefix}{j}"));
-        }
-    }
-    links
-}
-
 /// Leaves each robot's SRDF-disabled pairs out of contact (pairs naming links the robot does
 /// not have are skipped, as [`Srdf::apply`] does).
 fn exclude_srdf_pairs(
     model: &mut Model,
     d: &SceneDescription,
-    robots: &[(Range<usize>, LoadedRobot)],
+    robots: &[(RobotHandle, LoadedRobot)],
 ) -> sdrs_dynamics::Result<()> {
     for ((_, robot), description) in robots.iter().zip(&d.robots) {
         let Some(srdf) = &robot.srdf else { continue };

@@ -2,7 +2,7 @@
 //! chain's carriage spline alone, then spline and link lengths together, from the same start,
 //! with the trust-region projected step of eq. 15 (a step that lowers the loss is taken and
 //! the radii grow by 1.5, otherwise they halve); print both convergence histories and write
-//! them as CSV and SVG under `target/sdrs-out/`.
+//! them as CSV, SVG and PNG under `target/sdrs-out/chain_codesign/`.
 //!
 //! `cargo run --release -p sdrs-examples --example chain_codesign [ITERATIONS]`
 
@@ -11,9 +11,7 @@ use sdrs::prelude::*;
 use sdrs_examples::chain_reach::{
     ChainReach, LENGTH_CHANGE, LINK_LENGTH, LINKS, TRAVEL, chain_reach,
 };
-use sdrs_examples::plot::{Series, write_csv, write_svg};
-use std::io::Write;
-use std::path::Path;
+use sdrs_report::{LinePlot, ProgressMode, display_path, output_dir};
 use std::time::Instant;
 
 /// One optimisation run: the loss after each iteration and where it ended.
@@ -65,24 +63,19 @@ fn optimise(
         Ok((e.loss, gradient, e))
     };
     let label = if codesign {
-        "co-design   "
+        "co-design"
     } else {
         "control only"
     };
+    let bar = sdrs_report::Progress::new(label, iterations as u64, ProgressMode::auto());
     let best = minimise(start, blocks, objective, iterations, |p: &Progress| {
-        let bar = 30 * p.iteration / iterations;
-        eprint!(
-            "\r{label} [{}{}] {}/{iterations}  loss {:.3e}  |g| {:.2e}  step {:.1e}  {:.0} s ",
-            "#".repeat(bar),
-            " ".repeat(30 - bar),
-            p.iteration,
-            p.loss,
-            p.gradient_norm,
-            p.step_norm,
-            p.elapsed.as_secs_f64()
-        );
+        bar.set_message(&format!(
+            "loss {:.3e}  |g| {:.2e}  step {:.1e}",
+            p.loss, p.gradient_norm, p.step_norm
+        ));
+        bar.inc(1);
     })?;
-    eprintln!();
+    bar.finish();
     Ok(Run {
         history: best.history,
         spline: best.parameters[0].clone(),
@@ -159,39 +152,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             pairs.iter().max().unwrap_or(&0)
         );
     }
-    let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/sdrs-out");
-    std::fs::create_dir_all(&out)?;
-    let series = [
-        Series {
-            name: "control only".into(),
-            colour: "#1f77b4",
-            points: control
-                .iter()
-                .enumerate()
-                .map(|(k, l)| (k as f64, *l))
-                .collect(),
-        },
-        Series {
-            name: "co-design".into(),
-            colour: "#d62728",
-            points: codesign
-                .iter()
-                .enumerate()
-                .map(|(k, l)| (k as f64, *l))
-                .collect(),
-        },
-    ];
-    let csv = out.join("chain_codesign.csv");
-    let svg = out.join("chain_codesign.svg");
-    write_csv(&csv, "iteration", "loss_m2", &series)?;
-    write_svg(
-        &svg,
-        "Chain reach: convergence (SDRS Fig. 10)",
-        "iteration",
-        "loss (m²)",
-        &series,
-    )?;
-    println!("wrote {} and {}", csv.display(), svg.display());
-    std::io::stdout().flush()?;
+    let history = |losses: &[f64]| -> Vec<(f64, f64)> {
+        losses
+            .iter()
+            .enumerate()
+            .map(|(k, l)| (k as f64, *l))
+            .collect()
+    };
+    let written = LinePlot::new("Chain reach: convergence (SDRS Fig. 10)")
+        .x_label("iteration")
+        .y_label("loss (m²)")
+        .log_y(true)
+        .series("control only", history(&control))
+        .series("co-design", history(&codesign))
+        .write_all(&output_dir("chain_codesign")?, "convergence")?;
+    for path in written {
+        println!("wrote {}", display_path(&path));
+    }
     Ok(())
 }

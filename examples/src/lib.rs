@@ -4,10 +4,8 @@
 //!
 //! - [`chain_reach`]: the chain-reach co-design of the SDRS paper (sec. V-B, Fig. 10), run by
 //!   the `chain_codesign` example (the README's demo).
-//! - [`plot`]: CSV and SVG output of convergence histories under `target/sdrs-out/`.
 //! - [`robots`]: real robots held by PD (fixed-base arms) or dropped onto the ground and held
 //!   (floating bases), checked for errors, NaN, penetration, falls; run by the `robots` example.
 
 pub mod chain_reach;
-pub mod plot;
 pub mod robots;

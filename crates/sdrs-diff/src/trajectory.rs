@@ -104,7 +104,9 @@ impl Trajectory {
 }
 
 /// Simulates `controls.len()` steps from `start` and records what the derivatives need.
-/// [`Recording::Blocks`] needs a simulator built with `StepSettings::backward`.
+/// [`Recording::Blocks`] needs a simulator built with `StepSettings::backward`. The
+/// simulator's warm starts are reset first ([`Simulator::reset`]), so a rollout depends only on
+/// its inputs.
 ///
 /// ```
 /// use sdrs_diff::{Recording, rollout};
@@ -163,6 +165,9 @@ fn record(
     if recording == Recording::Blocks && !sim.settings().backward {
         return Err(DiffError::NoBackwardBlocks);
     }
+    // Warm starts left by earlier runs (or by `adjoint`/`tangent` recomputing steps) would
+    // make this rollout depend on history: every rollout starts cold.
+    sim.reset();
     let mut motion = start.clone();
     let mut out = Trajectory {
         states: vec![start.state.clone()],

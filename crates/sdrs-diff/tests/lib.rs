@@ -8,3 +8,4 @@ mod modes;
 mod objective;
 mod optim;
 mod policy;
+mod repeat;

@@ -41,7 +41,11 @@ fn box_stack_example_stands() {
     let mut setup = scene.build().unwrap();
     // The ground, then the three boxes.
     assert_eq!(
-        setup.object_links.iter().map(|l| l.index()).collect::<Vec<_>>(),
+        setup
+            .object_links
+            .iter()
+            .map(|l| l.index())
+            .collect::<Vec<_>>(),
         vec![1, 2, 3]
     );
     assert_eq!(setup.model.link_index("top").unwrap(), 3);
@@ -140,7 +144,11 @@ fn robot_from_urdf_and_srdf_with_prefix_group_state_and_object() {
     assert!((root.translation.vector - Vector3::new(0.0, 0.5, 0.0)).norm() < 1e-12);
     assert!((root.rotation.angle() - std::f64::consts::PI).abs() < 1e-12);
     assert_eq!(
-        setup.object_links.iter().map(|l| l.index()).collect::<Vec<_>>(),
+        setup
+            .object_links
+            .iter()
+            .map(|l| l.index())
+            .collect::<Vec<_>>(),
         vec![model.links().len() - 1]
     );
 }

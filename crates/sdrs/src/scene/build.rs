@@ -13,8 +13,8 @@ use sdrs_contact::PlaneBarrier;
 use sdrs_contact::ipc::potential::Ipc;
 use sdrs_contact::long_range::LongRange;
 use sdrs_dynamics::{
-    ContactKind, ContactSettings, Control, DynamicsError, JointKind, Link, LinkId, MassModel, Model,
-    Motion, Simulator, Srdf, State, StepSettings, UrdfOptions, load_urdf,
+    ContactKind, ContactSettings, Control, DynamicsError, JointKind, Link, LinkId, MassModel,
+    Model, Motion, Simulator, Srdf, State, StepSettings, UrdfOptions, load_urdf,
 };
 use sdrs_geometry::{ConvexHull, GeometryError, TriMesh};
 

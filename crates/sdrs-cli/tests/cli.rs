@@ -98,6 +98,21 @@ fn info_json_adds_up_and_lists_the_automatic_filter() {
 }
 
 #[test]
+fn info_floating_base_adds_six_dof() {
+    let data = robot_data();
+    let text = stdout_of(
+        sdrs()
+            .arg("info")
+            .arg(data.join("arm.urdf"))
+            .arg("--floating")
+            .arg("--package-path")
+            .arg(&data),
+    );
+    assert!(text.contains("(URDF): 6 links, 10 DoF"), "{text}");
+    assert!(text.contains(" free "), "{text}");
+}
+
+#[test]
 fn info_reads_mjcf() {
     let text = stdout_of(sdrs().arg("info").arg(robot_data().join("mjcf/hopper.xml")));
     assert!(text.contains("(MJCF): 7 links, 6 DoF"), "{text}");
@@ -128,6 +143,16 @@ fn usage_errors_exit_with_2_and_say_what_is_wrong() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("finite and non-negative"));
+    sdrs()
+        .arg("info")
+        .arg(robot_data().join("mjcf/hopper.xml"))
+        .arg("--srdf")
+        .arg(robot_data().join("arm.srdf"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--srdf applies to URDF robots only",
+        ));
     // clap's own usage errors.
     sdrs().arg("info").assert().code(2);
     sdrs().arg("fly").assert().code(2);

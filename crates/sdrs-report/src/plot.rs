@@ -242,6 +242,7 @@ impl LinePlot {
                 .x_desc(&self.x_label)
                 .y_desc(&self.y_label)
                 .label_style((FONT, 13))
+                .x_label_formatter(&|x| tick(*x))
                 .y_label_formatter(&|y| format!("{y:.0e}"))
                 .draw()
                 .map_err(text)?;
@@ -253,6 +254,8 @@ impl LinePlot {
                 .x_desc(&self.x_label)
                 .y_desc(&self.y_label)
                 .label_style((FONT, 13))
+                .x_label_formatter(&|x| tick(*x))
+                .y_label_formatter(&|y| tick(*y))
                 .draw()
                 .map_err(text)?;
             self.draw_lines(&mut chart).map_err(text)?;
@@ -297,11 +300,37 @@ fn draw_error(path: &Path, message: String) -> ReportError {
     }
 }
 
+/// A tick label: at most 4 decimals, without trailing zeros (`2`, not `2.0`).
+fn tick(value: f64) -> String {
+    let text = format!("{value:.4}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    if text == "-0" {
+        "0".to_owned()
+    } else {
+        text.to_owned()
+    }
+}
+
 /// Quotes a CSV field when it holds a comma, a quote or a line break.
 fn csv_field(field: &str) -> String {
     if field.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", field.replace('"', "\"\""))
     } else {
         field.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tick;
+
+    #[test]
+    fn tick_labels_drop_trailing_zeros() {
+        assert_eq!(tick(2.0), "2");
+        assert_eq!(tick(100.0), "100");
+        assert_eq!(tick(0.25), "0.25");
+        assert_eq!(tick(-1.5), "-1.5");
+        assert_eq!(tick(-0.00001), "0");
+        assert_eq!(tick(1.0 / 3.0), "0.3333");
     }
 }

@@ -49,6 +49,9 @@ fn svg_is_xml_naming_every_series() {
     ] {
         assert!(texts.contains(&name), "{name:?} not among {texts:?}");
     }
+    // Whole iterations are labelled without decimals.
+    assert!(texts.contains(&"10"), "{texts:?}");
+    assert!(!texts.iter().any(|t| t.ends_with(".0")), "{texts:?}");
     // Two series → at least two polylines.
     let lines = doc
         .descendants()

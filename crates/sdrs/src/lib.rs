@@ -57,20 +57,21 @@ pub use world::World;
 
 /// Everything the examples use: `use sdrs::prelude::*;`.
 pub mod prelude {
-    pub use crate::{ObjectHandle, RobotHandle, World};
+    pub use crate::{ObjectHandle, RobotHandle, Scene, TrajectoryFile, TrajectoryWriter, World};
     pub use nalgebra::{
         DMatrix, DVector, Isometry3, Point3, Translation3, UnitQuaternion, Vector3,
     };
     pub use sdrs_contact::PlaneBarrier;
-    pub use sdrs_contact::friction::PlaneFriction;
     pub use sdrs_diff::{
-        Adam, Block, CubicSpline, DesignMap, LossGradient, OpenLoop, Policy, Progress, Recording,
-        Seeds, SineWaves, Trajectory, TrajectoryGradient, adjoint, link_point, minimise,
-        projected_step, rollout, rollout_policy, step_jacobian, tangent,
+        Adam, Block, CentreOfMass, CubicSpline, Custom, DesignMap, Distance, Effort, LinkPoint,
+        Loss, LossGradient, Objective, OpenLoop, PointTarget, Policy, Progress, Recording,
+        RelativePosition, Seeds, SineWaves, Sum, Trajectory, TrajectoryGradient, When, adjoint,
+        minimise, projected_step, rollout, rollout_policy, step_jacobian, tangent,
     };
     pub use sdrs_dynamics::{
-        BodyId, ContactSettings, Control, Frame, JointId, JointKind, Kinematics, Link, LinkId,
-        MassModel, Model, Motion, Simulator, State, StepSettings, UrdfOptions, load_urdf,
+        ActiveContact, BodyId, ContactKind, ContactSettings, Control, Frame, FrictionSettings,
+        JointId, JointKind, Kinematics, Link, LinkId, MassModel, Model, Motion, Simulator, State,
+        StepSettings, UrdfOptions, load_urdf,
     };
     pub use sdrs_geometry::ConvexHull;
 }

@@ -159,7 +159,8 @@ impl World {
         &mut self.settings
     }
 
-    /// Replaces the contact settings (`None`: no contact); [`World::build`] keeps them as
+    /// Replaces the contact settings (`None`: no contact), e.g. to choose long-range or IPC
+    /// contact between the links' meshes ([`ContactKind`]); [`World::build`] keeps them as
     /// they are.
     pub fn set_contact(&mut self, contact: Option<ContactSettings>) {
         self.settings.contact = contact;

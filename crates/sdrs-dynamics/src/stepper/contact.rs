@@ -5,7 +5,10 @@
 //! lagged friction data); the stepper only asks it for the energy of a configuration, its
 //! derivatives in generalized coordinates, and, for the backward pass, the per-pair twist
 //! derivatives. Mesh-based models (long-range, IPC) implement the same trait over the links'
-//! triangle meshes ([`crate::Link::mesh`]).
+//! triangle meshes ([`crate::Link::mesh`]). [`crate::Simulator::new`] builds the hook that
+//! [`super::ContactSettings`] selects; every hook evaluates its pairs through one parallel,
+//! deterministic path (each pair with its own warm start, sums in pair order), reports the
+//! active contacts of a configuration ([`ContactHook::contacts`]) and can be cloned.
 
 use super::StepTimings;
 use super::active::ActiveContact;

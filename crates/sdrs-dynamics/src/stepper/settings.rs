@@ -86,7 +86,8 @@ impl FrictionSettings {
 /// use sdrs_dynamics::{ContactKind, ContactSettings, FrictionSettings};
 /// let hulls = ContactSettings::default_for(f64::INFINITY)?
 ///     .with_friction(FrictionSettings::new(0.5)?);
-/// assert_eq!(hulls.support_distance(), hulls.barrier().unwrap().support_distance());
+/// // Hull contact: the barrier's support distance 2s / (1 − s), s = 0.4 mm.
+/// assert!((hulls.support_distance() - 8e-4 / (1.0 - 4e-4)).abs() < 1e-15);
 /// let meshes = ContactSettings::new(ContactKind::LongRange(LongRange::new(0.1)?), 1e-7)?;
 /// assert_eq!(meshes.support_distance(), f64::INFINITY);
 /// assert!(ContactSettings::new(ContactKind::LongRange(LongRange::new(0.1)?), -1.0).is_err());

@@ -6,7 +6,7 @@ use sdrs_dynamics::{
     ContactKind, ContactSettings, FrictionSettings, JointKind, Link, LinkId, MassModel, Model,
     Result, Simulator, StepSettings, UrdfOptions, load_urdf,
 };
-use sdrs_geometry::ConvexHull;
+use sdrs_geometry::{ConvexHull, TriMesh};
 use std::path::Path;
 
 /// A world under construction: links of every robot and object in one kinematic forest, the
@@ -94,15 +94,21 @@ impl World {
 
     /// A fixed 40 m x 40 m ground slab whose top face is the plane z = 0.
     pub fn with_ground(mut self) -> Self {
-        let slab = ConvexHull::cuboid(Vector3::new(20.0, 20.0, 0.5)).expect("positive extents");
-        self.links.push(Link::new(
-            "ground",
-            None,
-            Isometry3::translation(0.0, 0.0, -0.5),
-            JointKind::Fixed,
-            vec![slab],
-            MassModel::Lumped { mass: 1.0 },
-        ));
+        let half = Vector3::new(20.0, 20.0, 0.5);
+        let slab = ConvexHull::cuboid(half).expect("positive extents");
+        let mesh = TriMesh::cuboid(half).expect("positive extents");
+        self.links.push(
+            Link::new(
+                "ground",
+                None,
+                Isometry3::translation(0.0, 0.0, -0.5),
+                JointKind::Fixed,
+                vec![slab],
+                MassModel::Lumped { mass: 1.0 },
+            )
+            // Its surface as triangles too, for the mesh contact models (long-range, IPC).
+            .with_mesh(mesh),
+        );
         self
     }
 

@@ -62,3 +62,47 @@ fn a_block_rests_on_a_slab_under_long_range_contact_chosen_in_the_world() {
             .all(|c| c.links == [0, 1] && c.gap > 0.0 && c.gap < 2e-3)
     );
 }
+
+/// The world's ground carries a mesh: a block dropped on it rests under every contact model.
+#[test]
+fn a_block_rests_on_the_ground_under_every_contact_model() {
+    use sdrs::contact::ipc::potential::Ipc;
+    let kinds = [
+        (ContactKind::LongRange(LongRange::new(0.1).unwrap()), 1e-7),
+        (ContactKind::Ipc(Ipc::new(1e-3).unwrap()), 1e3),
+    ];
+    for (kind, stiffness) in kinds {
+        let mut world = World::new(0.01).unwrap().with_ground();
+        let block = Isometry3::translation(0.0, 0.0, 0.102);
+        let _ = world.add_robot(
+            vec![meshed(
+                "block",
+                Vector3::repeat(0.1),
+                JointKind::Free,
+                block,
+            )],
+            Isometry3::identity(),
+        );
+        world.set_contact(Some(ContactSettings::new(kind.clone(), stiffness).unwrap()));
+        let (model, mut sim) = world.build().unwrap();
+        let mut motion = Motion::at_rest(&model, State::zero(&model));
+        for _ in 0..100 {
+            sim.advance(&mut motion, &Control::passive(&model)).unwrap();
+        }
+        let load: f64 = sim
+            .contacts(&motion)
+            .unwrap()
+            .iter()
+            .map(|c| c.normal_force)
+            .sum();
+        let height = motion.previous[1].translation.z;
+        assert!(
+            (load - 9.81).abs() < 2e-2,
+            "{kind:?}: normal forces {load} N"
+        );
+        assert!(
+            height > 0.1 && height < 0.102,
+            "{kind:?}: the block at z = {height}"
+        );
+    }
+}

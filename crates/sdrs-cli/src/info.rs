@@ -180,17 +180,6 @@ fn report(args: &InfoArgs) -> Result<Report, CliError> {
     })
 }
 
-fn kind_name(kind: &JointKind) -> &'static str {
-    match kind {
-        JointKind::Fixed => "fixed",
-        JointKind::Revolute { .. } => "revolute",
-        JointKind::Prismatic { .. } => "prismatic",
-        JointKind::Universal { .. } => "universal",
-        JointKind::Spherical => "spherical",
-        JointKind::Free => "free",
-    }
-}
-
 fn links(model: &Model) -> Vec<LinkInfo> {
     let all = model.links();
     all.iter()
@@ -202,7 +191,7 @@ fn links(model: &Model) -> Vec<LinkInfo> {
                 parent: link.parent.map(|p| all[p].name.clone()),
                 joint: (link.joint != JointKind::Fixed || link.joint_name.is_some())
                     .then(|| link.joint_label()),
-                kind: kind_name(&link.joint),
+                kind: link.joint.kind_name(),
                 dofs: (start, start + link.joint.dof()),
                 limits: link.limits,
                 mass: model.mass(i),

@@ -340,7 +340,7 @@ impl Srdf {
                 return Err(fail(format!(
                     "{} values given; a {} joint takes {expected}{}",
                     values.len(),
-                    kind_name(kind),
+                    kind.kind_name(),
                     match kind {
                         JointKind::Spherical => " (qx qy qz qw)",
                         JointKind::Free => " (x y z qx qy qz qw)",
@@ -383,13 +383,3 @@ impl Srdf {
     }
 }
 
-fn kind_name(kind: &JointKind) -> &'static str {
-    match kind {
-        JointKind::Fixed => "fixed",
-        JointKind::Revolute { .. } => "revolute",
-        JointKind::Prismatic { .. } => "prismatic",
-        JointKind::Universal { .. } => "universal",
-        JointKind::Spherical => "spherical",
-        JointKind::Free => "free",
-    }
-}

@@ -1,0 +1,149 @@
+import * as THREE from 'three';
+import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
+import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
+
+const data = JSON.parse(document.getElementById('sdrs-data').textContent);
+const $ = (id) => document.getElementById(id);
+$('heading').textContent = data.title;
+
+// `#t=first`, `#t=last` or `#t=<seconds>`: start paused at that time (deterministic screenshots).
+const fixed = new URLSearchParams(location.hash.slice(1)).get('t');
+
+const stage = $('stage');
+const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
+renderer.setPixelRatio(window.devicePixelRatio);
+stage.prepend(renderer.domElement);
+const scene = new THREE.Scene();
+scene.background = new THREE.Color(0xe8ecf1);
+scene.add(new THREE.HemisphereLight(0xffffff, 0x8090a0, 1.6));
+const sun = new THREE.DirectionalLight(0xffffff, 2.0);
+scene.add(sun);
+const camera = new THREE.PerspectiveCamera(45, 1, 0.01, 1000);
+const controls = new OrbitControls(camera, renderer.domElement);
+
+const actions = [];
+let mixer = null, duration = 0, time = 0, playing = fixed === null, last = null;
+
+function resize() {
+  const w = stage.clientWidth, h = stage.clientHeight;
+  renderer.setSize(w, h);
+  camera.aspect = w / h;
+  camera.updateProjectionMatrix();
+}
+window.addEventListener('resize', resize);
+
+// Clips play once and clamp, so that seeking to the last key shows it (a repeating clip wraps to 0).
+function seek(t) {
+  time = Math.min(Math.max(t, 0), duration);
+  if (mixer) {
+    for (const action of actions) {
+      action.enabled = true;
+      action.paused = false;
+      action.time = time;
+    }
+    mixer.update(0);
+  }
+  $('time').value = time;
+  $('clock').textContent = time.toFixed(2) + ' s';
+}
+
+// Frame the scene: the box bounding the bodies over the whole motion.
+function frame(root) {
+  const box = new THREE.Box3();
+  for (let i = 0; i <= 10; i++) {
+    seek(duration * i / 10);
+    root.updateMatrixWorld(true);
+    box.union(new THREE.Box3().setFromObject(root));
+  }
+  const center = box.getCenter(new THREE.Vector3());
+  const size = box.getSize(new THREE.Vector3());
+  const radius = Math.max(size.length() / 2, 1e-3);
+  const dist = radius / Math.sin(THREE.MathUtils.degToRad(camera.fov / 2));
+  camera.position.copy(center).add(new THREE.Vector3(0.35, 0.45, 1).normalize().multiplyScalar(dist));
+  camera.near = dist / 100;
+  camera.far = dist * 100;
+  camera.updateProjectionMatrix();
+  controls.target.copy(center);
+  controls.update();
+  sun.position.copy(center).add(new THREE.Vector3(radius, 3 * radius, 2 * radius));
+  const extent = 4 * Math.max(size.x, size.z, radius);
+  const grid = new THREE.GridHelper(extent, 20, 0x8a94a3, 0xc3cad3);
+  grid.position.set(center.x, box.min.y, center.z);
+  scene.add(grid);
+}
+
+function render(now) {
+  if (last !== null && playing && duration > 0) {
+    const speed = parseFloat($('speed').value);
+    let t = time + (now - last) / 1000 * speed;
+    if (t > duration) t = 0;
+    seek(t);
+  }
+  last = now;
+  controls.update();
+  renderer.render(scene, camera);
+  requestAnimationFrame(render);
+}
+
+function plot(svg, points) {
+  const ns = 'http://www.w3.org/2000/svg';
+  const finite = points.filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y));
+  const add = (tag, attrs, text) => {
+    const el = document.createElementNS(ns, tag);
+    for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
+    if (text !== undefined) el.textContent = text;
+    svg.appendChild(el);
+  };
+  if (finite.length === 0) { add('text', { x: 8, y: 70, 'font-size': 11, fill: '#888' }, 'no data'); return; }
+  const xs = finite.map((p) => p[0]), ys = finite.map((p) => p[1]);
+  const x0 = Math.min(...xs), x1 = Math.max(...xs), y0 = Math.min(...ys), y1 = Math.max(...ys);
+  const sx = (x) => 36 + (x1 > x0 ? (x - x0) / (x1 - x0) : 0.5) * 196;
+  const sy = (y) => 128 - (y1 > y0 ? (y - y0) / (y1 - y0) : 0.5) * 116;
+  add('line', { x1: 36, y1: 128, x2: 232, y2: 128, stroke: '#99a' });
+  add('line', { x1: 36, y1: 12, x2: 36, y2: 128, stroke: '#99a' });
+  add('text', { x: 2, y: 16, 'font-size': 9, fill: '#555' }, y1.toPrecision(3));
+  add('text', { x: 2, y: 128, 'font-size': 9, fill: '#555' }, y0.toPrecision(3));
+  add('text', { x: 36, y: 139, 'font-size': 9, fill: '#555' }, String(x0));
+  add('text', { x: 232, y: 139, 'font-size': 9, fill: '#555', 'text-anchor': 'end' }, String(x1));
+  add('polyline', { points: finite.map(([x, y]) => `${sx(x)},${sy(y)}`).join(' '), fill: 'none', stroke: '#2a6fdb', 'stroke-width': 1.5 });
+}
+plot($('loss'), data.loss);
+plot($('steps'), data.step_ms.map((ms, i) => [i, ms]));
+
+$('play').addEventListener('click', () => {
+  playing = !playing;
+  $('play').textContent = playing ? 'Pause' : 'Play';
+});
+$('time').addEventListener('input', (e) => { playing = false; $('play').textContent = 'Play'; seek(parseFloat(e.target.value)); });
+
+let contactNodes = [];
+$('contacts').addEventListener('change', (e) => { for (const n of contactNodes) n.visible = e.target.checked; });
+
+function fail(message) {
+  $('error').textContent = 'Could not show the scene: ' + message;
+  document.documentElement.dataset.ready = 'error';
+}
+
+const bytes = Uint8Array.from(atob(data.glb), (c) => c.charCodeAt(0));
+resize();
+new GLTFLoader().parse(bytes.buffer, '', (gltf) => {
+  scene.add(gltf.scene);
+  mixer = new THREE.AnimationMixer(gltf.scene);
+  for (const clip of gltf.animations) {
+    const action = mixer.clipAction(clip);
+    action.setLoop(THREE.LoopOnce, 1);
+    action.clampWhenFinished = true;
+    action.play();
+    actions.push(action);
+    duration = Math.max(duration, clip.duration);
+  }
+  gltf.scene.traverse((n) => { if (n.name.startsWith('contact')) contactNodes.push(n); });
+  $('time').max = duration;
+  frame(gltf.scene);
+  $('play').textContent = playing ? 'Pause' : 'Play';
+  seek(fixed === 'last' ? duration : fixed === 'first' || fixed === null ? 0 : parseFloat(fixed) || 0);
+  controls.update();
+  renderer.render(scene, camera);
+  document.documentElement.dataset.ready = '1';
+  requestAnimationFrame(render);
+}, (err) => fail(String(err && err.message || err)));

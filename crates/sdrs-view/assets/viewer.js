@@ -58,8 +58,8 @@ function frame(root) {
   const center = box.getCenter(new THREE.Vector3());
   const size = box.getSize(new THREE.Vector3());
   const radius = Math.max(size.length() / 2, 1e-3);
-  const dist = radius / Math.sin(THREE.MathUtils.degToRad(camera.fov / 2));
-  camera.position.copy(center).add(new THREE.Vector3(0.35, 0.45, 1).normalize().multiplyScalar(dist));
+  const dist = 1.15 * radius / Math.sin(THREE.MathUtils.degToRad(camera.fov / 2));
+  camera.position.copy(center).add(new THREE.Vector3(0.35, 0.6, 1).normalize().multiplyScalar(dist));
   camera.near = dist / 100;
   camera.far = dist * 100;
   camera.updateProjectionMatrix();

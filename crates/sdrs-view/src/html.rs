@@ -60,7 +60,9 @@ const MODULES: [Module; 5] = [
 #[derive(Debug, thiserror::Error)]
 pub enum ViewerError {
     /// The bytes are not a glTF 2.0 binary.
-    #[error("not a glTF 2.0 binary (.glb): {0}; a .glb starts with the magic `glTF`, version 2 and its total length")]
+    #[error(
+        "not a glTF 2.0 binary (.glb): {0}; a .glb starts with the magic `glTF`, version 2 and its total length"
+    )]
     NotGlb(&'static str),
     /// A plot value is NaN or infinite.
     #[error("{plot} value {index} is {value}; plot values must be finite")]
@@ -334,7 +336,10 @@ mod tests {
             .unwrap_err();
         assert!(matches!(err, ViewerError::NonFinite { index: 1, .. }));
         let err = v.clone().with_step_times(vec![1.0, -2.0]).unwrap_err();
-        assert!(matches!(err, ViewerError::NegativeStepTime { index: 1, .. }));
+        assert!(matches!(
+            err,
+            ViewerError::NegativeStepTime { index: 1, .. }
+        ));
         let err = v.with_step_times(vec![f64::INFINITY]).unwrap_err();
         assert!(matches!(err, ViewerError::NonFinite { index: 0, .. }));
     }

@@ -1,0 +1,206 @@
+//! The viewer page in a real browser: headless Chromium opens it from `file://` at the first and
+//! the last frame of a two-box animation; the screenshots (kept under
+//! `<target>/sdrs-out/viewer/`) must show both boxes, and the moving one further right at the end.
+//! Set `SDRS_SKIP_BROWSER_TESTS=1` to skip when Chromium is not installed.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use sdrs_view::html::Viewer;
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+
+/// A unit cube's 8 corners and its 12 outward triangles.
+fn cube() -> (Vec<[f32; 3]>, Vec<u16>) {
+    let corners = (0..8)
+        .map(|i| {
+            let c = |bit: u32| if i & (1 << bit) != 0 { 0.5 } else { -0.5 };
+            [c(0), c(1), c(2)]
+        })
+        .collect();
+    #[rustfmt::skip]
+    let triangles = vec![
+        0, 2, 1, 1, 2, 3, // -z
+        4, 5, 6, 5, 7, 6, // +z
+        0, 1, 4, 1, 5, 4, // -y
+        2, 6, 3, 3, 6, 7, // +y
+        0, 4, 2, 2, 4, 6, // -x
+        1, 3, 5, 3, 7, 5, // +x
+    ];
+    (corners, triangles)
+}
+
+/// Key frames of the moving box: 20 keys, 0.1 s apart, x from 0.5 to 2.5.
+fn keys() -> (Vec<f32>, Vec<[f32; 3]>) {
+    let times = (0..20).map(|k| k as f32 * 0.1).collect();
+    let xs = (0..20)
+        .map(|k| [0.5 + 2.0 * k as f32 / 19.0, 0.5, 0.0])
+        .collect();
+    (times, xs)
+}
+
+/// A glb with a blue box at rest at x = -1 and an orange box translated along +x over 20 keys.
+fn two_box_glb() -> Vec<u8> {
+    let (corners, triangles) = cube();
+    let (times, xs) = keys();
+    let mut bin: Vec<u8> = Vec::new();
+    corners
+        .iter()
+        .flatten()
+        .for_each(|v| bin.extend(v.to_le_bytes()));
+    triangles.iter().for_each(|i| bin.extend(i.to_le_bytes()));
+    times.iter().for_each(|t| bin.extend(t.to_le_bytes()));
+    xs.iter()
+        .flatten()
+        .for_each(|v| bin.extend(v.to_le_bytes()));
+    let json = format!(
+        r#"{{"asset":{{"version":"2.0"}},"scene":0,"scenes":[{{"nodes":[0,1]}}],
+"nodes":[{{"name":"box_at_rest","mesh":0,"translation":[-1,0.5,0]}},{{"name":"box_moving","mesh":1,"translation":[0.5,0.5,0]}}],
+"meshes":[{{"primitives":[{{"attributes":{{"POSITION":0}},"indices":1,"material":0}}]}},{{"primitives":[{{"attributes":{{"POSITION":0}},"indices":1,"material":1}}]}}],
+"materials":[{{"pbrMetallicRoughness":{{"baseColorFactor":[0.1,0.3,0.9,1],"metallicFactor":0}}}},{{"pbrMetallicRoughness":{{"baseColorFactor":[0.95,0.45,0.05,1],"metallicFactor":0}}}}],
+"buffers":[{{"byteLength":{len}}}],
+"bufferViews":[{{"buffer":0,"byteOffset":0,"byteLength":96}},{{"buffer":0,"byteOffset":96,"byteLength":72}},{{"buffer":0,"byteOffset":168,"byteLength":80}},{{"buffer":0,"byteOffset":248,"byteLength":240}}],
+"accessors":[{{"bufferView":0,"componentType":5126,"count":8,"type":"VEC3","min":[-0.5,-0.5,-0.5],"max":[0.5,0.5,0.5]}},
+{{"bufferView":1,"componentType":5123,"count":36,"type":"SCALAR"}},
+{{"bufferView":2,"componentType":5126,"count":20,"type":"SCALAR","min":[0],"max":[{tmax}]}},
+{{"bufferView":3,"componentType":5126,"count":20,"type":"VEC3"}}],
+"animations":[{{"name":"motion","samplers":[{{"input":2,"output":3,"interpolation":"LINEAR"}}],"channels":[{{"sampler":0,"target":{{"node":1,"path":"translation"}}}}]}}]}}"#,
+        len = bin.len(),
+        tmax = times[19],
+    );
+    let mut json = json.into_bytes();
+    while json.len() % 4 != 0 {
+        json.push(b' ');
+    }
+    while bin.len() % 4 != 0 {
+        bin.push(0);
+    }
+    let total = 12 + 8 + json.len() + 8 + bin.len();
+    let mut glb = b"glTF".to_vec();
+    glb.extend(2u32.to_le_bytes());
+    glb.extend((total as u32).to_le_bytes());
+    glb.extend((json.len() as u32).to_le_bytes());
+    glb.extend(b"JSON");
+    glb.extend(json);
+    glb.extend((bin.len() as u32).to_le_bytes());
+    glb.extend(b"BIN\0");
+    glb.extend(bin);
+    glb
+}
+
+/// `<target>/sdrs-out/viewer/`, made if missing.
+fn out_dir() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target"));
+    let dir = target.join("sdrs-out").join("viewer");
+    std::fs::create_dir_all(&dir).expect("create the screenshot directory");
+    dir
+}
+
+/// Headless Chromium on `page#fragment` with `extra` flags; its stdout.
+fn chromium(page: &Path, fragment: &str, extra: &[String]) -> String {
+    let url = format!("file://{}#{fragment}", page.display());
+    let out = Command::new(CHROMIUM)
+        .args([
+            "--headless",
+            "--disable-gpu",
+            "--no-sandbox",
+            "--use-angle=swiftshader",
+            "--enable-unsafe-swiftshader",
+            "--hide-scrollbars",
+            "--window-size=900,600",
+            "--virtual-time-budget=5000",
+        ])
+        .args(extra)
+        .arg(&url)
+        .output()
+        .expect("run chromium");
+    assert!(
+        out.status.success(),
+        "chromium failed on {url}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Pixels of a body colour in the 3-D view (left of the 250 px side panel, above the control
+/// bar): their count and mean x.
+fn body_pixels(png: &Path, is_body: fn([u8; 3]) -> bool) -> (usize, f64) {
+    let img = image::open(png).expect("read screenshot").to_rgb8();
+    let (mut n, mut sum_x) = (0usize, 0.0);
+    for (x, y, p) in img.enumerate_pixels() {
+        if x < img.width() - 250 && y < img.height() - 40 && is_body(p.0) {
+            n += 1;
+            sum_x += f64::from(x);
+        }
+    }
+    (n, if n > 0 { sum_x / n as f64 } else { f64::NAN })
+}
+
+fn orange([r, g, b]: [u8; 3]) -> bool {
+    i32::from(r) > i32::from(g) + 40 && i32::from(g) > i32::from(b) + 20
+}
+
+fn blue([r, g, b]: [u8; 3]) -> bool {
+    i32::from(b) > i32::from(r) + 60 && i32::from(b) > i32::from(g) + 30
+}
+
+#[test]
+fn chromium_draws_the_first_and_last_frames() {
+    if !Path::new(CHROMIUM).exists() {
+        if std::env::var("SDRS_SKIP_BROWSER_TESTS").as_deref() == Ok("1") {
+            eprintln!("{CHROMIUM} not found; skipped (SDRS_SKIP_BROWSER_TESTS=1)");
+            return;
+        }
+        panic!(
+            "{CHROMIUM} not found: install Debian's chromium (apt-get install -y chromium) \
+             or set SDRS_SKIP_BROWSER_TESTS=1 to skip the browser tests"
+        );
+    }
+    let dir = out_dir();
+    let page = dir.join("two_boxes.html");
+    Viewer::new(&two_box_glb(), "two boxes")
+        .unwrap()
+        .with_loss(vec![(0.0, 4.0), (1.0, 2.0), (2.0, 1.0), (3.0, 0.5)])
+        .unwrap()
+        .with_step_times(vec![1.2, 1.1, 1.3, 1.2])
+        .unwrap()
+        .write_html(&page)
+        .unwrap();
+
+    let dom = chromium(&page, "t=last", &["--dump-dom".to_owned()]);
+    assert!(
+        dom.contains(r#"data-ready="1""#),
+        "the page did not finish drawing: {}",
+        &dom[..dom.len().min(600)]
+    );
+
+    let mut shots = Vec::new();
+    for frame in ["first", "last"] {
+        let png = dir.join(format!("two_boxes_{frame}.png"));
+        let _ = std::fs::remove_file(&png);
+        chromium(
+            &page,
+            &format!("t={frame}"),
+            &[format!("--screenshot={}", png.display())],
+        );
+        let (n_orange, x_orange) = body_pixels(&png, orange);
+        let (n_blue, x_blue) = body_pixels(&png, blue);
+        assert!(
+            n_orange > 500 && n_blue > 500,
+            "{frame} frame: {n_orange} orange and {n_blue} blue pixels in {}",
+            png.display()
+        );
+        shots.push((x_orange, x_blue));
+    }
+    let ((orange0, blue0), (orange1, blue1)) = (shots[0], shots[1]);
+    assert!(
+        orange1 - orange0 > 100.0,
+        "the moving box went from x = {orange0:.0} px to {orange1:.0} px"
+    );
+    assert!(
+        (blue1 - blue0).abs() < 2.0,
+        "the box at rest went from x = {blue0:.0} px to {blue1:.0} px"
+    );
+}

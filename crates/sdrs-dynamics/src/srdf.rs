@@ -382,4 +382,3 @@ impl Srdf {
         Ok(out)
     }
 }
-

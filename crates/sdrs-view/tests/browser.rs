@@ -69,10 +69,10 @@ fn two_box_glb() -> Vec<u8> {
         tmax = times[19],
     );
     let mut json = json.into_bytes();
-    while json.len() % 4 != 0 {
+    while !json.len().is_multiple_of(4) {
         json.push(b' ');
     }
-    while bin.len() % 4 != 0 {
+    while !bin.len().is_multiple_of(4) {
         bin.push(0);
     }
     let total = 12 + 8 + json.len() + 8 + bin.len();

@@ -6,8 +6,11 @@ const data = JSON.parse(document.getElementById('sdrs-data').textContent);
 const $ = (id) => document.getElementById(id);
 $('heading').textContent = data.title;
 
-// `#t=first`, `#t=last` or `#t=<seconds>`: start paused at that time (deterministic screenshots).
-const fixed = new URLSearchParams(location.hash.slice(1)).get('t');
+// `#t=first`, `#t=last` or `#t=<seconds>`: start paused at that time (deterministic screenshots);
+// `contacts=off` starts with the contact forces hidden.
+const fragment = new URLSearchParams(location.hash.slice(1));
+const fixed = fragment.get('t');
+if (fragment.get('contacts') === 'off') $('contacts').checked = false;
 
 const stage = $('stage');
 const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
@@ -138,6 +141,7 @@ new GLTFLoader().parse(bytes.buffer, '', (gltf) => {
     duration = Math.max(duration, clip.duration);
   }
   gltf.scene.traverse((n) => { if (n.name.startsWith('contact')) contactNodes.push(n); });
+  for (const n of contactNodes) n.visible = $('contacts').checked;
   $('time').max = duration;
   frame(gltf.scene);
   $('play').textContent = playing ? 'Pause' : 'Play';

@@ -4,7 +4,8 @@
 //! with `contact`) and the run's plots (loss curve, per-step timings) as inline SVG. It needs no
 //! server and no internet: it opens from `file://`.
 //!
-//! The fragment `#t=first`, `#t=last` or `#t=<seconds>` opens the page paused at that time; the
+//! The fragment `#t=first`, `#t=last` or `#t=<seconds>` opens the page paused at that time
+//! (`&contacts=off` also hides the contact forces); the
 //! root element's `data-ready` attribute becomes `1` once the scene is drawn (`error` if the
 //! `.glb` could not be read), for deterministic screenshots.
 

@@ -1,6 +1,7 @@
 //! The viewer page in a real browser: headless Chromium opens it from `file://` at the first and
 //! the last frame of a two-box animation; the screenshots (kept under
-//! `<target>/sdrs-out/viewer/`) must show both boxes, and the moving one further right at the end.
+//! `<target>/sdrs-out/viewer/`) must show both boxes, and the moving one further right at the end,
+//! and a red contact-force bar unless the fragment hides the contact forces.
 //! Set `SDRS_SKIP_BROWSER_TESTS=1` to skip when Chromium is not installed.
 
 use std::path::{Path, PathBuf};
@@ -39,7 +40,8 @@ fn keys() -> (Vec<f32>, Vec<[f32; 3]>) {
     (times, xs)
 }
 
-/// A glb with a blue box at rest at x = -1 and an orange box translated along +x over 20 keys.
+/// A glb with a blue box at rest at x = -1, an orange box translated along +x over 20 keys, and
+/// a thin red bar above the blue box named like a contact force.
 fn two_box_glb() -> Vec<u8> {
     let (corners, triangles) = cube();
     let (times, xs) = keys();
@@ -54,10 +56,11 @@ fn two_box_glb() -> Vec<u8> {
         .flatten()
         .for_each(|v| bin.extend(v.to_le_bytes()));
     let json = format!(
-        r#"{{"asset":{{"version":"2.0"}},"scene":0,"scenes":[{{"nodes":[0,1]}}],
-"nodes":[{{"name":"box_at_rest","mesh":0,"translation":[-1,0.5,0]}},{{"name":"box_moving","mesh":1,"translation":[0.5,0.5,0]}}],
-"meshes":[{{"primitives":[{{"attributes":{{"POSITION":0}},"indices":1,"material":0}}]}},{{"primitives":[{{"attributes":{{"POSITION":0}},"indices":1,"material":1}}]}}],
-"materials":[{{"pbrMetallicRoughness":{{"baseColorFactor":[0.1,0.3,0.9,1],"metallicFactor":0}}}},{{"pbrMetallicRoughness":{{"baseColorFactor":[0.95,0.45,0.05,1],"metallicFactor":0}}}}],
+        r#"{{"asset":{{"version":"2.0"}},"scene":0,"scenes":[{{"nodes":[0,1,2]}}],
+"nodes":[{{"name":"box_at_rest","mesh":0,"translation":[-1,0.5,0]}},{{"name":"box_moving","mesh":1,"translation":[0.5,0.5,0]}},
+{{"name":"contact_force_0","mesh":2,"translation":[-1,1.5,0],"scale":[0.1,1,0.1]}}],
+"meshes":[{{"primitives":[{{"attributes":{{"POSITION":0}},"indices":1,"material":0}}]}},{{"primitives":[{{"attributes":{{"POSITION":0}},"indices":1,"material":1}}]}},{{"primitives":[{{"attributes":{{"POSITION":0}},"indices":1,"material":2}}]}}],
+"materials":[{{"pbrMetallicRoughness":{{"baseColorFactor":[0.1,0.3,0.9,1],"metallicFactor":0}}}},{{"pbrMetallicRoughness":{{"baseColorFactor":[0.95,0.45,0.05,1],"metallicFactor":0}}}},{{"pbrMetallicRoughness":{{"baseColorFactor":[0.9,0.05,0.05,1],"metallicFactor":0}}}}],
 "buffers":[{{"byteLength":{len}}}],
 "bufferViews":[{{"buffer":0,"byteOffset":0,"byteLength":96}},{{"buffer":0,"byteOffset":96,"byteLength":72}},{{"buffer":0,"byteOffset":168,"byteLength":80}},{{"buffer":0,"byteOffset":248,"byteLength":240}}],
 "accessors":[{{"bufferView":0,"componentType":5126,"count":8,"type":"VEC3","min":[-0.5,-0.5,-0.5],"max":[0.5,0.5,0.5]}},
@@ -142,6 +145,10 @@ fn orange([r, g, b]: [u8; 3]) -> bool {
     i32::from(r) > i32::from(g) + 40 && i32::from(g) > i32::from(b) + 20
 }
 
+fn red([r, g, b]: [u8; 3]) -> bool {
+    u32::from(r) > 2 * u32::from(g) && u32::from(r) > 2 * u32::from(b)
+}
+
 fn blue([r, g, b]: [u8; 3]) -> bool {
     i32::from(b) > i32::from(r) + 60 && i32::from(b) > i32::from(g) + 30
 }
@@ -176,25 +183,27 @@ fn chromium_draws_the_first_and_last_frames() {
         &dom[..dom.len().min(600)]
     );
 
-    let mut shots = Vec::new();
-    for frame in ["first", "last"] {
-        let png = dir.join(format!("two_boxes_{frame}.png"));
+    // Screenshot of `page#t=<fragment>`: (orange, blue, red) pixel counts and mean x.
+    let shoot = |name: &str, fragment: &str| {
+        let png = dir.join(format!("two_boxes_{name}.png"));
         let _ = std::fs::remove_file(&png);
         chromium(
             &page,
-            &format!("t={frame}"),
+            fragment,
             &[format!("--screenshot={}", png.display())],
         );
-        let (n_orange, x_orange) = body_pixels(&png, orange);
-        let (n_blue, x_blue) = body_pixels(&png, blue);
+        let counts = [orange, blue, red].map(|colour| body_pixels(&png, colour));
+        let [(n_orange, _), (n_blue, _), _] = counts;
         assert!(
             n_orange > 500 && n_blue > 500,
-            "{frame} frame: {n_orange} orange and {n_blue} blue pixels in {}",
+            "{name}: {n_orange} orange and {n_blue} blue pixels in {}",
             png.display()
         );
-        shots.push((x_orange, x_blue));
-    }
-    let ((orange0, blue0), (orange1, blue1)) = (shots[0], shots[1]);
+        counts
+    };
+    let [(_, orange0), (_, blue0), (red0, _)] = shoot("first", "t=first");
+    let [(_, orange1), (_, blue1), (red1, _)] = shoot("last", "t=last");
+    let [_, _, (red_off, _)] = shoot("last_no_contacts", "t=last&contacts=off");
     assert!(
         orange1 - orange0 > 100.0,
         "the moving box went from x = {orange0:.0} px to {orange1:.0} px"
@@ -202,5 +211,9 @@ fn chromium_draws_the_first_and_last_frames() {
     assert!(
         (blue1 - blue0).abs() < 2.0,
         "the box at rest went from x = {blue0:.0} px to {blue1:.0} px"
+    );
+    assert!(
+        red0 > 100 && red1 > 100 && red_off == 0,
+        "contact-force pixels: {red0} first, {red1} last, {red_off} with contacts=off"
     );
 }

@@ -84,6 +84,16 @@ pub enum ExportError {
         /// What is wrong.
         message: String,
     },
+    /// The contacts are given for a different number of steps than the poses.
+    #[error(
+        "contacts are given for {found} steps but there are {steps}: give none or one list per step"
+    )]
+    ContactCount {
+        /// Contact lists given.
+        found: usize,
+        /// Steps.
+        steps: usize,
+    },
     /// A recorded contact has a non-finite point, normal or force.
     #[error("step {step}, contact {index}: point, normal and forces must be finite")]
     InvalidContact {
@@ -220,10 +230,9 @@ impl<'m> Animation<'m> {
         } else if contacts.len() == steps {
             contacts
         } else {
-            return Err(ExportError::InvalidOption {
-                what: "the number of contact lists",
-                value: contacts.len() as f64,
-                allowed: "zero or one per step",
+            return Err(ExportError::ContactCount {
+                found: contacts.len(),
+                steps,
             });
         };
         Ok(Self {

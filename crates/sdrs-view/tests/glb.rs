@@ -1,9 +1,9 @@
 //! The `.glb` export: read back with the `gltf` crate, checked by the Khronos validator, and
 //! timed on a 250-step, 25-link chain.
 
-use nalgebra::{Isometry3, Vector3};
+use nalgebra::{Isometry3, Matrix4, Vector3, Vector4};
 use sdrs::dynamics::{Control, Model, Motion, Simulator, State, scenes};
-use sdrs::geometry::ConvexHull;
+use sdrs::geometry::{ConvexHull, TriMesh};
 use sdrs::prelude::World;
 use sdrs::record::TrajectoryFile;
 use sdrs_view::glb::{Animation, ContactLayer, ExportError};
@@ -124,13 +124,32 @@ fn hull_triangles_face_outwards_and_each_hull_has_its_colour() {
         hulls,
         sdrs::dynamics::MassModel::Lumped { mass: 1.0 },
     );
-    let model = Model::new(vec![link]).unwrap();
+    // A link without hulls shows its triangle mesh.
+    let mut meshed = sdrs::dynamics::Link::new(
+        "meshed",
+        None,
+        Isometry3::translation(1.0, 0.0, 0.0),
+        sdrs::dynamics::JointKind::Fixed,
+        Vec::new(),
+        sdrs::dynamics::MassModel::SecondMoment(Matrix4::from_diagonal(&Vector4::new(
+            0.1, 0.1, 0.1, 1.0,
+        ))),
+    );
+    let corners = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]].map(Into::into);
+    meshed.mesh = Some(TriMesh::new(corners.to_vec(), vec![[0, 1, 2]]).unwrap());
+    let model = Model::new(vec![link, meshed]).unwrap();
     let glb = Animation::from_states(&model, DT, &[State::zero(&model)])
         .unwrap()
         .to_glb()
         .unwrap();
     let (doc, buffers, _) = gltf::import_slice(&glb).unwrap();
-    let mesh = doc.meshes().next().unwrap();
+    let triangle = doc.nodes().nth(1).unwrap().mesh().unwrap();
+    let triangle = triangle.primitives().next().unwrap();
+    let indices = triangle
+        .reader(|b| Some(&buffers[b.index()]))
+        .read_indices();
+    assert_eq!(indices.unwrap().into_u32().collect::<Vec<_>>(), [0, 1, 2]);
+    let mesh = doc.nodes().next().unwrap().mesh().unwrap();
     let primitives: Vec<_> = mesh.primitives().collect();
     assert_eq!(primitives.len(), 2);
     let colours: Vec<_> = primitives
@@ -148,6 +167,7 @@ fn hull_triangles_face_outwards_and_each_hull_has_its_colour() {
             assert!((b - a).cross(&(c - a)).dot(&(a - centre)) > 0.0);
         }
     }
+    validate(&glb);
 }
 
 #[test]
@@ -264,6 +284,11 @@ fn bad_input_is_rejected_with_typed_errors() {
     assert!(matches!(
         Animation::from_states(&model, DT, &states),
         Err(ExportError::State { step: 2, .. })
+    ));
+    let poses = vec![file.steps[0].poses.clone(); 2];
+    assert!(matches!(
+        Animation::new(&model, DT, poses, vec![Vec::new()]),
+        Err(ExportError::ContactCount { found: 1, steps: 2 })
     ));
     let missing = Path::new("/nonexistent-dir/out.glb");
     assert!(matches!(

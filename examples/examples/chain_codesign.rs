@@ -2,16 +2,20 @@
 //! chain's carriage spline alone, then spline and link lengths together, from the same start,
 //! with the trust-region projected step of eq. 15 (a step that lowers the loss is taken and
 //! the radii grow by 1.5, otherwise they halve); print both convergence histories and write
-//! them as CSV, SVG and PNG under `target/sdrs-out/chain_codesign/`.
+//! them as CSV, SVG and PNG under `target/sdrs-out/chain_codesign/`, with both results'
+//! animations (`control_only` and `codesign`, each a `.glb` and a self-contained `.html`
+//! viewer).
 //!
 //! `cargo run --release -p sdrs-examples --example chain_codesign [ITERATIONS]`
 
 use sdrs::diff::Evaluation;
 use sdrs::prelude::*;
 use sdrs_examples::chain_reach::{
-    ChainReach, LENGTH_CHANGE, LINK_LENGTH, LINKS, TRAVEL, chain_reach,
+    ChainReach, DT, LENGTH_CHANGE, LINK_LENGTH, LINKS, TARGET, TRAVEL, chain_reach,
 };
 use sdrs_report::{LinePlot, ProgressMode, display_path, output_dir};
+use sdrs_view::glb::Animation;
+use sdrs_view::{Plots, write_run};
 use std::time::Instant;
 
 /// One optimisation run: the loss after each iteration and where it ended.
@@ -166,8 +170,41 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .series("control only", history(&control))
         .series("co-design", history(&codesign))
         .write_all(&output_dir("chain_codesign")?, "convergence")?;
-    for path in written {
-        println!("wrote {}", display_path(&path));
+    let runs = [
+        (
+            "control_only",
+            "control only",
+            scene.model.clone(),
+            &end1,
+            &control,
+        ),
+        (
+            "codesign",
+            "co-design",
+            scene.design.model(&scene.model, &p2)?,
+            &end2,
+            &codesign,
+        ),
+    ];
+    let mut animations = Vec::new();
+    for (name, label, model, end, losses) in runs {
+        let animation = Animation::from_states(&model, DT, &end.trajectory.states)?
+            .with_target(TARGET.into())?;
+        let plots = Plots {
+            loss: history(losses),
+            step_ms: Vec::new(),
+        };
+        let title = format!("Chain reach (SDRS Fig. 10): {label}");
+        animations.extend(write_run(
+            &animation,
+            &title,
+            &plots,
+            &output_dir("chain_codesign")?,
+            name,
+        )?);
+    }
+    for path in written.iter().chain(&animations) {
+        println!("wrote {}", display_path(path));
     }
     Ok(())
 }

@@ -69,6 +69,12 @@ pub enum CliError {
     /// A plot or progress output failed.
     #[error(transparent)]
     Report(#[from] sdrs_report::ReportError),
+    /// The animation could not be exported or written.
+    #[error(transparent)]
+    View(#[from] sdrs_view::RunError),
+    /// The trajectory does not fit the scene's model.
+    #[error(transparent)]
+    Export(#[from] sdrs_view::glb::ExportError),
 }
 
 impl CliError {

@@ -7,6 +7,8 @@
 //! - `sdrs bench SCENE.toml --steps N` runs a scene and prints per-step timings.
 //! - `sdrs optimise TASK.toml` optimises a control or co-design task and writes its
 //!   convergence history (CSV, SVG, PNG) and best trajectory.
+//! - `sdrs view SCENE.toml TRAJ.jsonl` writes the trajectory's animation as `.glb` and as a
+//!   self-contained HTML viewer.
 //!
 //! Outputs without an explicit path go to `sdrs-out/` under the cargo target directory
 //! (`CARGO_TARGET_DIR` when set). Progress shows as a bar on a terminal and as periodic lines
@@ -24,6 +26,7 @@ mod scene;
 mod simulate;
 mod stats;
 mod task;
+mod view;
 
 use clap::{Parser, Subcommand};
 
@@ -46,6 +49,8 @@ enum Command {
     /// Optimise a control or co-design task file; write its history, plot and best trajectory.
     #[command(alias = "optimize")]
     Optimise(optimise::OptimiseArgs),
+    /// Write a trajectory's animation: NAME.glb and a self-contained NAME.html viewer.
+    View(view::ViewArgs),
 }
 
 fn main() -> std::process::ExitCode {
@@ -55,6 +60,7 @@ fn main() -> std::process::ExitCode {
         Command::Simulate(args) => simulate::run(&args),
         Command::Bench(args) => bench::run(&args),
         Command::Optimise(args) => optimise::run(&args),
+        Command::View(args) => view::run(&args),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -491,3 +491,47 @@ learning_rate = 0.01
         .code(2)
         .stderr(predicate::str::contains("--iterations must be at least 1"));
 }
+
+#[test]
+fn view_writes_the_animation_of_a_simulated_trajectory() {
+    let dir = tempfile::tempdir().unwrap();
+    let trajectory = dir.path().join("stack.jsonl");
+    let scene = repo("examples/scenes/box_stack.toml");
+    sdrs()
+        .arg("simulate")
+        .arg(&scene)
+        .args(["--steps", "5", "-o"])
+        .arg(&trajectory)
+        .assert()
+        .success();
+    let text = stdout_of(
+        sdrs()
+            .arg("view")
+            .arg(&scene)
+            .arg(&trajectory)
+            .arg("-o")
+            .arg(dir.path()),
+    );
+    let (glb, html) = (dir.path().join("stack.glb"), dir.path().join("stack.html"));
+    assert!(
+        text.contains("stack.glb") && text.contains("stack.html"),
+        "{text}"
+    );
+    assert_eq!(&std::fs::read(&glb).unwrap()[..4], b"glTF");
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>"), "{}", &page[..40]);
+    // A trajectory of another scene does not fit this one's links.
+    let other = repo("examples/tasks/chain_reach_scene.toml");
+    let output = sdrs()
+        .arg("view")
+        .arg(&other)
+        .arg(&trajectory)
+        .arg("-o")
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let message = String::from_utf8(output.stderr).unwrap();
+    assert!(message.starts_with("error:"), "{message}");
+}

@@ -411,11 +411,20 @@ impl<'m> Animation<'m> {
             name: Some("trajectory".into()),
             samplers,
         });
+        // sdrs is z-up, glTF y-up: one root node turns the world by −90° about x, so that
+        // (x, y, z) is shown at (x, z, −y); the link nodes keep sdrs's world poses.
+        let half = std::f32::consts::FRAC_1_SQRT_2;
+        let root = doc.root.push(Node {
+            name: Some("world (z up)".into()),
+            rotation: Some(GltfRotation([-half, 0.0, 0.0, half])),
+            children: Some(nodes),
+            ..Default::default()
+        });
         let scene = doc.root.push(Scene {
             extensions: None,
             extras: Default::default(),
             name: Some("sdrs".into()),
-            nodes,
+            nodes: vec![root],
         });
         doc.root.scene = Some(scene);
         doc.root.asset.generator = Some(format!("sdrs-view {}", env!("CARGO_PKG_VERSION")));

@@ -58,7 +58,17 @@ fn round_trip_matches_the_simulated_poses() {
         .unwrap();
     let (doc, buffers, _) = gltf::import_slice(&glb).unwrap();
     let links = model.links().len();
-    assert_eq!(doc.nodes().count(), links);
+    // The links, and the root that turns sdrs's z-up world into glTF's y-up.
+    assert_eq!(doc.nodes().count(), links + 1);
+    let root = doc.default_scene().unwrap().nodes().next().unwrap();
+    assert_eq!(root.children().count(), links);
+    let [x, y, z, w] = root.transform().decomposed().1;
+    let up = nalgebra::UnitQuaternion::from_quaternion(nalgebra::Quaternion::new(w, x, y, z))
+        * Vector3::z();
+    assert!(
+        (up - Vector3::y()).norm() < 1e-6,
+        "sdrs's up shows as {up:?}"
+    );
     assert_eq!(doc.meshes().count(), links);
     let animation = doc.animations().next().unwrap();
     assert_eq!(doc.animations().count(), 1);
@@ -193,7 +203,7 @@ fn contact_layer_target_and_shapes_are_animated_nodes() {
     let glb = animation.to_glb().unwrap();
     let (doc, buffers, _) = gltf::import_slice(&glb).unwrap();
     let links = model.links().len();
-    assert_eq!(doc.nodes().count(), links + 2 * max_contacts + 2);
+    assert_eq!(doc.nodes().count(), links + 2 * max_contacts + 2 + 1);
     let samplers = doc.animations().next().unwrap().samplers().count();
     assert_eq!(samplers, 2 * links + 5 * max_contacts);
     // The marker of slot 0 is at the first contact point when active and scaled to 0 when not.
@@ -335,7 +345,7 @@ fn chain_of_25_links_over_250_steps_validates() {
         glb.len()
     );
     let (doc, _, _) = gltf::import_slice(&glb).unwrap();
-    assert_eq!(doc.nodes().count(), 25);
+    assert_eq!(doc.nodes().count(), 25 + 1);
     validate(&glb);
 }
 

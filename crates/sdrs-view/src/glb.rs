@@ -298,7 +298,8 @@ impl<'m> Animation<'m> {
         Ok(self)
     }
 
-    /// Marks the point `target` (world frame, m).
+    /// Marks the point `target` (world frame, m) with a red octahedron of radius twice the
+    /// contact marker size (2 cm without a contact layer).
     pub fn with_target(mut self, target: [f64; 3]) -> Result<Self> {
         finite("the target", &target)?;
         self.target = Some(target);

@@ -5,12 +5,16 @@
 //! per benchmark group, one row per input size, one column per benchmarked function, the
 //! median time in each cell, and a fitted log-log slope per column where inputs are numeric.
 //!
+//! `cargo xtask test [ARGS]` is the README's test command: it puts the browser tools in place
+//! (see [`test`]) and runs `cargo test --workspace ARGS`.
+//!
 //! `cargo xtask fuzz [--seconds N]` runs the loader fuzz targets (URDF, SRDF, OBJ, STL,
 //! COLLADA) with many cases and varied seeds for a time budget and reports the inputs tried and
 //! the failures (see [`fuzz`]).
 
 mod fuzz;
 mod report;
+mod test;
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
@@ -43,6 +47,12 @@ enum Commands {
         /// Criterion's quick mode: stop as soon as the estimate is significant.
         #[arg(long)]
         quick: bool,
+    },
+    /// Run every test (Rust, doc, browser and validator tests), installing Chromium if needed.
+    Test {
+        /// Extra arguments for `cargo test --workspace`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
     },
     /// Fuzz the URDF, SRDF and mesh loaders for a time budget (proptest targets, many cases).
     Fuzz {
@@ -112,6 +122,7 @@ fn main() -> Result<()> {
                 println!("report written to {}", out.display());
             }
         }
+        Commands::Test { args } => test::run(&root, &args)?,
         Commands::Fuzz {
             seconds,
             cases,

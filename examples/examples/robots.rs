@@ -2,6 +2,8 @@
 //! configuration; with `--floating`, the robot is dropped onto the ground from 5 cm in its
 //! standing configuration (the SRDF's, where it has one) and holds it.
 //!
+//! The run's animation goes to `target/sdrs-out/robots/NAME.{glb,html}`.
+//!
 //! ```sh
 //! cargo run --release -p sdrs-examples --example robots -- ROBOT.urdf [--srdf ROBOT.srdf] \
 //!     [--floating] [--package-path DIR]... [--seconds 5] [--state NAME]
@@ -13,7 +15,10 @@
 //! flies off or falls over.
 
 use clap::Parser;
-use sdrs_examples::robots::{Trial, TrialOptions};
+use sdrs_examples::robots::{Trial, TrialOptions, TrialReport};
+use sdrs_report::{display_path, output_dir};
+use sdrs_view::glb::Animation;
+use sdrs_view::{Plots, write_run};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -103,6 +108,13 @@ fn main() -> ExitCode {
         report.iterations.0,
         report.iterations.1
     );
+    let name = args.urdf.file_stem().unwrap_or_default().to_string_lossy();
+    match write_animation(&trial, &report, &name) {
+        Ok(paths) => paths
+            .iter()
+            .for_each(|p| println!("wrote {}", display_path(p))),
+        Err(e) => eprintln!("could not write the animation: {e}"),
+    }
     if let (Some(h), Some(standing)) = (report.base_height, trial.standing_height) {
         println!(
             "base height {h:.4} m, standing height {standing:.4} m ({:+.1} mm)",
@@ -123,4 +135,26 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Writes the run's animation to `target/sdrs-out/robots/NAME.{glb,html}`.
+fn write_animation(
+    trial: &Trial,
+    report: &TrialReport,
+    name: &str,
+) -> Result<[PathBuf; 2], Box<dyn std::error::Error>> {
+    let dt = trial.simulator.settings().dt;
+    let animation = Animation::from_states(&trial.model, dt, &report.states)?;
+    let plots = Plots {
+        loss: Vec::new(),
+        step_ms: report.step_ms.clone(),
+    };
+    let title = format!("{name}: {}", trial.configuration);
+    Ok(write_run(
+        &animation,
+        &title,
+        &plots,
+        &output_dir("robots")?,
+        name,
+    )?)
 }

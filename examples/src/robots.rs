@@ -103,6 +103,10 @@ pub struct TrialReport {
     pub min_distance: f64,
     /// What went wrong, if anything: an error, NaN, a penetration, a fall, a fly-off.
     pub failure: Option<String>,
+    /// The start and the state after every step taken, for the animation.
+    pub states: Vec<State>,
+    /// The wall time of every step taken (ms).
+    pub step_ms: Vec<f64>,
 }
 
 impl Trial {
@@ -203,6 +207,8 @@ impl Trial {
         let mut min_distance = f64::INFINITY;
         let mut failure = None;
         let mut taken = 0;
+        let mut states = vec![motion.state.clone()];
+        let mut step_ms = Vec::with_capacity(steps);
         let start_root = Kinematics::new(&self.model, &motion.state).poses()[self.root];
         for step in 0..steps {
             let clock = Instant::now();
@@ -216,6 +222,8 @@ impl Trial {
                 }
             };
             taken += 1;
+            states.push(motion.state.clone());
+            step_ms.push(1e3 * elapsed.as_secs_f64());
             total += elapsed;
             longest = longest.max(elapsed);
             iterations += report.iterations;
@@ -257,6 +265,8 @@ impl Trial {
             base_height,
             min_distance,
             failure,
+            states,
+            step_ms,
         }
     }
 

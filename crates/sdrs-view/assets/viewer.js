@@ -50,14 +50,33 @@ function seek(t) {
   $('clock').textContent = time.toFixed(2) + ' s';
 }
 
-// Frame the scene: the box bounding the bodies over the whole motion.
+// Frame the scene: the box bounding the bodies over the whole motion. Parts that never move
+// and are far larger than what moves (the ground slab) are left out, so a robot on a 40 m
+// ground is not a speck.
 function frame(root) {
-  const box = new THREE.Box3();
+  const parts = [];
+  root.traverse((o) => { if (o.isMesh) parts.push(o); });
+  const spans = parts.map(() => new THREE.Box3());
+  const starts = parts.map(() => null);
+  const moving = parts.map(() => false);
   for (let i = 0; i <= 10; i++) {
     seek(duration * i / 10);
     root.updateMatrixWorld(true);
-    box.union(new THREE.Box3().setFromObject(root));
+    parts.forEach((part, k) => {
+      const b = new THREE.Box3().setFromObject(part);
+      if (starts[k] === null) starts[k] = b;
+      else if (!b.equals(starts[k])) moving[k] = true;
+      spans[k].union(b);
+    });
   }
+  const motion = new THREE.Box3();
+  parts.forEach((part, k) => { if (moving[k]) motion.union(spans[k]); });
+  const reach = motion.isEmpty() ? Infinity : 5 * motion.getSize(new THREE.Vector3()).length();
+  const box = motion.clone();
+  parts.forEach((part, k) => {
+    if (!moving[k] && spans[k].getSize(new THREE.Vector3()).length() <= reach) box.union(spans[k]);
+  });
+  if (box.isEmpty()) parts.forEach((part, k) => box.union(spans[k]));
   const center = box.getCenter(new THREE.Vector3());
   const size = box.getSize(new THREE.Vector3());
   const radius = Math.max(size.length() / 2, 1e-3);

@@ -458,12 +458,16 @@ impl<'m> Animation<'m> {
             .enumerate()
             .map(|(i, link)| {
                 let n = link.hulls.len();
+                let fixed = self.model.path(i).is_empty();
+                let colour = |j| match fixed {
+                    true => shapes::fixed_colour(j, n.max(1)),
+                    false => shapes::hull_colour(i, j, n.max(1)),
+                };
                 let mesh = if n > 0 {
-                    let colours = (0..n).map(|j| shapes::hull_colour(i, j, n));
-                    Some(hull_mesh(doc, &link.name, &link.hulls, colours))
+                    Some(hull_mesh(doc, &link.name, &link.hulls, (0..n).map(colour)))
                 } else {
                     link.mesh.as_ref().map(|mesh| {
-                        let colour = shapes::hull_colour(i, 0, 1);
+                        let colour = colour(0);
                         let material = material(doc, &link.name, colour);
                         let primitive = primitive(doc, mesh.vertices(), mesh.triangles(), material);
                         doc.root.push(new_mesh(&link.name, vec![primitive]))

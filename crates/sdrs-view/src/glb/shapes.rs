@@ -9,13 +9,26 @@ const HUE_STEP: f64 = 0.618_033_988_749_895;
 
 /// The linear RGB colour of hull `hull` of `hulls` on link `link`.
 pub(super) fn hull_colour(link: usize, hull: usize, hulls: usize) -> [f32; 3] {
-    let hue = (link as f64 * HUE_STEP).fract();
-    let lightness = if hulls > 1 {
-        0.3 + 0.4 * hull as f64 / (hulls - 1) as f64
+    hsl(
+        (link as f64 * HUE_STEP).fract(),
+        0.65,
+        lightness(hull, hulls, 0.3),
+    )
+}
+
+/// Hull `hull` of `hulls` on a link that never moves (the ground, a fixed base): greys, so the
+/// moving bodies stand out.
+pub(super) fn fixed_colour(hull: usize, hulls: usize) -> [f32; 3] {
+    hsl(0.0, 0.0, lightness(hull, hulls, 0.6))
+}
+
+/// Lightness `from` to `from + 0.4` over a link's hulls (the middle for a single hull).
+fn lightness(hull: usize, hulls: usize, from: f64) -> f64 {
+    if hulls > 1 {
+        from + 0.4 * hull as f64 / (hulls - 1) as f64
     } else {
-        0.5
-    };
-    hsl(hue, 0.65, lightness)
+        from + 0.2
+    }
 }
 
 /// HSL (all in `[0, 1]`) to RGB.

@@ -15,8 +15,8 @@
 //! **Stable PD** (eq. 5): `Σ_j k_p (θ*_j − θ_j)² + k_d (θ̇*_j − (θ_j − θ_j^t)/Δt)²`, exactly as
 //! the paper writes it (no factor ½, so the spring force is `2 k_p (θ* − θ)`).
 
-use crate::kinematics::Twist;
 use nalgebra::{Isometry3, Matrix3, Matrix4, SMatrix, Vector3};
+use sdrs_geometry::twist::Twist;
 
 /// The top three rows `[R | t]` of a pose.
 pub fn rows(pose: &Isometry3<f64>) -> SMatrix<f64, 3, 4> {

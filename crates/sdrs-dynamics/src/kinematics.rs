@@ -19,9 +19,7 @@ use crate::model::{Elementary, Model};
 use nalgebra::{
     DMatrix, DVector, Isometry3, RealField, SMatrix, SVector, Translation3, UnitQuaternion, Vector3,
 };
-
-/// A link-level gradient: `(force-like, torque-like)` in the twist convention.
-pub type Twist = SVector<f64, 6>;
+use sdrs_geometry::twist::Twist;
 
 /// Generalized coordinates and the reference rotations of spherical and free joints.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]

@@ -153,6 +153,25 @@ fn is_finite_pose(p: &Isometry3<f64>) -> bool {
         && p.rotation.coords.iter().all(|v| v.is_finite())
 }
 
+/// Checks a state θ^t and the link poses one step earlier: one finite pose per link.
+fn check_start(model: &Model, state: &State, previous: &[Isometry3<f64>]) -> Result<()> {
+    if previous.len() != model.links().len() {
+        return Err(DynamicsError::LengthMismatch {
+            what: "previous link poses",
+            actual: previous.len(),
+            expected: model.links().len(),
+        });
+    }
+    state.check(model)?;
+    if let Some(index) = previous.iter().position(|p| !is_finite_pose(p)) {
+        return Err(DynamicsError::NonFinite {
+            what: "previous link poses",
+            index,
+        });
+    }
+    Ok(())
+}
+
 /// The data of one step that does not change during its Newton solve.
 struct StepData<'a> {
     predicted: Vec<SMatrix<f64, 3, 4>>,
@@ -296,20 +315,7 @@ impl Simulator {
     /// ```
     pub fn contacts(&mut self, motion: &Motion) -> Result<Vec<ActiveContact>> {
         let model = &self.model;
-        motion.state.check(model)?;
-        if motion.previous.len() != model.links().len() {
-            return Err(DynamicsError::LengthMismatch {
-                what: "previous link poses",
-                actual: motion.previous.len(),
-                expected: model.links().len(),
-            });
-        }
-        if let Some(index) = motion.previous.iter().position(|p| !is_finite_pose(p)) {
-            return Err(DynamicsError::NonFinite {
-                what: "previous link poses",
-                index,
-            });
-        }
+        check_start(model, &motion.state, &motion.previous)?;
         let Some(hook) = self.contact.as_mut() else {
             return Ok(Vec::new());
         };
@@ -509,20 +515,7 @@ impl Simulator {
         control: &'a Control,
     ) -> Result<(Kinematics, StepData<'a>)> {
         let model = &self.model;
-        if previous.len() != model.links().len() {
-            return Err(DynamicsError::LengthMismatch {
-                what: "previous link poses",
-                actual: previous.len(),
-                expected: model.links().len(),
-            });
-        }
-        current.check(model)?;
-        if let Some(index) = previous.iter().position(|p| !is_finite_pose(p)) {
-            return Err(DynamicsError::NonFinite {
-                what: "previous link poses",
-                index,
-            });
-        }
+        check_start(model, current, previous)?;
         control.check(model.dof())?;
         model.check_limits(current)?;
         let now = Kinematics::new(model, current);

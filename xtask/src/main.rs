@@ -29,6 +29,7 @@ const SUITES: &[&str] = &[
     "diff",
     "contact-mesh",
     "robots",
+    "algorithms",
 ];
 
 #[derive(Parser)]

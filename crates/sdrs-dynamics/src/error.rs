@@ -207,6 +207,21 @@ pub enum DynamicsError {
         /// Where.
         index: usize,
     },
+    /// Forward dynamics met a DoF that moves no inertia: its articulated inertia along its
+    /// motion is not positive.
+    #[error(
+        "DoF {dof} ({name}) moves no inertia (articulated inertia {pivot:e} along its motion): \
+         forward dynamics needs mass in every DoF's subtree that the DoF moves (no massless \
+         leaf link, no rotation chart at its singularity)"
+    )]
+    SingularInertia {
+        /// The DoF.
+        dof: usize,
+        /// Its name ([`crate::Model::dof_name`]).
+        name: String,
+        /// `S_kᵀ I^A_k S_k`.
+        pivot: f64,
+    },
     /// Two links' collision shapes overlap in the state a step starts from.
     #[error(
         "links '{link_a}' and '{link_b}' overlap at the start of the step, so the contact \

@@ -23,6 +23,8 @@
 //!   (generalized, or a free body's linear and angular velocity), with velocities read back.
 //! - [`wrench`]: external wrenches on links as generalized forces
 //!   ([`Control::add_wrench`]).
+//! - [`algorithms`]: RNEA, CRBA, ABA, `M⁻¹`, frame placements and Jacobians, centre of mass,
+//!   and the analytical RNEA and ABA derivatives over a reusable [`RigidBodyData`] workspace.
 //! - [`energy`]: inertia and gravity from the second moments (eq. 2-4, O(1) per link).
 //! - [`scenes`]: ready-made scenes (box on an incline, chains, a 7-DoF arm, the paper's
 //!   rotating chains) shared by tests, examples and benchmarks.
@@ -68,6 +70,7 @@
 //!   of solid-hull inertia is not provided; user energies are not differentiated with respect
 //!   to the design.
 
+pub mod algorithms;
 pub mod energy;
 pub mod error;
 pub mod filter;
@@ -83,6 +86,7 @@ pub mod stepper;
 pub mod urdf;
 pub mod wrench;
 
+pub use algorithms::{AbaDerivatives, JacobianFrame, RigidBodyData, RneaDerivatives};
 pub use error::{DynamicsError, Result};
 pub use filter::{ExcludedPair, LinkContact};
 pub use handles::{BodyId, Frame, JointId, LinkId};

@@ -1,5 +1,6 @@
 //! Integration tests of sdrs-dynamics (one binary).
 
+mod algorithms;
 mod backward;
 mod contacts;
 mod filter;

@@ -4,6 +4,8 @@
 //! `benches/benches/`) and writes a markdown summary to `target/sdrs-report/SUITE.md`: one table
 //! per benchmark group, one row per input size, one column per benchmarked function, the
 //! median time in each cell, and a fitted log-log slope per column where inputs are numeric.
+//! Peer libraries' timings of the same benchmarks (`benches/reference/*_timings.json`, written
+//! by the scripts there) appear beside them with the ratio (see `report.rs` for the format).
 //!
 //! `cargo xtask test [ARGS]` is the README's test command: it puts the browser tools in place
 //! (see [`test`]) and runs `cargo test --workspace ARGS`.
@@ -100,7 +102,7 @@ fn run_suite(root: &Path, suite: &str, quick: bool) -> Result<PathBuf> {
     if !status.success() {
         bail!("cargo bench for suite {suite} failed with {status}");
     }
-    let markdown = report::render(suite, &data, quick)?;
+    let markdown = report::render(suite, &data, quick, &root.join("benches").join("reference"))?;
     let out_dir = root.join("target").join("sdrs-report");
     std::fs::create_dir_all(&out_dir)?;
     let out = out_dir.join(format!("{suite}.md"));

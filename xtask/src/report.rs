@@ -8,6 +8,7 @@ use std::path::Path;
 
 #[derive(Deserialize)]
 struct BenchmarkId {
+    full_id: String,
     group_id: String,
     function_id: Option<String>,
     value_str: Option<String>,
@@ -30,7 +31,11 @@ const EXTRA: &str = "extra.md";
 /// One group's medians: input → function → nanoseconds.
 type Group = BTreeMap<String, BTreeMap<String, f64>>;
 
-fn collect(dir: &Path, groups: &mut BTreeMap<String, Group>) -> Result<()> {
+/// Every benchmark's median by criterion's full id (`GROUP/FUNCTION/INPUT`, parts absent when
+/// the benchmark has none), in nanoseconds.
+type Medians = BTreeMap<String, f64>;
+
+fn collect(dir: &Path, groups: &mut BTreeMap<String, Group>, medians: &mut Medians) -> Result<()> {
     for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
         let path = entry?.path();
         if !path.is_dir() {
@@ -42,6 +47,7 @@ fn collect(dir: &Path, groups: &mut BTreeMap<String, Group>) -> Result<()> {
             let est: Estimates = serde_json::from_str(&std::fs::read_to_string(
                 path.join("new").join("estimates.json"),
             )?)?;
+            medians.insert(id.full_id, est.median.point_estimate);
             groups
                 .entry(id.group_id)
                 .or_default()
@@ -52,7 +58,7 @@ fn collect(dir: &Path, groups: &mut BTreeMap<String, Group>) -> Result<()> {
                     est.median.point_estimate,
                 );
         } else {
-            collect(&path, groups)?;
+            collect(&path, groups, medians)?;
         }
     }
     Ok(())
@@ -84,10 +90,92 @@ pub fn log_log_slope(points: &[(f64, f64)]) -> Option<f64> {
     (sxx > 0.0).then(|| sxy / sxx)
 }
 
-/// Renders the report of `suite` from criterion's data directory.
-pub fn render(suite: &str, data: &Path, quick: bool) -> Result<String> {
+/// A peer library's timings of some of a suite's benchmarks, measured outside Rust by a
+/// script under `benches/reference/` and committed there as `NAME_timings.json`:
+///
+/// ```json
+/// {"suite": "algorithms", "peer": "Pinocchio 4.1.0 (C++ through its Python bindings)",
+///  "measured": "2026-11-23", "machine": "x86_64, CPython 3.11.7", "note": "how it was timed",
+///  "unit": "us", "rows": {"aba/ur5": 4.5, "aba/solo12": 13.3}}
+/// ```
+///
+/// `rows` is keyed by criterion's benchmark id in the suite (`GROUP/INPUT`, or
+/// `GROUP/FUNCTION/INPUT` when a group benchmarks several functions); `unit` is `ns`, `us` or
+/// `ms`. The report puts each row beside sdrs's median with the ratio sdrs / peer.
+#[derive(Deserialize)]
+struct Peer {
+    suite: String,
+    peer: String,
+    measured: String,
+    machine: String,
+    note: String,
+    unit: String,
+    rows: BTreeMap<String, f64>,
+}
+
+/// The sections comparing `medians` with every peer file of `suite` in `dir`.
+fn peer_sections(suite: &str, medians: &Medians, dir: &Path) -> Result<String> {
+    let mut md = String::new();
+    if !dir.is_dir() {
+        return Ok(md);
+    }
+    let mut files: Vec<_> = std::fs::read_dir(dir)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<std::io::Result<_>>()?;
+    files.sort();
+    for path in files {
+        let is_peer = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.ends_with("_timings.json"));
+        if !is_peer {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path)?;
+        let peer: Peer = serde_json::from_str(&text)
+            .with_context(|| format!("{} is not a peer timing file", path.display()))?;
+        if peer.suite != suite {
+            continue;
+        }
+        let scale = match peer.unit.as_str() {
+            "ns" => 1.0,
+            "us" => 1e3,
+            "ms" => 1e6,
+            other => anyhow::bail!("{}: unit {other:?} (allowed: ns, us, ms)", path.display()),
+        };
+        writeln!(md, "## Beside {}\n", peer.peer)?;
+        writeln!(
+            md,
+            "From `{}`, measured {} ({}): {}.\n",
+            path.file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default(),
+            peer.measured,
+            peer.machine,
+            peer.note
+        )?;
+        writeln!(
+            md,
+            "| benchmark | sdrs | peer | sdrs / peer |\n|---|---|---|---|"
+        )?;
+        for (id, &value) in &peer.rows {
+            let theirs = value * scale;
+            let (ours, ratio) = medians.get(id).map_or(("—".into(), "—".into()), |&t| {
+                (format_time(t), format!("{:.2}", t / theirs))
+            });
+            writeln!(md, "| {id} | {ours} | {} | {ratio} |", format_time(theirs))?;
+        }
+        writeln!(md)?;
+    }
+    Ok(md)
+}
+
+/// Renders the report of `suite` from criterion's data directory, with the peer timings of
+/// `peers` (see [`Peer`]) beside it.
+pub fn render(suite: &str, data: &Path, quick: bool, peers: &Path) -> Result<String> {
     let mut groups = BTreeMap::new();
-    collect(data, &mut groups)?;
+    let mut medians = Medians::new();
+    collect(data, &mut groups, &mut medians)?;
     let mut md = String::new();
     writeln!(md, "# Benchmark report: `{suite}`\n")?;
     writeln!(
@@ -143,12 +231,40 @@ pub fn render(suite: &str, data: &Path, quick: bool) -> Result<String> {
     if extra.exists() {
         md.push_str(&std::fs::read_to_string(&extra)?);
     }
+    md.push_str(&peer_sections(suite, &medians, peers)?);
     Ok(md)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::log_log_slope;
+    use super::{Medians, log_log_slope, peer_sections};
+
+    #[test]
+    fn peer_rows_sit_beside_ours_with_the_ratio() {
+        let dir = std::env::temp_dir().join(format!("sdrs-peers-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = r#"{"suite": "algorithms", "peer": "Lib 1.0", "measured": "today",
+            "machine": "here", "note": "a loop", "unit": "us",
+            "rows": {"aba/ur5": 2.0, "aba/talos": 10.0}}"#;
+        std::fs::write(dir.join("lib_timings.json"), file).unwrap();
+        std::fs::write(dir.join("other.json"), "not a peer file").unwrap();
+        let medians = Medians::from([("aba/ur5".to_string(), 3000.0)]);
+        let md = peer_sections("algorithms", &medians, &dir).unwrap();
+        assert!(md.contains("## Beside Lib 1.0"), "{md}");
+        assert!(
+            md.contains("| aba/ur5 | 3.00 µs | 2.00 µs | 1.50 |"),
+            "{md}"
+        );
+        assert!(md.contains("| aba/talos | — | 10.00 µs | — |"), "{md}");
+        assert!(
+            peer_sections("dynamics", &medians, &dir)
+                .unwrap()
+                .is_empty()
+        );
+        std::fs::write(dir.join("bad_timings.json"), "{}").unwrap();
+        assert!(peer_sections("algorithms", &medians, &dir).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn slope_of_a_power_law_is_its_exponent() {

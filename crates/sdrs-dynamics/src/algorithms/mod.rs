@@ -21,7 +21,7 @@
 //! uses, so these algorithms and the step agree; gravity is a world acceleration vector
 //! argument (the step's `StepSettings::gravity` `g` is `(0, 0, −g)`).
 //!
-//! **Spatial algebra** in world coordinates, `(linear, angular)` ([`spatial`]): all per-DoF
+//! **Spatial algebra** in world coordinates, `(linear, angular)` (`algorithms/spatial.rs`): all per-DoF
 //! quantities (screws, velocities, inertias) live in the world frame, as in Carpentier &
 //! Mansard's derivatives.
 //!
@@ -64,7 +64,7 @@ pub mod frames;
 pub mod minverse;
 pub mod rnea;
 pub mod rnea_derivatives;
-pub mod spatial;
+mod spatial;
 
 pub use aba_derivatives::AbaDerivatives;
 pub use data::RigidBodyData;

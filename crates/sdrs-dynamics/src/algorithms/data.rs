@@ -38,6 +38,9 @@ pub struct RigidBodyData {
     pub(super) body: Vec<Option<Matrix4<f64>>>,
     /// Per link: its last DoF (the DoF that carries its mass), if any.
     pub(super) carrier: Vec<Option<usize>>,
+    /// Per DoF `k`, its subtree's DoFs ascending: `subtree[subtree_starts[k]..subtree_starts[k + 1]]`.
+    pub(super) subtree: Vec<usize>,
+    pub(super) subtree_starts: Vec<usize>,
 
     pub(super) placements: Vec<Isometry3<f64>>,
     pub(super) screw: Vec<Vector6<f64>>,
@@ -119,6 +122,18 @@ impl RigidBodyData {
                 }
             }
         }
+        let mut members: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for j in 0..n {
+            for k in ancestors(&parent, j) {
+                members[k].push(j);
+            }
+        }
+        let mut subtree_starts = vec![0];
+        for m in &mut members {
+            m.sort_unstable();
+            subtree_starts.push(subtree_starts.last().copied().unwrap_or(0) + m.len());
+        }
+        let subtree = members.concat();
         let six = || vec![Vector6::zeros(); n];
         let matrices = || vec![Matrix6::zeros(); n];
         Self {
@@ -128,6 +143,8 @@ impl RigidBodyData {
             link_of,
             body,
             carrier,
+            subtree,
+            subtree_starts,
             placements: vec![Isometry3::identity(); links.len()],
             screw: six(),
             inertia: matrices(),

@@ -3,7 +3,7 @@
 //! `computeMinverse`), without forming or factorising `M`.
 //!
 //! `M⁻¹ τ` is ABA at rest without gravity, which is linear in `τ`; the recursion carries the
-//! 6 x n matrices of that linear map. Backward, `P_k = ∂p^A_k/∂τ` (non-zero on `k`'s subtree
+//! 6 x n matrices of that linear map (their non-zero columns only). Backward, `P_k = ∂p^A_k/∂τ` (non-zero on `k`'s subtree
 //! only) gives row `k` of the backward part, `r_k = (e_kᵀ − S_kᵀ P_k) / D_k`, and the parent
 //! receives `P_k + U_k r_k`. Forward, with `A_k = ∂a_k/∂τ`,
 //! `(M⁻¹)_k = r_k − U_kᵀ A_λ / D_k` and `A_k = A_λ + S_k (M⁻¹)_k`; only the columns `j ≥ k`
@@ -48,10 +48,20 @@ impl RigidBodyData {
     pub(super) fn minverse_from_pivots(&mut self) {
         let n = self.dof();
         let block = |k: usize, j: usize| 6 * (n * k + j);
-        self.blocks.fill(0.0);
+        // Only subtree columns of P_k are ever non-zero.
+        for k in 0..n {
+            for i in self.subtree_starts[k]..self.subtree_starts[k + 1] {
+                let at = block(k, self.subtree[i]);
+                self.blocks[at..at + 6].fill(0.0);
+            }
+        }
         for k in (0..n).rev() {
             let (s, u, d) = (self.screw[k], self.u[k], self.d[k]);
             for j in k..n {
+                self.minv[(k, j)] = 0.0;
+            }
+            for i in self.subtree_starts[k]..self.subtree_starts[k + 1] {
+                let j = self.subtree[i];
                 let at = block(k, j);
                 let pk = Vector6::from_column_slice(&self.blocks[at..at + 6]);
                 let r = (f64::from(j == k) - s.dot(&pk)) / d;

@@ -161,7 +161,7 @@ impl Simulator {
         data: &StepData,
     ) -> Result<StepDerivatives> {
         let (n, links, dt) = (self.model.dof(), self.model.links().len(), self.settings.dt);
-        let terms = self.terms(kin, now, previous, data)?;
+        let terms = self.terms(kin, now, previous)?;
         let model = &self.model;
         let mut current = DMatrix::zeros(n, n);
         let mut before = DMatrix::zeros(n, 6 * links);
@@ -205,7 +205,6 @@ impl Simulator {
         kin: &Kinematics,
         now: &Kinematics,
         previous: &[Isometry3<f64>],
-        data: &StepData,
     ) -> Result<Vec<Term>> {
         let model = &self.model;
         let dt = self.settings.dt;
@@ -218,7 +217,7 @@ impl Simulator {
                 let (_, g, h) = link_energy(
                     model.second_moment(i),
                     pose,
-                    &data.predicted[i],
+                    &self.workspace.predicted[i],
                     dt,
                     self.settings.gravity,
                 );
@@ -244,7 +243,7 @@ impl Simulator {
                             mass / count as f64,
                             &x.coords,
                             pose,
-                            &data.predicted[i],
+                            &self.workspace.predicted[i],
                             dt,
                             self.settings.gravity,
                         );

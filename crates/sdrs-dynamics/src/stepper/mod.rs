@@ -617,7 +617,7 @@ impl Simulator {
     /// use sdrs_dynamics::scenes::chain;
     /// use sdrs_dynamics::{Motion, Simulator, State};
     /// let scene = chain(3, 0.01)?;
-    /// let mut sim = Simulator::new(scene.model.clone(), scene.settings)?;
+    /// let mut sim = Simulator::new(scene.model.clone(), scene.settings.clone())?;
     /// let motion = Motion::at_rest(&scene.model, State::zero(&scene.model));
     /// let (next, _) = sim.step(&motion.state, &motion.previous, &scene.control)?;
     /// let at = sim

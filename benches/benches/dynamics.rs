@@ -142,8 +142,8 @@ fn free_robot(name: &str) -> (Scene, State) {
         floating_base: robot.floating_base,
         ..UrdfOptions::default()
     };
-    let model = load_urdf(robot.urdf_path().expect("the robot data"), &options)
-        .expect("the robot loads");
+    let model =
+        load_urdf(robot.urdf_path().expect("the robot data"), &options).expect("the robot loads");
     let start = State::neutral(&model);
     let control = Control::passive(&model);
     let settings = StepSettings::new(0.01).expect("a valid time step");
@@ -159,9 +159,8 @@ fn free_robot(name: &str) -> (Scene, State) {
 
 fn robots(c: &mut Criterion) {
     let mut group = c.benchmark_group("robot_free_step");
-    let mut md = String::from(
-        "## robot_free_step models\n\n| robot | links | DoF |\n|---|---|---|\n",
-    );
+    let mut md =
+        String::from("## robot_free_step models\n\n| robot | links | DoF |\n|---|---|---|\n");
     for name in FREE_ROBOTS {
         let (scene, start) = free_robot(name);
         md.push_str(&format!(

@@ -61,9 +61,11 @@ fn evaluation_allocates_nothing_after_a_step(model: Model, control: Control, sta
     let settings = StepSettings::new(0.01).expect("a valid time step");
     let mut sim = Simulator::new(model.clone(), settings).expect("no contact");
     let mut motion = Motion::at_rest(&model, start);
-    sim.advance(&mut motion, &control).expect("the step converges");
+    sim.advance(&mut motion, &control)
+        .expect("the step converges");
     let before = motion.clone();
-    sim.advance(&mut motion, &control).expect("the step converges");
+    sim.advance(&mut motion, &control)
+        .expect("the step converges");
     let mut nearby = motion.state.clone();
     nearby.q.add_scalar_mut(1e-3);
     for at in [&motion.state, &nearby] {
@@ -76,7 +78,8 @@ fn evaluation_allocates_nothing_after_a_step(model: Model, control: Control, sta
         });
         assert!(residual.is_finite());
         assert_eq!(
-            allocations, 0,
+            allocations,
+            0,
             "evaluating the objective of a {}-DoF model allocated {allocations} times",
             model.dof()
         );

@@ -36,10 +36,10 @@ pub use settings::{
 use crate::motion::Motion;
 
 use crate::energy::{link_energy, rows};
-use assembly::Composites;
 use crate::error::{DynamicsError, Result};
 use crate::kinematics::{Kinematics, State};
 use crate::model::Model;
+use assembly::Composites;
 use nalgebra::{DMatrix, DVector, Isometry3, SMatrix};
 use sdrs_contact::barrier::barrier;
 use std::time::{Duration, Instant};

@@ -49,6 +49,7 @@ use crate::kinematics::Kinematics;
 use crate::model::Model;
 use nalgebra::{DMatrix, DVector, Matrix3, Matrix6, Vector3, Vector6};
 use sdrs_geometry::twist::Twist;
+use std::ops::AddAssign;
 
 /// Per-link composite blocks and wrenches, kept between evaluations so that assembling does
 /// not allocate once the buffers have the model's size.
@@ -104,13 +105,8 @@ impl Composites {
 
     /// Sums every link's block and wrench into its ancestors' (leaves to root).
     pub(crate) fn accumulate(&mut self, model: &Model) {
-        for (i, link) in model.links().iter().enumerate().rev() {
-            if let Some(p) = link.parent {
-                let (block, wrench) = (self.blocks[i], self.wrenches[i]);
-                self.blocks[p] += block;
-                self.wrenches[p] += wrench;
-            }
-        }
+        sum_subtrees(model, &mut self.blocks);
+        sum_subtrees(model, &mut self.wrenches);
     }
 
     /// Adds the generalized gradient `S_kᵀ W_k` and, when given, the Hessian
@@ -156,9 +152,87 @@ impl Composites {
     }
 }
 
+/// Replaces every link's value by the sum over its subtree (links are listed parents first).
+fn sum_subtrees<T: Copy + AddAssign>(model: &Model, values: &mut [T]) {
+    for (i, link) in model.links().iter().enumerate().rev() {
+        if let Some(p) = link.parent {
+            let value = values[i];
+            values[p] += value;
+        }
+    }
+}
+
+/// The link terms' part of the backward pass's mixed block `∂²O/∂θ^{t+1}∂θ^t`, by the same
+/// recursion: a link block `B_i = ∂g_i/∂ξ_i^t` enters as `S_k(θ^{t+1})ᵀ X(o_i)ᵀ B_i X(o_i^t)
+/// S_l(θ^t)` for DoFs `k`, `l` on link `i`'s path, so with the composites
+/// `K_j = Σ_{i ∈ sub(j)} X(o_i)ᵀ B_i X(o_i^t)` the entry for `k` on the path of `l`'s link `j`
+/// (or the other way round) is `S_k · K_j S_l^t` (or `S_l · K_j S_k^t`). Mixed derivatives
+/// between two configurations have no second-order kinematic term.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct CrossComposites {
+    /// Per link, `X(o)ᵀ B X(o^t)`; after [`CrossComposites::accumulate`], summed over the
+    /// subtree.
+    blocks: Vec<Matrix6<f64>>,
+}
+
+impl CrossComposites {
+    /// Starts an assembly for `links` links: every block zero.
+    pub(crate) fn clear(&mut self, links: usize) {
+        self.blocks.clear();
+        self.blocks.resize(links, Matrix6::zeros());
+    }
+
+    /// Adds link `i`'s block `b = ∂g/∂ξ^t` (link twists), its origin at `o` now and `o_t` at
+    /// step t.
+    pub(crate) fn add_link(
+        &mut self,
+        i: usize,
+        o: &Vector3<f64>,
+        o_t: &Vector3<f64>,
+        b: &Matrix6<f64>,
+    ) {
+        let mut from = Matrix6::identity();
+        from.fixed_view_mut::<3, 3>(0, 3)
+            .copy_from(&-o_t.cross_matrix());
+        let mut to = Matrix6::identity();
+        to.fixed_view_mut::<3, 3>(0, 3)
+            .copy_from(&-o.cross_matrix());
+        self.blocks[i] += to.transpose() * b * from;
+    }
+
+    /// Sums every link's block into its ancestors'.
+    pub(crate) fn accumulate(&mut self, model: &Model) {
+        sum_subtrees(model, &mut self.blocks);
+    }
+
+    /// Adds the accumulated blocks to `out` (rows: DoFs at `kin`, columns: DoFs at `now`).
+    pub(crate) fn add_to(
+        &self,
+        model: &Model,
+        kin: &Kinematics,
+        now: &Kinematics,
+        out: &mut DMatrix<f64>,
+    ) {
+        for (j, link) in model.links().iter().enumerate() {
+            let first = model.dof_offset(j);
+            let block = &self.blocks[j];
+            for l in first..first + link.joint.dof() {
+                let column = block * now.world_screw(l);
+                let row = block.transpose() * kin.world_screw(l);
+                for &k in model.path(j).iter().take_while(|&&k| k <= l) {
+                    out[(k, l)] += kin.world_screw(k).dot(&column);
+                    if k != l {
+                        out[(l, k)] += now.world_screw(k).dot(&row);
+                    }
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::Composites;
+    use super::{Composites, CrossComposites};
     use crate::energy::link_energy;
     use crate::kinematics::{Kinematics, State};
     use crate::model::{JointKind, Link, MassModel, Model};
@@ -264,6 +338,41 @@ mod tests {
         let (mut g_new, mut h_new) = (DVector::zeros(n), DMatrix::zeros(n, n));
         composites.add_to(model, &kin, &mut g_new, Some(&mut h_new));
         [(g_old, h_old), (g_new, h_new)]
+    }
+
+    #[test]
+    fn the_cross_composites_equal_the_jacobian_products_on_random_trees() {
+        let mut noise = Noise(0x2545_f491_4f6c_dd1d);
+        for case in 0..40 {
+            let (floating, chain) = (case % 2 == 0, case % 3 == 0);
+            let links = 1 + noise.pick(12);
+            let model = random_model(&mut noise, links, floating, chain);
+            let [kin, now] = [0.7, 0.5].map(|spread| {
+                let q = DVector::from_fn(model.dof(), |_, _| spread * noise.next());
+                Kinematics::new(&model, &State::new(&model, q).expect("the model's size"))
+            });
+            let n = model.dof();
+            let (mut old, mut new) = (DMatrix::zeros(n, n), DMatrix::zeros(n, n));
+            let mut cross = CrossComposites::default();
+            cross.clear(links);
+            for i in 0..links {
+                let b = SMatrix::<f64, 6, 6>::from_fn(|_, _| noise.next());
+                kin.add_cross(&now, &[i], &b, &mut old);
+                let (o, o_t) = (
+                    kin.poses()[i].translation.vector,
+                    now.poses()[i].translation.vector,
+                );
+                cross.add_link(i, &o, &o_t, &b);
+            }
+            cross.accumulate(&model);
+            cross.add_to(&model, &kin, &now, &mut new);
+            let scale = old.amax().max(1.0);
+            assert!(
+                (&new - &old).amax() < 1e-12 * scale,
+                "case {case}: the blocks differ by {:e} (scale {scale:e})",
+                (&new - &old).amax()
+            );
+        }
     }
 
     #[test]

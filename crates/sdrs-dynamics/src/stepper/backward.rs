@@ -2,6 +2,7 @@
 //! theorem): with respect to the step-t coordinates, the previous poses, the PD targets and
 //! the design (hull vertices and attachment points).
 
+use super::assembly::CrossComposites;
 use super::{Simulator, StepData};
 use crate::energy::{link_energy, link_energy_cross};
 use crate::error::Result;
@@ -165,8 +166,21 @@ impl Simulator {
         let model = &self.model;
         let mut current = DMatrix::zeros(n, n);
         let mut before = DMatrix::zeros(n, 6 * links);
+        let mut inertia = CrossComposites::default();
+        inertia.clear(links);
         for term in &terms {
-            kin.add_cross(now, term.links(), &term.step_t, &mut current);
+            if term.count == 1 {
+                // A link's inertia: through the composites below.
+                let i = term.links[0];
+                inertia.add_link(
+                    i,
+                    &kin.poses()[i].translation.vector,
+                    &now.poses()[i].translation.vector,
+                    &term.step_t.fixed_view::<6, 6>(0, 0).into_owned(),
+                );
+            } else {
+                kin.add_cross(now, term.links(), &term.step_t, &mut current);
+            }
             if let Some(at_prev) = &term.step_prev {
                 let i = term.links[0];
                 for (k, col) in kin.jacobian(i) {
@@ -177,6 +191,8 @@ impl Simulator {
                 }
             }
         }
+        inertia.accumulate(model);
+        inertia.add_to(model, kin, now, &mut current);
         let c = data.control;
         for j in 0..n {
             current[(j, j)] -= 2.0 * c.kd[j] / (dt * dt);

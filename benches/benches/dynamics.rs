@@ -3,8 +3,9 @@
 //! - `chain_step`: serial chains of 2..64 revolute links, no contact (articulated dynamics
 //!   alone: kinematics, inertia, dense Newton). The report gives the log-log slope over 8-64.
 //! - `arm7_step`: a 7-DoF arm under stable PD, no contact.
-//! - `robot_free_step`: robots of example-robot-data (UR5, Solo-12, ANYmal C, whose URDF has
-//!   46 links for 18 DoF, and TALOS reduced) without contact, from their neutral state.
+//! - `robot_free_step`: robots of example-robot-data (UR5, Solo-12, ANYmal C, which imports as
+//!   78 links for 18 DoF, most of them joined by fixed joints, and TALOS reduced) without
+//!   contact, passive, from their neutral state; the report lists links and DoFs.
 //! - `box_step`: a 20 cm, 1 kg box resting on the ground and a stack of 5 such boxes, SDRS hull
 //!   contact with friction μ = 0.5 (MuJoCo's `mj_step` on the same scenes:
 //!   `benches/reference/mujoco_step.py`).

@@ -1,8 +1,14 @@
 //! Suite `dynamics`: per-step cost of the position-level Newton time step (SDRS eq. 14).
 //!
 //! - `chain_step`: serial chains of 2..64 revolute links, no contact (articulated dynamics
-//!   alone: kinematics, inertia, dense Newton).
+//!   alone: kinematics, inertia, dense Newton). The report gives the log-log slope over 8-64.
 //! - `arm7_step`: a 7-DoF arm under stable PD, no contact.
+//! - `robot_free_step`: robots of example-robot-data (UR5, Solo-12, ANYmal C, which imports as
+//!   78 links for 18 DoF, most of them joined by fixed joints, and TALOS reduced) without
+//!   contact, passive, from their neutral state; the report lists links and DoFs.
+//! - `box_step`: a 20 cm, 1 kg box resting on the ground and a stack of 5 such boxes, SDRS hull
+//!   contact with friction μ = 0.5 (MuJoCo's `mj_step` on the same scenes:
+//!   `benches/reference/mujoco_step.py`).
 //! - `rotating_chains_step`: the SDRS performance scene (sec. V-A) with N links per chain,
 //!   after 100 steps of motion, with SDRS contact and friction.
 //!
@@ -10,19 +16,31 @@
 //! the time is that of one step of a running simulation.
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use nalgebra::{Isometry3, Vector3};
 use sdrs_benches::report_section;
-use sdrs_dynamics::scenes::{Scene, arm7, chain, rotating_chains};
-use sdrs_dynamics::{Motion, Simulator, State, StepTimings};
+use sdrs_dynamics::scenes::{Scene, arm7, chain, rotating_chains, sdrs_contact};
+use sdrs_dynamics::{
+    Control, JointKind, Link, MassModel, Model, Motion, Simulator, State, StepSettings,
+    StepTimings, UrdfOptions, load_urdf,
+};
+use sdrs_geometry::ConvexHull;
+use std::time::Instant;
 
-/// A scene run for `warmup` steps from rest: the simulator, the scene and where it got to.
-fn warmed_up(scene: Scene, warmup: usize) -> (Simulator, Scene, Motion) {
+/// A scene run for `warmup` steps from `start`: the simulator, the scene and where it got to.
+fn warmed_up_from(scene: Scene, start: State, warmup: usize) -> (Simulator, Scene, Motion) {
     let mut sim = Simulator::new(scene.model.clone(), scene.settings.clone()).expect("valid scene");
-    let mut motion = Motion::at_rest(&scene.model, State::zero(&scene.model));
+    let mut motion = Motion::at_rest(&scene.model, start);
     for _ in 0..warmup {
         sim.advance(&mut motion, &scene.control)
             .expect("scene steps converge");
     }
     (sim, scene, motion)
+}
+
+/// A scene run for `warmup` steps from rest at its zero configuration.
+fn warmed_up(scene: Scene, warmup: usize) -> (Simulator, Scene, Motion) {
+    let start = State::zero(&scene.model);
+    warmed_up_from(scene, start, warmup)
 }
 
 fn bench_scene(
@@ -47,11 +65,64 @@ fn bench_scene(
     group.finish();
 }
 
+const CHAIN_LINKS: [usize; 6] = [2, 4, 8, 16, 32, 64];
+
+/// Mean wall time of one step of the chain of `n` links (in seconds), over a fixed number of
+/// steps from the same state: a quick figure for the log-log slope in the report.
+fn chain_step_seconds(n: usize) -> f64 {
+    let (mut sim, scene, motion) = warmed_up(chain(n, 0.01).expect("valid chain"), 5);
+    let repeats = (4096 / n).max(16);
+    let mut best = f64::INFINITY;
+    // The best of five rounds: the minimum is the least disturbed by other load.
+    for _ in 0..5 {
+        let clock = Instant::now();
+        for _ in 0..repeats {
+            sim.step(&motion.state, &motion.previous, &scene.control)
+                .expect("chain steps converge");
+        }
+        best = best.min(clock.elapsed().as_secs_f64() / repeats as f64);
+    }
+    best
+}
+
+/// The least-squares slope of `ln t` against `ln n`.
+fn log_log_slope(points: &[(usize, f64)]) -> f64 {
+    let xs: Vec<f64> = points.iter().map(|(n, _)| (*n as f64).ln()).collect();
+    let ys: Vec<f64> = points.iter().map(|(_, t)| t.ln()).collect();
+    let (mx, my) = (
+        xs.iter().sum::<f64>() / xs.len() as f64,
+        ys.iter().sum::<f64>() / ys.len() as f64,
+    );
+    let sxy: f64 = xs.iter().zip(&ys).map(|(x, y)| (x - mx) * (y - my)).sum();
+    let sxx: f64 = xs.iter().map(|x| (x - mx) * (x - mx)).sum();
+    sxy / sxx
+}
+
+fn chain_scaling() {
+    let points: Vec<(usize, f64)> = CHAIN_LINKS
+        .iter()
+        .map(|&n| (n, chain_step_seconds(n)))
+        .collect();
+    let mut md = String::from(
+        "## chain_step scaling (no contact, best of 5 rounds)\n\n| links | step |\n|---|---|\n",
+    );
+    for (n, t) in &points {
+        md.push_str(&format!("| {n} | {:.2} µs |\n", t * 1e6));
+    }
+    let large: Vec<(usize, f64)> = points.iter().copied().filter(|(n, _)| *n >= 8).collect();
+    md.push_str(&format!(
+        "\nlog-log slope over 8-64 links: {:.2}\n\n",
+        log_log_slope(&large)
+    ));
+    report_section(&md);
+}
+
 fn chains(c: &mut Criterion) {
+    chain_scaling();
     bench_scene(
         c,
         "chain_step",
-        &[2, 4, 8, 16, 32, 64],
+        &CHAIN_LINKS,
         |n| chain(n, 0.01).expect("valid chain"),
         5,
     );
@@ -59,6 +130,114 @@ fn chains(c: &mut Criterion) {
 
 fn arm(c: &mut Criterion) {
     bench_scene(c, "arm7_step", &[7], |_| arm7(0.01).expect("valid arm"), 5);
+}
+
+/// The robots of the no-contact step, by their `sdrs_robot_data` names.
+const FREE_ROBOTS: [&str; 4] = ["ur5", "solo12", "anymal", "talos"];
+
+/// A robot of example-robot-data without contact, passive, from its neutral state.
+fn free_robot(name: &str) -> (Scene, State) {
+    let robot = sdrs_robot_data::robot(name).expect("a known robot");
+    let options = UrdfOptions {
+        package_paths: vec![sdrs_robot_data::package_path().expect("the robot data")],
+        floating_base: robot.floating_base,
+        ..UrdfOptions::default()
+    };
+    let model =
+        load_urdf(robot.urdf_path().expect("the robot data"), &options).expect("the robot loads");
+    let start = State::neutral(&model);
+    let control = Control::passive(&model);
+    let settings = StepSettings::new(0.01).expect("a valid time step");
+    (
+        Scene {
+            model,
+            settings,
+            control,
+        },
+        start,
+    )
+}
+
+fn robots(c: &mut Criterion) {
+    let mut group = c.benchmark_group("robot_free_step");
+    let mut md =
+        String::from("## robot_free_step models\n\n| robot | links | DoF |\n|---|---|---|\n");
+    for name in FREE_ROBOTS {
+        let (scene, start) = free_robot(name);
+        md.push_str(&format!(
+            "| {name} | {} | {} |\n",
+            scene.model.links().len(),
+            scene.model.dof()
+        ));
+        let (mut sim, scene, motion) = warmed_up_from(scene, start, 5);
+        group.bench_function(BenchmarkId::from_parameter(name), |b| {
+            b.iter(|| {
+                sim.step(&motion.state, &motion.previous, &scene.control)
+                    .expect("the robot steps")
+                    .1
+                    .iterations
+            })
+        });
+    }
+    md.push('\n');
+    report_section(&md);
+    group.finish();
+}
+
+/// A fixed 40 m x 40 m, 1 m thick ground slab with its top face at z = 0 and `count` free
+/// 20 cm, 1 kg boxes stacked on it, each starting 19.5 mm above the one below (about where
+/// the barrier carries one box's weight); SDRS hull contact with friction μ = 0.5, Δt = 10 ms.
+/// `benches/reference/mujoco_step.py` builds the same scene for MuJoCo.
+fn box_stack(count: usize) -> Scene {
+    let cube = |half: Vector3<f64>| ConvexHull::cuboid(half).expect("positive half extents");
+    let mut links = vec![Link::new(
+        "ground",
+        None,
+        Isometry3::translation(0.0, 0.0, -0.5),
+        JointKind::Fixed,
+        vec![cube(Vector3::new(20.0, 20.0, 0.5))],
+        MassModel::Lumped { mass: 1.0 },
+    )];
+    for k in 0..count {
+        links.push(Link::new(
+            format!("box{k}"),
+            None,
+            Isometry3::translation(0.0, 0.0, 0.1195 + 0.2195 * k as f64),
+            JointKind::Free,
+            vec![cube(Vector3::repeat(0.1))],
+            MassModel::Lumped { mass: 1.0 },
+        ));
+    }
+    let model = Model::new(links).expect("a valid stack");
+    let mut settings = StepSettings::new(0.01).expect("a valid time step");
+    settings.contact = Some(
+        sdrs_contact(Some(0.5))
+            .expect("valid contact settings")
+            .with_skip_adjacent(false),
+    );
+    let control = Control::passive(&model);
+    Scene {
+        model,
+        settings,
+        control,
+    }
+}
+
+fn boxes(c: &mut Criterion) {
+    let mut group = c.benchmark_group("box_step");
+    for (name, count) in [("resting_box", 1), ("stack_5", 5)] {
+        // One second of settling: the boxes are at rest on each other when timed.
+        let (mut sim, scene, motion) = warmed_up(box_stack(count), 100);
+        group.bench_function(BenchmarkId::from_parameter(name), |b| {
+            b.iter(|| {
+                sim.step(&motion.state, &motion.previous, &scene.control)
+                    .expect("the boxes step")
+                    .1
+                    .iterations
+            })
+        });
+    }
+    group.finish();
 }
 
 /// SDRS Table II's breakdown for the rotating chains: 100 steps from rest, then 100 more
@@ -104,5 +283,5 @@ fn rotating(c: &mut Criterion) {
     );
 }
 
-criterion_group!(benches, chains, arm, rotating);
+criterion_group!(benches, chains, arm, robots, boxes, rotating);
 criterion_main!(benches);

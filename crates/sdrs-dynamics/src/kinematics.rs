@@ -12,7 +12,10 @@
 //! Baker-Campbell-Hausdorff formula rotates by `ω(δ) = Σ ω_k δ_k + ½ Σ_{k<l} δ_k δ_l ω_k × ω_l`.
 //! A link-level gradient `g = (g_v, g_ω)` therefore adds
 //! `g_v · ω_k × (ω_l × o + v_l) + [k < l] ½ g_ω · (ω_k × ω_l)` to the `(k, l)` entry of the
-//! generalized Hessian, on top of `Jᵀ H J`.
+//! generalized Hessian, on top of `Jᵀ H J`. [`Kinematics::add_term`] does exactly this for terms
+//! of a few links (contact pairs, user energies); the link energies, one per link, are
+//! assembled by the composite-body recursion of `stepper::assembly` instead, which rewrites the
+//! same sum over subtrees.
 
 use crate::error::{Result, check_vector};
 use crate::model::{Elementary, Model};
@@ -108,6 +111,14 @@ impl State {
     }
 }
 
+/// `(ω, v)` of a screw stored as the twist `(v, ω)`.
+fn split(screw: &Twist) -> (Vector3<f64>, Vector3<f64>) {
+    (
+        screw.fixed_rows::<3>(3).into_owned(),
+        screw.fixed_rows::<3>(0).into_owned(),
+    )
+}
+
 /// The rotation `Rx(q₀) Ry(q₁) Rz(q₂)` of the three rotation coordinates of a spherical or free
 /// joint, applied after its reference rotation.
 pub(crate) fn chart_rotation(q: &[f64]) -> UnitQuaternion<f64> {
@@ -124,8 +135,24 @@ pub fn forward_kinematics<T: RealField + Copy>(
     q: &[T],
     references: &[UnitQuaternion<f64>],
 ) -> (Vec<Isometry3<T>>, Vec<Isometry3<T>>) {
-    let mut poses: Vec<Isometry3<T>> = Vec::with_capacity(model.links().len());
+    let mut poses = Vec::with_capacity(model.links().len());
     let mut frames = Vec::with_capacity(model.dof());
+    forward_kinematics_into(model, q, references, &mut poses, &mut frames);
+    (poses, frames)
+}
+
+/// [`forward_kinematics`] into given buffers (cleared first; no allocation once they have the
+/// capacity).
+fn forward_kinematics_into<T: RealField + Copy>(
+    model: &Model,
+    q: &[T],
+    references: &[UnitQuaternion<f64>],
+    poses: &mut Vec<Isometry3<T>>,
+    frames: &mut Vec<Isometry3<T>>,
+) {
+    poses.clear();
+    frames.clear();
+    let motions = model.elementary_motions();
     for (i, link) in model.links().iter().enumerate() {
         let parent = link
             .parent
@@ -133,7 +160,8 @@ pub fn forward_kinematics<T: RealField + Copy>(
             .unwrap_or_else(Isometry3::identity);
         let mut frame = parent * link.attachment.cast::<T>();
         let mut referenced = !link.joint.has_reference();
-        for (dof, e) in (model.dof_offset(i)..).zip(link.joint.elementary()) {
+        let first = model.dof_offset(i);
+        for (dof, e) in (first..).zip(&motions[first..first + link.joint.dof()]) {
             match e {
                 Elementary::Rotation(axis) => {
                     if !referenced {
@@ -155,15 +183,20 @@ pub fn forward_kinematics<T: RealField + Copy>(
         }
         poses.push(frame);
     }
-    (poses, frames)
 }
 
 /// Link poses and DoF screws at one configuration.
-#[derive(Debug, Clone)]
+///
+/// [`Kinematics::update`] recomputes them in place, reusing the buffers: the step keeps its
+/// kinematics between evaluations and allocates nothing for them once they have the model's
+/// size.
+#[derive(Debug, Clone, Default)]
 pub struct Kinematics {
     poses: Vec<Isometry3<f64>>,
-    /// Per DoF, `(ω_k, v_k)`.
-    screws: Vec<(Vector3<f64>, Vector3<f64>)>,
+    /// Per DoF, the frame its elementary motion acts in (scratch of the forward pass).
+    frames: Vec<Isometry3<f64>>,
+    /// Per DoF, the world screw `S_k = (v_k, ω_k)`.
+    screws: Vec<Twist>,
     /// Every link's Jacobian columns `(k, ∂ξ/∂q_k)` along its path, links one after another
     /// (one allocation instead of one per link).
     columns: Vec<(usize, Twist)>,
@@ -174,36 +207,61 @@ pub struct Kinematics {
 impl Kinematics {
     /// Forward kinematics of `model` at `state`.
     pub fn new(model: &Model, state: &State) -> Self {
-        let (poses, frames) = forward_kinematics(model, state.q.as_slice(), &state.references);
-        let screws = frames
-            .iter()
-            .zip(model.elementary_motions())
-            .map(|(frame, e)| match e {
-                Elementary::Rotation(axis) => {
-                    let w = frame.rotation * axis;
-                    (w, frame.translation.vector.cross(&w))
-                }
-                Elementary::Translation(axis) => (Vector3::zeros(), frame.rotation * axis),
-            })
-            .collect::<Vec<_>>();
-        let mut starts = Vec::with_capacity(poses.len() + 1);
-        let mut columns = Vec::new();
-        for (i, pose) in poses.iter().enumerate() {
-            starts.push(columns.len());
+        let mut kin = Self::default();
+        kin.update(model, state);
+        kin
+    }
+
+    /// Recomputes the kinematics for `model` at `state` in place, reusing the buffers.
+    ///
+    /// ```
+    /// use sdrs_dynamics::scenes::chain;
+    /// use sdrs_dynamics::{Kinematics, State};
+    /// use nalgebra::DVector;
+    /// let model = chain(3, 0.01)?.model;
+    /// let mut kin = Kinematics::new(&model, &State::zero(&model));
+    /// let bent = State::new(&model, DVector::from_vec(vec![0.2, -0.1, 0.4]))?;
+    /// kin.update(&model, &bent);
+    /// assert_eq!(kin.poses(), Kinematics::new(&model, &bent).poses());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn update(&mut self, model: &Model, state: &State) {
+        forward_kinematics_into(
+            model,
+            state.q.as_slice(),
+            &state.references,
+            &mut self.poses,
+            &mut self.frames,
+        );
+        self.screws.clear();
+        self.screws.extend(
+            self.frames
+                .iter()
+                .zip(model.elementary_motions())
+                .map(|(frame, e)| {
+                    let (w, v) = match e {
+                        Elementary::Rotation(axis) => {
+                            let w = frame.rotation * axis;
+                            (w, frame.translation.vector.cross(&w))
+                        }
+                        Elementary::Translation(axis) => (Vector3::zeros(), frame.rotation * axis),
+                    };
+                    Twist::new(v.x, v.y, v.z, w.x, w.y, w.z)
+                }),
+        );
+        self.starts.clear();
+        self.columns.clear();
+        for (i, pose) in self.poses.iter().enumerate() {
+            self.starts.push(self.columns.len());
             let o = pose.translation.vector;
-            columns.extend(model.path(i).iter().map(|&k| {
-                let (w, v) = screws[k];
+            let screws = &self.screws;
+            self.columns.extend(model.path(i).iter().map(|&k| {
+                let (w, v) = split(&screws[k]);
                 let lin = w.cross(&o) + v;
                 (k, Twist::new(lin.x, lin.y, lin.z, w.x, w.y, w.z))
             }));
         }
-        starts.push(columns.len());
-        Self {
-            poses,
-            screws,
-            columns,
-            starts,
-        }
+        self.starts.push(self.columns.len());
     }
 
     /// World pose of every link.
@@ -213,7 +271,12 @@ impl Kinematics {
 
     /// `(ω_k, v_k)` of DoF `k`.
     pub fn screw(&self, k: usize) -> (Vector3<f64>, Vector3<f64>) {
-        self.screws[k]
+        split(&self.screws[k])
+    }
+
+    /// DoF `k`'s world screw `S_k = (v_k, ω_k)` as a twist about the world origin.
+    pub(crate) fn world_screw(&self, k: usize) -> &Twist {
+        &self.screws[k]
     }
 
     /// Link `i`'s Jacobian columns `(k, ∂ξ/∂q_k)` for the DoFs on its path.
@@ -278,9 +341,9 @@ impl Kinematics {
             let o = self.poses[links[b]].translation.vector;
             let path = model.path(links[b]);
             for (a, &k) in path.iter().enumerate() {
-                let wk = self.screws[k].0;
+                let wk = self.screw(k).0;
                 for &l in &path[a..] {
-                    let (wl, vl) = self.screws[l];
+                    let (wl, vl) = self.screw(l);
                     let mut s = gv.dot(&wk.cross(&(wl.cross(&o) + vl)));
                     if l != k {
                         s += 0.5 * gw.dot(&wk.cross(&wl));

@@ -236,6 +236,8 @@ pub struct Model {
     dof: usize,
     /// Per link, the DoFs on its path from the root, ascending.
     paths: Vec<Vec<usize>>,
+    /// Every DoF's elementary motion, in DoF order.
+    motions: Vec<Elementary>,
     /// Rigid bodies of links joined by fixed joints, and which links move.
     bodies: Bodies,
 }
@@ -293,12 +295,14 @@ impl Model {
         check_unique("link", checked.iter().map(|l| l.name.clone()))?;
         check_unique("joint", checked.iter().map(Link::joint_label))?;
         let bodies = Bodies::new(&checked, &paths);
+        let motions = checked.iter().flat_map(|l| l.joint.elementary()).collect();
         Ok(Self {
             links: checked,
             second_moments,
             dof_offsets,
             dof,
             paths,
+            motions,
             bodies,
         })
     }
@@ -313,8 +317,8 @@ impl Model {
     }
 
     /// Every DoF's elementary motion, in DoF order.
-    pub(crate) fn elementary_motions(&self) -> impl Iterator<Item = Elementary> + '_ {
-        self.links.iter().flat_map(|l| l.joint.elementary())
+    pub(crate) fn elementary_motions(&self) -> &[Elementary] {
+        &self.motions
     }
 
     /// The links.

@@ -2,6 +2,7 @@
 //! theorem): with respect to the step-t coordinates, the previous poses, the PD targets and
 //! the design (hull vertices and attachment points).
 
+use super::assembly::CrossComposites;
 use super::{Simulator, StepData};
 use crate::energy::{link_energy, link_energy_cross};
 use crate::error::Result;
@@ -161,12 +162,25 @@ impl Simulator {
         data: &StepData,
     ) -> Result<StepDerivatives> {
         let (n, links, dt) = (self.model.dof(), self.model.links().len(), self.settings.dt);
-        let terms = self.terms(kin, now, previous, data)?;
+        let terms = self.terms(kin, now, previous)?;
         let model = &self.model;
         let mut current = DMatrix::zeros(n, n);
         let mut before = DMatrix::zeros(n, 6 * links);
+        let mut inertia = CrossComposites::default();
+        inertia.clear(links);
         for term in &terms {
-            kin.add_cross(now, term.links(), &term.step_t, &mut current);
+            if term.count == 1 {
+                // A link's inertia: through the composites below.
+                let i = term.links[0];
+                inertia.add_link(
+                    i,
+                    &kin.poses()[i].translation.vector,
+                    &now.poses()[i].translation.vector,
+                    &term.step_t.fixed_view::<6, 6>(0, 0).into_owned(),
+                );
+            } else {
+                kin.add_cross(now, term.links(), &term.step_t, &mut current);
+            }
             if let Some(at_prev) = &term.step_prev {
                 let i = term.links[0];
                 for (k, col) in kin.jacobian(i) {
@@ -177,6 +191,8 @@ impl Simulator {
                 }
             }
         }
+        inertia.accumulate(model);
+        inertia.add_to(model, kin, now, &mut current);
         let c = data.control;
         for j in 0..n {
             current[(j, j)] -= 2.0 * c.kd[j] / (dt * dt);
@@ -205,7 +221,6 @@ impl Simulator {
         kin: &Kinematics,
         now: &Kinematics,
         previous: &[Isometry3<f64>],
-        data: &StepData,
     ) -> Result<Vec<Term>> {
         let model = &self.model;
         let dt = self.settings.dt;
@@ -218,7 +233,7 @@ impl Simulator {
                 let (_, g, h) = link_energy(
                     model.second_moment(i),
                     pose,
-                    &data.predicted[i],
+                    &self.workspace.predicted[i],
                     dt,
                     self.settings.gravity,
                 );
@@ -244,7 +259,7 @@ impl Simulator {
                             mass / count as f64,
                             &x.coords,
                             pose,
-                            &data.predicted[i],
+                            &self.workspace.predicted[i],
                             dt,
                             self.settings.gravity,
                         );

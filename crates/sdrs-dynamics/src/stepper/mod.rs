@@ -18,6 +18,7 @@
 //! with [`DynamicsError::NotConverged`] otherwise.
 
 mod active;
+mod assembly;
 mod backward;
 pub mod contact;
 mod mesh_contact;
@@ -38,6 +39,7 @@ use crate::energy::{link_energy, rows};
 use crate::error::{DynamicsError, Result};
 use crate::kinematics::{Kinematics, State};
 use crate::model::Model;
+use assembly::Composites;
 use nalgebra::{DMatrix, DVector, Isometry3, SMatrix};
 use sdrs_contact::barrier::barrier;
 use std::time::{Duration, Instant};
@@ -106,6 +108,24 @@ pub struct Simulator {
     model: Model,
     settings: StepSettings,
     contact: Option<Box<dyn ContactHook>>,
+    workspace: Workspace,
+}
+
+/// The buffers of the objective's evaluations, reused across Newton iterations, line-search
+/// trials and steps: once a step has run, evaluating allocates nothing (the contact hook and
+/// user energies aside).
+#[derive(Debug, Clone, Default)]
+struct Workspace {
+    /// The step-t kinematics, lent to the step being prepared and given back after it.
+    now: Kinematics,
+    /// The inertial predictions `2T^t − T^{t−1}` (pose rows) of the prepared step.
+    predicted: Vec<SMatrix<f64, 3, 4>>,
+    /// The composite-body sums of the link energies ([`assembly`]).
+    composites: Composites,
+    /// Evaluations whose buffers the next evaluation reuses.
+    spare: Vec<Evaluation>,
+    /// The evaluation [`Simulator::objective_view`] lends out.
+    viewed: Option<Evaluation>,
 }
 
 /// A step's Hessian at its solution with the mixed blocks ([`Simulator::linearize`]).
@@ -128,7 +148,20 @@ pub struct Objective {
     pub hessian: DMatrix<f64>,
 }
 
+/// The objective of a step at one configuration, lent from the simulator's buffers
+/// ([`Simulator::objective_view`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ObjectiveView<'a> {
+    /// `O`.
+    pub value: f64,
+    /// `∂O/∂θ^{t+1}`.
+    pub gradient: &'a DVector<f64>,
+    /// `∂²O/∂θ^{t+1}²` (unclamped).
+    pub hessian: &'a DMatrix<f64>,
+}
+
 /// The objective at one configuration.
+#[derive(Debug, Clone)]
 struct Evaluation {
     kinematics: Kinematics,
     value: f64,
@@ -172,9 +205,9 @@ fn check_start(model: &Model, state: &State, previous: &[Isometry3<f64>]) -> Res
     Ok(())
 }
 
-/// The data of one step that does not change during its Newton solve.
+/// The data of one step that does not change during its Newton solve (with the inertial
+/// predictions in [`Workspace::predicted`]).
 struct StepData<'a> {
-    predicted: Vec<SMatrix<f64, 3, 4>>,
     q_t: &'a DVector<f64>,
     control: &'a Control,
 }
@@ -194,6 +227,7 @@ impl Simulator {
             model,
             settings,
             contact,
+            workspace: Workspace::default(),
         })
     }
 
@@ -215,6 +249,7 @@ impl Simulator {
             model,
             settings,
             contact: Some(hook),
+            workspace: Workspace::default(),
         })
     }
 
@@ -267,8 +302,9 @@ impl Simulator {
         previous: &[Isometry3<f64>],
         control: &Control,
     ) -> Result<(State, StepReport)> {
-        self.solve(current, previous, control)
-            .map(|(next, report, _)| (next, report))
+        let (next, report, now) = self.solve(current, previous, control)?;
+        self.workspace.now = now;
+        Ok((next, report))
     }
 
     /// Advances `motion` by one step under `control` and returns the step's report.
@@ -288,7 +324,9 @@ impl Simulator {
     pub fn advance(&mut self, motion: &mut Motion, control: &Control) -> Result<StepReport> {
         let (next, report, now) = self.solve(&motion.state, &motion.previous, control)?;
         motion.state = next;
-        motion.previous = now.poses().to_vec();
+        motion.previous.clear();
+        motion.previous.extend_from_slice(now.poses());
+        self.workspace.now = now;
         Ok(report)
     }
 
@@ -349,7 +387,7 @@ impl Simulator {
                 let mut next = state.recentred(&self.model);
                 if next != state {
                     match self.evaluate(&next, &data, true)? {
-                        Ok(e) => eval = e,
+                        Ok(e) => self.recycle(std::mem::replace(&mut eval, e)),
                         Err(_) => next = state,
                     }
                 }
@@ -369,11 +407,12 @@ impl Simulator {
                     iterations: iteration,
                     residual,
                     energy: eval.value,
-                    hessian: eval.hessian,
+                    hessian: eval.hessian.clone(),
                     active_pairs: eval.active_pairs,
                     timings,
                     derivatives,
                 };
+                self.recycle(eval);
                 return Ok((next, report, now));
             }
             let clock = Instant::now();
@@ -394,11 +433,19 @@ impl Simulator {
                 }
                 let mut trial = state.clone();
                 trial.q += &direction * step;
-                if let Ok(e) = self.evaluate(&trial, &data, attempt == 0)?
-                    && e.value <= eval.value + 1e-4 * step * slope
-                {
-                    accepted = Some((trial, (attempt == 0).then_some(e)));
-                    break;
+                match self.evaluate(&trial, &data, attempt == 0)? {
+                    Ok(e) if e.value <= eval.value + 1e-4 * step * slope => {
+                        let kept = if attempt == 0 {
+                            Some(e)
+                        } else {
+                            self.recycle(e);
+                            None
+                        };
+                        accepted = Some((trial, kept));
+                        break;
+                    }
+                    Ok(e) => self.recycle(e),
+                    Err(_) => {}
                 }
                 step *= 0.5;
             }
@@ -408,7 +455,8 @@ impl Simulator {
                     None => self.evaluate_consistently(&next, &data)?,
                 };
                 if let Ok(e) = full {
-                    (state, eval) = (next, e);
+                    state = next;
+                    self.recycle(std::mem::replace(&mut eval, e));
                     continue;
                 }
             }
@@ -421,16 +469,19 @@ impl Simulator {
             for _ in 0..8 {
                 let mut trial = state.clone();
                 trial.q += &direction * step;
-                if let Ok(e) = self.evaluate(&trial, &data, true)?
-                    && e.gradient.amax() < eval.gradient.amax()
-                {
-                    shrunk = Some((trial, e));
-                    break;
+                match self.evaluate(&trial, &data, true)? {
+                    Ok(e) if e.gradient.amax() < eval.gradient.amax() => {
+                        shrunk = Some((trial, e));
+                        break;
+                    }
+                    Ok(e) => self.recycle(e),
+                    Err(_) => {}
                 }
                 step *= 0.5;
             }
             let Some((next, e)) = shrunk else { break };
-            (state, eval) = (next, e);
+            state = next;
+            self.recycle(std::mem::replace(&mut eval, e));
         }
         Err(DynamicsError::NotConverged {
             iterations: self.settings.max_iterations,
@@ -507,7 +558,8 @@ impl Simulator {
     }
 
     /// Checks a step's inputs and gathers what stays fixed during its solve: the kinematics at
-    /// step t, the inertial predictions `2T^t − T^{t−1}` and the friction frames.
+    /// step t (the workspace's, lent until the caller gives it back), the inertial predictions
+    /// `2T^t − T^{t−1}` (into the workspace) and the friction frames.
     fn prepare<'a>(
         &mut self,
         current: &'a State,
@@ -518,18 +570,20 @@ impl Simulator {
         check_start(model, current, previous)?;
         control.check(model.dof())?;
         model.check_limits(current)?;
-        let now = Kinematics::new(model, current);
-        let predicted = now
-            .poses()
-            .iter()
-            .zip(previous)
-            .map(|(t, p)| rows(t) * 2.0 - rows(p))
-            .collect();
+        let mut now = std::mem::take(&mut self.workspace.now);
+        now.update(model, current);
+        let predicted = &mut self.workspace.predicted;
+        predicted.clear();
+        predicted.extend(
+            now.poses()
+                .iter()
+                .zip(previous)
+                .map(|(t, p)| rows(t) * 2.0 - rows(p)),
+        );
         if let Some(hook) = self.contact.as_mut() {
             hook.begin_step(&self.model, &now)?;
         }
         let data = StepData {
-            predicted,
             q_t: &current.q,
             control,
         };
@@ -546,12 +600,52 @@ impl Simulator {
         previous: &[Isometry3<f64>],
         control: &Control,
     ) -> Result<Option<Objective>> {
-        let (_, data) = self.prepare(current, previous, control)?;
+        Ok(self
+            .objective_view(next, current, previous, control)?
+            .map(|o| Objective {
+                value: o.value,
+                gradient: o.gradient.clone(),
+                hessian: o.hessian.clone(),
+            }))
+    }
+
+    /// [`Simulator::objective`] lent from the simulator's buffers instead of copied, valid
+    /// until the simulator is used again: once the simulator has stepped (or evaluated) the
+    /// model, this allocates nothing when the contact hook and user energies do not.
+    ///
+    /// ```
+    /// use sdrs_dynamics::scenes::chain;
+    /// use sdrs_dynamics::{Motion, Simulator, State};
+    /// let scene = chain(3, 0.01)?;
+    /// let mut sim = Simulator::new(scene.model.clone(), scene.settings.clone())?;
+    /// let motion = Motion::at_rest(&scene.model, State::zero(&scene.model));
+    /// let (next, _) = sim.step(&motion.state, &motion.previous, &scene.control)?;
+    /// let at = sim
+    ///     .objective_view(&next, &motion.state, &motion.previous, &scene.control)?
+    ///     .expect("finite: no contact, no limits");
+    /// assert!(at.gradient.amax() < scene.settings.tolerance); // the step's solution
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn objective_view(
+        &mut self,
+        next: &State,
+        current: &State,
+        previous: &[Isometry3<f64>],
+        control: &Control,
+    ) -> Result<Option<ObjectiveView<'_>>> {
+        if let Some(old) = self.workspace.viewed.take() {
+            self.recycle(old);
+        }
+        let (now, data) = self.prepare(current, previous, control)?;
+        self.workspace.now = now;
         next.check(&self.model)?;
-        Ok(self.evaluate(next, &data, true)?.ok().map(|e| Objective {
+        if let Ok(e) = self.evaluate(next, &data, true)? {
+            self.workspace.viewed = Some(e);
+        }
+        Ok(self.workspace.viewed.as_ref().map(|e| ObjectiveView {
             value: e.value,
-            gradient: e.gradient,
-            hessian: e.hessian,
+            gradient: &e.gradient,
+            hessian: &e.hessian,
         }))
     }
 
@@ -581,6 +675,7 @@ impl Simulator {
             Err(_) => return Err(DynamicsError::InfiniteEnergy),
         };
         let derivatives = self.step_derivatives(&eval.kinematics, &now, previous, &data)?;
+        self.workspace.now = now;
         Ok(Linearization {
             hessian: eval.hessian,
             derivatives,
@@ -627,32 +722,81 @@ impl Simulator {
         eig.eigenvectors * scaled
     }
 
+    /// Gives an evaluation's buffers back to the workspace for the next evaluation.
+    fn recycle(&mut self, eval: Evaluation) {
+        self.workspace.spare.push(eval);
+    }
+
     /// The objective at `state`, or which term is infinite there; an error if a term is NaN.
+    /// Its buffers come from the workspace: give them back with [`Simulator::recycle`].
     fn evaluate(
         &mut self,
         state: &State,
         data: &StepData,
         derivatives: bool,
     ) -> Result<std::result::Result<Evaluation, Infinite>> {
+        let mut eval = self.workspace.spare.pop().unwrap_or_else(|| Evaluation {
+            kinematics: Kinematics::default(),
+            value: 0.0,
+            gradient: DVector::zeros(0),
+            hessian: DMatrix::zeros(0, 0),
+            active_pairs: 0,
+        });
+        match self.evaluate_into(&mut eval, state, data, derivatives) {
+            Ok(Ok(())) => Ok(Ok(eval)),
+            Ok(Err(why)) => {
+                self.recycle(eval);
+                Ok(Err(why))
+            }
+            Err(error) => {
+                self.recycle(eval);
+                Err(error)
+            }
+        }
+    }
+
+    /// [`Simulator::evaluate`] into the buffers of `eval`.
+    fn evaluate_into(
+        &mut self,
+        eval: &mut Evaluation,
+        state: &State,
+        data: &StepData,
+        derivatives: bool,
+    ) -> Result<std::result::Result<(), Infinite>> {
         let model = &self.model;
         let n = model.dof();
         let dt = self.settings.dt;
-        let kin = Kinematics::new(model, state);
+        eval.kinematics.update(model, state);
+        let kin = &eval.kinematics;
+        if eval.gradient.len() == n {
+            eval.gradient.fill(0.0);
+            eval.hessian.fill(0.0);
+        } else {
+            eval.gradient = DVector::zeros(n);
+            eval.hessian = DMatrix::zeros(n, n);
+        }
+        let (gradient, hessian) = (&mut eval.gradient, &mut eval.hessian);
         let mut value = 0.0;
-        let mut gradient = DVector::zeros(n);
-        let mut hessian = DMatrix::zeros(n, n);
+        let composites = &mut self.workspace.composites;
+        if derivatives {
+            composites.clear(kin.poses().len());
+        }
         for (i, pose) in kin.poses().iter().enumerate() {
             let (e, g, h) = link_energy(
                 model.second_moment(i),
                 pose,
-                &data.predicted[i],
+                &self.workspace.predicted[i],
                 dt,
                 self.settings.gravity,
             );
             value += e;
             if derivatives {
-                kin.add_term(model, [i], &g, Some(&h), &mut gradient, Some(&mut hessian));
+                composites.add_link(i, &pose.translation.vector, &g, &h);
             }
+        }
+        if derivatives {
+            composites.accumulate(model);
+            composites.add_to(model, kin, gradient, Some(hessian));
         }
         let c = data.control;
         for j in 0..n {
@@ -668,10 +812,10 @@ impl Simulator {
         for (index, energy) in self.settings.external.iter().enumerate() {
             let e = energy.add(
                 model,
-                &kin,
+                kin,
                 state,
-                &mut gradient,
-                derivatives.then_some(&mut hessian),
+                gradient,
+                derivatives.then_some(&mut *hessian),
             );
             if e == f64::INFINITY {
                 return Ok(Err(Infinite::External(index)));
@@ -704,11 +848,11 @@ impl Simulator {
         let mut active_pairs = 0;
         if let Some(hook) = self.contact.as_mut() {
             let (g, h) = if derivatives {
-                (Some(&mut gradient), Some(&mut hessian))
+                (Some(&mut *gradient), Some(&mut *hessian))
             } else {
                 (None, None)
             };
-            let Some(energy) = hook.add(model, &kin, g, h)? else {
+            let Some(energy) = hook.add(model, kin, g, h)? else {
                 return Ok(Err(Infinite::Contact));
             };
             value += energy.value;
@@ -731,12 +875,8 @@ impl Simulator {
                 ),
             });
         }
-        Ok(Ok(Evaluation {
-            kinematics: kin,
-            value,
-            gradient,
-            hessian,
-            active_pairs,
-        }))
+        eval.value = value;
+        eval.active_pairs = active_pairs;
+        Ok(Ok(()))
     }
 }

@@ -1,0 +1,401 @@
+//! The smooth link terms of the step objective (inertia and gravity) assembled in joint space
+//! by a composite-body recursion: O(n) for the gradient, O(n·depth) for the dense Hessian.
+//!
+//! **World-origin twists.** A link term's twist gradient `g = (g_v, g_ω)` and Hessian `h`
+//! (6x6, blocks `A = h_vv`, `B = h_vω`, `D = h_ωω`) are taken with respect to the link twist
+//! of [`crate::kinematics`]: its origin `o` moved by `v`, its rotation by `Exp(ω)` on the left.
+//! A world-origin twist `ξ₀ = (v₀, ω)` (every point `x` moves with `ω × x + v₀`) moves the
+//! origin by `v = v₀ + ω × o`, so `ξ = X ξ₀` with `X = [[I, −[o]×], [0, I]]`, and link `i`'s
+//! Jacobian column for an ancestor DoF `k` is `X_i S_k`, `S_k = (v_k, ω_k)` the DoF's world
+//! screw. In world-origin terms the link term has the wrench `w = Xᵀ g = (g_v, g_ω + o × g_v)`
+//! and the block `Xᵀ h X`:
+//!
+//! ```text
+//! Xᵀ h X = [[A, B − A[o]×], [Bᵀ + [o]× A, D − [o]× A [o]× + [o]× B − Bᵀ [o]×]]
+//! ```
+//!
+//! **Gradient.** `∂E/∂q_k = Σ_{i ∈ sub(k)} (X_i S_k)ᵀ g_i = S_kᵀ W_k`, with `W_k` the
+//! composite wrench `Σ w_i` over the subtree of the link that `k` moves.
+//!
+//! **Hessian.** For `k` before or equal to `l` on a path (so `sub(l) ⊆ sub(k)`), the
+//! kinematics module gives `Σ_{i ∈ sub(l)} (X_i S_k)ᵀ h_i (X_i S_l) + β_i(k, l)` with the
+//! second-order term `β_i(k, l) = g_v · ω_k × (ω_l × o + v_l) + [k < l] ½ g_ω · (ω_k × ω_l)`.
+//! With `P = o g_vᵀ` and `(a × b)·(c × d) = (a·c)(b·d) − (a·d)(b·c)`, `β` is
+//! `ω_kᵀ (P − tr P I) ω_l + g_v · (ω_k × v_l) + ½ g_ω · (ω_k × ω_l)` (the last term vanishes
+//! for `k = l`). Its part symmetric in `(S_k, S_l)` is a 6x6 block per link,
+//!
+//! ```text
+//! Σ = [[0, ½[g_v]×], [−½[g_v]×, sym(P) − tr(P) I]],
+//! ```
+//!
+//! and its antisymmetric part, using `P − Pᵀ = −[o × g_v]×`, is `½ wᵀ ad(S_k) S_l` with the
+//! Lie bracket `ad(S_k) S_l = (ω_k × v_l − ω_l × v_k, ω_k × ω_l)` of the two screws and the
+//! same world wrench `w` as the gradient's. Everything is linear in the per-link terms, so
+//! with the composites `C_l = Σ_{i ∈ sub(l)} (X_iᵀ h_i X_i + Σ_i)` and `W_l`:
+//!
+//! ```text
+//! H[k, l] = H[l, k] = S_kᵀ C_l S_l + ½ W_lᵀ ad(S_k) S_l = S_k · (C_l S_l + b_l),
+//! b_l = ½ (ω_l × F_l, v_l × F_l + ω_l × M_l),   W_l = (F_l, M_l).
+//! ```
+//!
+//! (`C_l` is the Hessian in exponential coordinates of the subtree's energy, and the bracket
+//! term is the usual correction for a product of exponentials, cf. Lynch & Park, *Modern
+//! Robotics*, sec. 5.1, and Featherstone's composite-rigid-body algorithm, *Rigid Body
+//! Dynamics Algorithms*, sec. 6.2.) The composites are summed from the leaves to the root
+//! (links are listed parents first) in O(links), each DoF's column `C_l S_l + b_l` costs O(1)
+//! and each of its `depth` entries one 6-vector dot product.
+
+use crate::kinematics::Kinematics;
+use crate::model::Model;
+use nalgebra::{DMatrix, DVector, Matrix3, Matrix6, Vector3, Vector6};
+use sdrs_geometry::twist::Twist;
+use std::ops::AddAssign;
+
+/// Per-link composite blocks and wrenches, kept between evaluations so that assembling does
+/// not allocate once the buffers have the model's size.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Composites {
+    /// Per link, `C` (world-origin, symmetric part of the second-order term included); after
+    /// [`Composites::accumulate`], summed over the link's subtree.
+    blocks: Vec<Matrix6<f64>>,
+    /// Per link, the world wrench `w = (F, M)` (M about the world origin); after
+    /// [`Composites::accumulate`], summed over the subtree.
+    wrenches: Vec<Vector6<f64>>,
+}
+
+impl Composites {
+    /// Starts an assembly for `links` links: every term zero.
+    pub(crate) fn clear(&mut self, links: usize) {
+        self.blocks.clear();
+        self.blocks.resize(links, Matrix6::zeros());
+        self.wrenches.clear();
+        self.wrenches.resize(links, Vector6::zeros());
+    }
+
+    /// Adds the term of link `i` at origin `o` with twist gradient `g` and Hessian `h` (the
+    /// link twist of [`crate::kinematics`]).
+    pub(crate) fn add_link(&mut self, i: usize, o: &Vector3<f64>, g: &Twist, h: &Matrix6<f64>) {
+        let gv: Vector3<f64> = g.fixed_rows::<3>(0).into_owned();
+        let gw: Vector3<f64> = g.fixed_rows::<3>(3).into_owned();
+        let mut w = Vector6::zeros();
+        w.fixed_rows_mut::<3>(0).copy_from(&gv);
+        w.fixed_rows_mut::<3>(3).copy_from(&(gw + o.cross(&gv)));
+        self.wrenches[i] += w;
+
+        let a = h.fixed_view::<3, 3>(0, 0).into_owned();
+        let b = h.fixed_view::<3, 3>(0, 3).into_owned();
+        let d = h.fixed_view::<3, 3>(3, 3).into_owned();
+        let ox = o.cross_matrix();
+        let fx = gv.cross_matrix();
+        let p = o * gv.transpose();
+        let vw: Matrix3<f64> = b - a * ox + fx * 0.5;
+        let ww: Matrix3<f64> = d - ox * a * ox + ox * b - b.transpose() * ox
+            + (p + p.transpose()) * 0.5
+            - Matrix3::identity() * p.trace();
+        let block = &mut self.blocks[i];
+        let mut add = |r: usize, c: usize, m: &Matrix3<f64>| {
+            let mut view = block.fixed_view_mut::<3, 3>(r, c);
+            view += m;
+        };
+        add(0, 0, &a);
+        add(0, 3, &vw);
+        add(3, 0, &vw.transpose());
+        add(3, 3, &ww);
+    }
+
+    /// Sums every link's block and wrench into its ancestors' (leaves to root).
+    pub(crate) fn accumulate(&mut self, model: &Model) {
+        sum_subtrees(model, &mut self.blocks);
+        sum_subtrees(model, &mut self.wrenches);
+    }
+
+    /// Adds the generalized gradient `S_kᵀ W_k` and, when given, the Hessian
+    /// `S_k · (C_l S_l + b_l)` of the accumulated terms.
+    pub(crate) fn add_to(
+        &self,
+        model: &Model,
+        kin: &Kinematics,
+        gradient: &mut DVector<f64>,
+        mut hessian: Option<&mut DMatrix<f64>>,
+    ) {
+        for (j, link) in model.links().iter().enumerate() {
+            let first = model.dof_offset(j);
+            let (block, wrench) = (&self.blocks[j], &self.wrenches[j]);
+            let force: Vector3<f64> = wrench.fixed_rows::<3>(0).into_owned();
+            let moment: Vector3<f64> = wrench.fixed_rows::<3>(3).into_owned();
+            for l in first..first + link.joint.dof() {
+                let s_l = kin.world_screw(l);
+                gradient[l] += s_l.dot(wrench);
+                let Some(hessian) = hessian.as_deref_mut() else {
+                    continue;
+                };
+                let (v_l, w_l): (Vector3<f64>, Vector3<f64>) =
+                    (s_l.fixed_rows::<3>(0).into(), s_l.fixed_rows::<3>(3).into());
+                let mut column = block * s_l;
+                let mut bracket = Vector6::zeros();
+                bracket
+                    .fixed_rows_mut::<3>(0)
+                    .copy_from(&(w_l.cross(&force) * 0.5));
+                bracket
+                    .fixed_rows_mut::<3>(3)
+                    .copy_from(&((v_l.cross(&force) + w_l.cross(&moment)) * 0.5));
+                column += bracket;
+                for &k in model.path(j).iter().take_while(|&&k| k <= l) {
+                    let s = kin.world_screw(k).dot(&column);
+                    hessian[(k, l)] += s;
+                    if k != l {
+                        hessian[(l, k)] += s;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Replaces every link's value by the sum over its subtree (links are listed parents first).
+fn sum_subtrees<T: Copy + AddAssign>(model: &Model, values: &mut [T]) {
+    for (i, link) in model.links().iter().enumerate().rev() {
+        if let Some(p) = link.parent {
+            let value = values[i];
+            values[p] += value;
+        }
+    }
+}
+
+/// The link terms' part of the backward pass's mixed block `∂²O/∂θ^{t+1}∂θ^t`, by the same
+/// recursion: a link block `B_i = ∂g_i/∂ξ_i^t` enters as `S_k(θ^{t+1})ᵀ X(o_i)ᵀ B_i X(o_i^t)
+/// S_l(θ^t)` for DoFs `k`, `l` on link `i`'s path, so with the composites
+/// `K_j = Σ_{i ∈ sub(j)} X(o_i)ᵀ B_i X(o_i^t)` the entry for `k` on the path of `l`'s link `j`
+/// (or the other way round) is `S_k · K_j S_l^t` (or `S_l · K_j S_k^t`). Mixed derivatives
+/// between two configurations have no second-order kinematic term.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct CrossComposites {
+    /// Per link, `X(o)ᵀ B X(o^t)`; after [`CrossComposites::accumulate`], summed over the
+    /// subtree.
+    blocks: Vec<Matrix6<f64>>,
+}
+
+impl CrossComposites {
+    /// Starts an assembly for `links` links: every block zero.
+    pub(crate) fn clear(&mut self, links: usize) {
+        self.blocks.clear();
+        self.blocks.resize(links, Matrix6::zeros());
+    }
+
+    /// Adds link `i`'s block `b = ∂g/∂ξ^t` (link twists), its origin at `o` now and `o_t` at
+    /// step t.
+    pub(crate) fn add_link(
+        &mut self,
+        i: usize,
+        o: &Vector3<f64>,
+        o_t: &Vector3<f64>,
+        b: &Matrix6<f64>,
+    ) {
+        let mut from = Matrix6::identity();
+        from.fixed_view_mut::<3, 3>(0, 3)
+            .copy_from(&-o_t.cross_matrix());
+        let mut to = Matrix6::identity();
+        to.fixed_view_mut::<3, 3>(0, 3)
+            .copy_from(&-o.cross_matrix());
+        self.blocks[i] += to.transpose() * b * from;
+    }
+
+    /// Sums every link's block into its ancestors'.
+    pub(crate) fn accumulate(&mut self, model: &Model) {
+        sum_subtrees(model, &mut self.blocks);
+    }
+
+    /// Adds the accumulated blocks to `out` (rows: DoFs at `kin`, columns: DoFs at `now`).
+    pub(crate) fn add_to(
+        &self,
+        model: &Model,
+        kin: &Kinematics,
+        now: &Kinematics,
+        out: &mut DMatrix<f64>,
+    ) {
+        for (j, link) in model.links().iter().enumerate() {
+            let first = model.dof_offset(j);
+            let block = &self.blocks[j];
+            for l in first..first + link.joint.dof() {
+                let column = block * now.world_screw(l);
+                let row = block.transpose() * kin.world_screw(l);
+                for &k in model.path(j).iter().take_while(|&&k| k <= l) {
+                    out[(k, l)] += kin.world_screw(k).dot(&column);
+                    if k != l {
+                        out[(l, k)] += now.world_screw(k).dot(&row);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Composites, CrossComposites};
+    use crate::energy::link_energy;
+    use crate::kinematics::{Kinematics, State};
+    use crate::model::{JointKind, Link, MassModel, Model};
+    use nalgebra::{DMatrix, DVector, Isometry3, SMatrix, UnitQuaternion, Vector3};
+    use sdrs_geometry::ConvexHull;
+
+    /// A small deterministic generator (xorshift), uniform in `[-1, 1)`.
+    struct Noise(u64);
+
+    impl Noise {
+        fn next(&mut self) -> f64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+        }
+
+        fn vector(&mut self, scale: f64) -> Vector3<f64> {
+            Vector3::new(self.next(), self.next(), self.next()) * scale
+        }
+
+        fn pick(&mut self, count: usize) -> usize {
+            ((self.next() + 1.0) * 0.5 * count as f64) as usize % count
+        }
+    }
+
+    /// A random tree of `links` links: a free or fixed root, then every kind of joint, each
+    /// link on a random earlier one (`chain`: on the one before) with a random off-centre box.
+    fn random_model(noise: &mut Noise, links: usize, floating: bool, chain: bool) -> Model {
+        let mut out = Vec::new();
+        for i in 0..links {
+            let joint = if i == 0 {
+                if floating {
+                    JointKind::Free
+                } else {
+                    JointKind::Revolute {
+                        axis: noise.vector(1.0),
+                    }
+                }
+            } else {
+                match noise.pick(6) {
+                    0 => JointKind::Fixed,
+                    1 => JointKind::Prismatic {
+                        axis: noise.vector(1.0),
+                    },
+                    2 => JointKind::Universal {
+                        first: noise.vector(1.0),
+                        second: noise.vector(1.0),
+                    },
+                    3 => JointKind::Spherical,
+                    _ => JointKind::Revolute {
+                        axis: noise.vector(1.0),
+                    },
+                }
+            };
+            let parent = (i > 0).then(|| if chain { i - 1 } else { noise.pick(i) });
+            let attachment = Isometry3::new(noise.vector(0.3), noise.vector(1.0));
+            let offset = Isometry3::new(noise.vector(0.1), noise.vector(1.0));
+            let corners: Vec<_> = ConvexHull::cuboid(Vector3::new(0.1, 0.05, 0.2))
+                .expect("positive half extents")
+                .vertices()
+                .iter()
+                .map(|v| offset * v)
+                .collect();
+            let hull = ConvexHull::new(corners).expect("a box");
+            out.push(Link::new(
+                format!("link{i}"),
+                parent,
+                attachment,
+                joint,
+                vec![hull],
+                MassModel::Lumped {
+                    mass: 1.5 + noise.next(),
+                },
+            ));
+        }
+        Model::new(out).expect("a valid random tree")
+    }
+
+    /// The gradient and Hessian of the link energies, by the composite recursion and by
+    /// `Kinematics::add_term` link by link.
+    fn both(model: &Model, noise: &mut Noise) -> [(DVector<f64>, DMatrix<f64>); 2] {
+        let mut state = State::new(
+            model,
+            DVector::from_fn(model.dof(), |_, _| 0.7 * noise.next()),
+        )
+        .expect("the model's size");
+        for r in &mut state.references {
+            *r = UnitQuaternion::from_scaled_axis(noise.vector(1.5));
+        }
+        let kin = Kinematics::new(model, &state);
+        let n = model.dof();
+        let (mut g_old, mut h_old) = (DVector::zeros(n), DMatrix::zeros(n, n));
+        let mut composites = Composites::default();
+        composites.clear(model.links().len());
+        for (i, pose) in kin.poses().iter().enumerate() {
+            let predicted = SMatrix::<f64, 3, 4>::from_fn(|_, _| noise.next());
+            let (_, g, h) = link_energy(model.second_moment(i), pose, &predicted, 0.01, 9.81);
+            kin.add_term(model, [i], &g, Some(&h), &mut g_old, Some(&mut h_old));
+            composites.add_link(i, &pose.translation.vector, &g, &h);
+        }
+        composites.accumulate(model);
+        let (mut g_new, mut h_new) = (DVector::zeros(n), DMatrix::zeros(n, n));
+        composites.add_to(model, &kin, &mut g_new, Some(&mut h_new));
+        [(g_old, h_old), (g_new, h_new)]
+    }
+
+    #[test]
+    fn the_cross_composites_equal_the_jacobian_products_on_random_trees() {
+        let mut noise = Noise(0x2545_f491_4f6c_dd1d);
+        for case in 0..40 {
+            let (floating, chain) = (case % 2 == 0, case % 3 == 0);
+            let links = 1 + noise.pick(12);
+            let model = random_model(&mut noise, links, floating, chain);
+            let [kin, now] = [0.7, 0.5].map(|spread| {
+                let q = DVector::from_fn(model.dof(), |_, _| spread * noise.next());
+                Kinematics::new(&model, &State::new(&model, q).expect("the model's size"))
+            });
+            let n = model.dof();
+            let (mut old, mut new) = (DMatrix::zeros(n, n), DMatrix::zeros(n, n));
+            let mut cross = CrossComposites::default();
+            cross.clear(links);
+            for i in 0..links {
+                let b = SMatrix::<f64, 6, 6>::from_fn(|_, _| noise.next());
+                kin.add_cross(&now, &[i], &b, &mut old);
+                let (o, o_t) = (
+                    kin.poses()[i].translation.vector,
+                    now.poses()[i].translation.vector,
+                );
+                cross.add_link(i, &o, &o_t, &b);
+            }
+            cross.accumulate(&model);
+            cross.add_to(&model, &kin, &now, &mut new);
+            let scale = old.amax().max(1.0);
+            assert!(
+                (&new - &old).amax() < 1e-12 * scale,
+                "case {case}: the blocks differ by {:e} (scale {scale:e})",
+                (&new - &old).amax()
+            );
+        }
+    }
+
+    #[test]
+    fn the_composite_recursion_equals_the_jacobian_products_on_random_trees() {
+        let mut noise = Noise(0x9e37_79b9_7f4a_7c15);
+        for case in 0..60 {
+            let (floating, chain) = (case % 2 == 0, case % 3 == 0);
+            let links = 1 + noise.pick(12);
+            let model = random_model(&mut noise, links, floating, chain);
+            let [(g_old, h_old), (g_new, h_new)] = both(&model, &mut noise);
+            let scale_g = g_old.amax().max(1.0);
+            let scale_h = h_old.amax().max(1.0);
+            assert!(
+                (&g_new - &g_old).amax() < 1e-12 * scale_g,
+                "case {case}: gradient differs by {:e} (scale {scale_g:e})",
+                (&g_new - &g_old).amax()
+            );
+            assert!(
+                (&h_new - &h_old).amax() < 1e-12 * scale_h,
+                "case {case}: Hessian differs by {:e} (scale {scale_h:e})",
+                (&h_new - &h_old).amax()
+            );
+            assert_eq!(h_new, h_new.transpose(), "case {case}: symmetric");
+        }
+    }
+}

@@ -70,6 +70,7 @@
 
 pub mod energy;
 pub mod error;
+pub mod factor;
 pub mod filter;
 pub mod handles;
 pub mod kinematics;
@@ -84,6 +85,7 @@ pub mod urdf;
 pub mod wrench;
 
 pub use error::{DynamicsError, Result};
+pub use factor::{FactorError, FactorMethod, HessianFactor};
 pub use filter::{ExcludedPair, LinkContact};
 pub use handles::{BodyId, Frame, JointId, LinkId};
 pub use kinematics::{Kinematics, State, forward_kinematics};

@@ -2,6 +2,7 @@
 
 mod backward;
 mod contacts;
+mod factor;
 mod filter;
 mod forces;
 mod fuzz_loaders;

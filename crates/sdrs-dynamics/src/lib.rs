@@ -85,7 +85,7 @@ pub mod urdf;
 pub mod wrench;
 
 pub use error::{DynamicsError, Result};
-pub use factor::{FactorError, FactorMethod, HessianFactor};
+pub use factor::{FactorError, FactorMethod, HessianFactor, SparseRule};
 pub use filter::{ExcludedPair, LinkContact};
 pub use handles::{BodyId, Frame, JointId, LinkId};
 pub use kinematics::{Kinematics, State, forward_kinematics};

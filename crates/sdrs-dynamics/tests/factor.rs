@@ -80,11 +80,23 @@ fn sparse_cholesky_on_free_bodies_matches_dense() {
     let h = bodies_hessian(bodies, &[(0, 5), (3, 4), (15, 1)], &mut numbers);
     let mut factor = HessianFactor::new();
     assert_eq!(factor.factorize(&h), Ok(FactorMethod::SparseCholesky));
+    assert_eq!(factor.dim(), n);
+    assert!(factor.fill().unwrap() <= SparseRule::MEASURED.max_fill);
     let b = numbers.matrix(n, 4);
     let x = factor.solve(&b).unwrap();
     assert!(residual(&h, &x, &b) < 1e-12);
     let dense = h.clone().cholesky().unwrap().solve(&b);
     assert!((&x - dense).norm() < 1e-10 * x.norm());
+    // Forced either way, the two kernels agree.
+    let mut forced = HessianFactor::with_rule(SparseRule::DENSE);
+    assert_eq!(forced.factorize(&h), Ok(FactorMethod::DenseCholesky));
+    assert_eq!(forced.fill(), Some(1.0));
+    assert!((forced.solve(&b).unwrap() - &x).norm() < 1e-10 * x.norm());
+    let mut forced = HessianFactor::with_rule(SparseRule::SPARSE);
+    let small = spd(5, 1.0, &mut numbers);
+    assert_eq!(forced.factorize(&small), Ok(FactorMethod::SparseCholesky));
+    let c = numbers.matrix(5, 1);
+    assert!(residual(&small, &forced.solve(&c).unwrap(), &c) < 1e-12);
     // A new contact (a non-zero outside the analysed pattern): analysed again, still exact.
     let h = bodies_hessian(bodies, &[(0, 5), (2, 9), (7, 12)], &mut numbers);
     assert_eq!(factor.factorize(&h), Ok(FactorMethod::SparseCholesky));

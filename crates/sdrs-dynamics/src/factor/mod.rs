@@ -121,6 +121,9 @@ pub enum FactorError {
     },
 }
 
+/// Right-hand sides or solutions: a vector (`C = U1`) or a matrix of columns.
+type Columns<C> = Matrix<f64, Dyn, C, VecStorage<f64, Dyn, C>>;
+
 /// A factorised symmetric matrix (a step's Hessian) with its buffers, reused from one
 /// factorisation to the next: after the first factorisation of a given size the Cholesky and
 /// LU paths allocate nothing (the sparse path analyses a pattern, which allocates, only when
@@ -287,10 +290,7 @@ impl HessianFactor {
 
     /// The solution `X` of `M X = B`, `M` the factorised matrix (`B` a vector or a matrix of
     /// right-hand sides).
-    pub fn solve<C: Dim>(
-        &self,
-        b: &Matrix<f64, Dyn, C, VecStorage<f64, Dyn, C>>,
-    ) -> Result<Matrix<f64, Dyn, C, VecStorage<f64, Dyn, C>>, FactorError> {
+    pub fn solve<C: Dim>(&self, b: &Columns<C>) -> Result<Columns<C>, FactorError> {
         let mut x = b.clone();
         self.solve_in_place(&mut x)?;
         Ok(x)

@@ -6,6 +6,18 @@
 //!   contact, for a 6-DoF arm, an 18-DoF floating quadruped and a 36-DoF floating humanoid,
 //!   all loaded from URDF. Pinocchio's ABA derivatives on UR5 / Go1 / Talos take 3.7 / 11 /
 //!   64 µs on this machine (the issue's numbers).
+//! - `step_jacobian_robots`: the full step Jacobian (`jacobian`, ids `step_jacobian_robots/
+//!   jacobian/{ur5,solo12,talos}`: `Simulator::linearize` with its one factorisation of `H`,
+//!   then `step_jacobian`), in the state and the controls (no design blocks), of a no-contact
+//!   step for the robots of
+//!   `sdrs-robot-data` (UR5 fixed, Solo-12 and TALOS reduced on floating bases), beside the
+//!   `step_jacobian` alone (`solves`: with the factor the linearisation carries). The ids are the
+//!   robots' `sdrs_robot_data` names, to join with Pinocchio's `computeABADerivatives` timings
+//!   (4.55 / 13.3 / 48.3 µs, issue 14's target is at most twice those).
+//! - `factor_step`: one step of the scenes of many bodies whose Hessian the factorisation
+//!   handles (`factor_step/billiards/16`, 16 balls under long-range contact, 30 steps in;
+//!   `factor_step/rotating_chains/4`, four chains of 4 links, 100 steps in), to compare
+//!   before/after a change of the factorisation.
 //! - `step_jacobian_contact`: the same on the rotating chains after 100 steps, with contact
 //!   and friction, against the number of active hull pairs. (The contact pairs' vertex
 //!   derivatives are computed either way; only the link terms' and the assembly of the design
@@ -18,8 +30,10 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use nalgebra::DVector;
 use sdrs_benches::{report_section, robots};
 use sdrs_diff::{LossGradient, Recording, adjoint, rollout_policy, step_jacobian};
-use sdrs_dynamics::scenes::rotating_chains;
-use sdrs_dynamics::{Control, Model, Motion, Simulator, State, StepSettings};
+use sdrs_dynamics::scenes::{billiards, rotating_chains};
+use sdrs_dynamics::{
+    Control, Model, Motion, Simulator, State, StepSettings, UrdfOptions, load_urdf,
+};
 use sdrs_examples::chain_reach::{STEPS, chain_reach};
 
 /// A simulator for `model` one step into a PD motion from a bent pose: the solution, where it
@@ -106,6 +120,88 @@ fn bench_jacobian(c: &mut Criterion) {
     group.finish();
 }
 
+/// A robot of `sdrs-robot-data` as its URDF describes it (floating base where the data says).
+fn robot(name: &str) -> Model {
+    let robot = sdrs_robot_data::robot(name).expect("a robot of sdrs-robot-data");
+    let options = UrdfOptions {
+        package_paths: vec![sdrs_robot_data::package_path().expect("the robot data")],
+        floating_base: robot.floating_base,
+        ..UrdfOptions::default()
+    };
+    load_urdf(robot.urdf_path().expect("robot data"), &options).expect("the robot loads")
+}
+
+fn bench_jacobian_robots(c: &mut Criterion) {
+    let mut group = c.benchmark_group("step_jacobian_robots");
+    for name in ["ur5", "solo12", "talos"] {
+        let model = robot(name);
+        let start = model.neutral(0.05);
+        // The root's joint (free or fixed) is not actuated.
+        let unactuated = model.links()[0].joint.dof();
+        let mut control = Control::passive(&model);
+        for j in unactuated..model.dof() {
+            control.kp[j] = 100.0;
+            control.kd[j] = 0.5;
+            control.position[j] = start.q[j] + 0.1;
+        }
+        // The Jacobian in the state and the controls, as Pinocchio's: no design blocks.
+        let mut settings = StepSettings::new(0.01).expect("dt");
+        settings.design_derivatives = false;
+        let (mut sim, before, after, control) = one_step(&model, settings, control, start);
+        group.bench_function(BenchmarkId::new("jacobian", name), |b| {
+            b.iter(|| jacobian(&mut sim, &before, &after, &control))
+        });
+        let lin = sim
+            .linearize(&after.state, &before.state, &before.previous, &control)
+            .expect("linearise");
+        group.bench_function(BenchmarkId::new("solves", name), |b| {
+            b.iter(|| step_jacobian(&model, &lin, 0).expect("solves").current[(0, 0)])
+        });
+    }
+    group.finish();
+}
+
+fn bench_factor_step(c: &mut Criterion) {
+    let mut group = c.benchmark_group("factor_step");
+    group.sample_size(10);
+    let scene = billiards(16, 2.0, 0.01).expect("scene");
+    let control = scene.scene.control.clone();
+    let mut sim = Simulator::with_contact(
+        scene.scene.model.clone(),
+        scene.scene.settings.clone(),
+        Box::new(scene.contact),
+    )
+    .expect("valid settings");
+    let mut motion = scene.start.clone();
+    for _ in 0..30 {
+        sim.advance(&mut motion, &control).expect("steps converge");
+    }
+    group.bench_function(BenchmarkId::new("billiards", 16), |b| {
+        b.iter(|| {
+            sim.step(&motion.state, &motion.previous, &control)
+                .expect("steps converge")
+                .1
+                .iterations
+        })
+    });
+    let scene = rotating_chains(4, 0.01).expect("scene");
+    let mut sim = Simulator::new(scene.model.clone(), scene.settings.clone()).expect("scene");
+    let mut motion = Motion::at_rest(&scene.model, State::zero(&scene.model));
+    for _ in 0..100 {
+        sim.advance(&mut motion, &scene.control)
+            .expect("scene steps converge");
+    }
+    group.bench_function(BenchmarkId::new("rotating_chains", 4), |b| {
+        b.iter(|| {
+            sim.step(&motion.state, &motion.previous, &scene.control)
+                .expect("steps converge")
+                .1
+                .iterations
+        })
+    });
+    group.finish();
+}
+
 fn bench_jacobian_contact(c: &mut Criterion) {
     let mut group = c.benchmark_group("step_jacobian_contact");
     let mut md = String::from(
@@ -185,6 +281,8 @@ fn bench_chain_reach(c: &mut Criterion) {
 criterion_group!(
     benches,
     bench_jacobian,
+    bench_jacobian_robots,
+    bench_factor_step,
     bench_jacobian_contact,
     bench_chain_reach
 );

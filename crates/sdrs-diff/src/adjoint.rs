@@ -9,7 +9,7 @@
 use crate::error::{DiffError, Result};
 use crate::policy::TargetJacobian;
 use crate::pose::pose_adjoint;
-use crate::step::Factor;
+use crate::step::neg_solve_in_place;
 use crate::trajectory::Trajectory;
 use nalgebra::DVector;
 use sdrs_dynamics::{Model, Simulator};
@@ -194,7 +194,8 @@ impl TrajectoryGradient {
 }
 
 /// `dL/d(θ^0, controls, policy parameters, design)` of `trajectory` (recorded by `sim`) for
-/// a loss with explicit partials `loss`. One factorisation and solve per step.
+/// a loss with explicit partials `loss`. One solve per step, with the factor of the step's
+/// Hessian that its linearisation carries.
 ///
 /// ```
 /// use sdrs_diff::{LossGradient, Recording, adjoint, rollout};
@@ -240,7 +241,8 @@ pub fn adjoint(
     for t in (0..steps).rev() {
         let lin = trajectory.linearization(sim, t)?;
         let blocks = &lin.derivatives;
-        let mu = Factor::new(&lin.hessian, t)?.neg_solve_vector(&lambda[t + 1]);
+        let mut mu = lambda[t + 1].clone();
+        neg_solve_in_place(&lin, &mut mu, t)?;
         lambda[t] += blocks.current.transpose() * &mu;
         out.target_position[t] += blocks.target_position.component_mul(&mu);
         out.target_velocity[t] += blocks.target_velocity.component_mul(&mu);

@@ -81,7 +81,7 @@ pub use policy::{
     TargetJacobian,
 };
 pub use pose::{link_point, pose_adjoint, pose_tangent};
-pub use step::{Factor, StepJacobian, step_jacobian};
+pub use step::{StepJacobian, step_jacobian};
 pub use tangent::{Seeds, tangent};
 pub use trajectory::{Recording, Trajectory, rollout, rollout_policy};
 pub use trust_region::{Block, Evaluated, Optimum, Progress, minimise};

@@ -9,7 +9,7 @@
 
 use crate::error::{DiffError, Result};
 use crate::pose::pose_tangent;
-use crate::step::Factor;
+use crate::step::neg_solve_in_place;
 use crate::trajectory::Trajectory;
 use nalgebra::DMatrix;
 use sdrs_dynamics::{Model, Simulator};
@@ -172,7 +172,8 @@ pub fn tangent(
                 }
             }
         }
-        let next = Factor::new(&lin.hessian, t)?.neg_solve(&rhs);
+        let mut next = rhs;
+        neg_solve_in_place(&lin, &mut next, t)?;
         previous_twists = pose_tangent(&model, &trajectory.states[t], now, &attachments);
         states.push(next);
     }

@@ -193,6 +193,7 @@ fn record(
         if recording == Recording::Blocks {
             out.linearizations.push(sdrs_dynamics::Linearization {
                 hessian: report.hessian,
+                factor: report.factor.expect("backward blocks were asked for"),
                 derivatives: report.derivatives.expect("backward blocks were asked for"),
             });
         }

@@ -297,6 +297,9 @@ pub enum DynamicsError {
         /// What the contact crate reported.
         source: sdrs_contact::ContactError,
     },
+    /// Factorising a step's Hessian failed.
+    #[error("factorising the step's Hessian: {0}")]
+    Factor(#[from] crate::factor::FactorError),
 }
 
 /// Result alias of this crate.

@@ -73,6 +73,7 @@
 pub mod algorithms;
 pub mod energy;
 pub mod error;
+pub mod factor;
 pub mod filter;
 pub mod handles;
 pub mod kinematics;
@@ -88,6 +89,7 @@ pub mod wrench;
 
 pub use algorithms::{AbaDerivatives, JacobianFrame, RigidBodyData, RneaDerivatives};
 pub use error::{DynamicsError, Result};
+pub use factor::{FactorError, FactorMethod, HessianFactor, SparseRule};
 pub use filter::{ExcludedPair, LinkContact};
 pub use handles::{BodyId, Frame, JointId, LinkId};
 pub use kinematics::{Kinematics, State, forward_kinematics};

@@ -3,6 +3,7 @@
 mod algorithms;
 mod backward;
 mod contacts;
+mod factor;
 mod filter;
 mod forces;
 mod fuzz_loaders;

@@ -37,6 +37,7 @@ use crate::motion::Motion;
 
 use crate::energy::{link_energy, rows};
 use crate::error::{DynamicsError, Result};
+use crate::factor::{FactorError, HessianFactor};
 use crate::kinematics::{Kinematics, State};
 use crate::model::Model;
 use assembly::Composites;
@@ -53,8 +54,12 @@ pub struct StepReport {
     pub residual: f64,
     /// Final objective value.
     pub energy: f64,
-    /// The Hessian of `O` at the solution (unclamped): the backward pass factorises it.
+    /// The Hessian of `O` at the solution (unclamped).
     pub hessian: DMatrix<f64>,
+    /// The factorisation of [`StepReport::hessian`] ([`HessianFactor::factorize`]) that the
+    /// backward pass solves with, when [`StepSettings::backward`] is set; its method is `None`
+    /// when the Hessian is singular.
+    pub factor: Option<HessianFactor>,
     /// Hull pairs with a non-zero barrier at the solution.
     pub active_pairs: usize,
     /// Where the time went.
@@ -126,6 +131,10 @@ struct Workspace {
     spare: Vec<Evaluation>,
     /// The evaluation [`Simulator::objective_view`] lends out.
     viewed: Option<Evaluation>,
+    /// The Newton iterations' factorisation, reused across iterations and steps.
+    factor: HessianFactor,
+    /// The Newton direction's buffer.
+    direction: DVector<f64>,
 }
 
 /// A step's Hessian at its solution with the mixed blocks ([`Simulator::linearize`]).
@@ -133,6 +142,10 @@ struct Workspace {
 pub struct Linearization {
     /// `∂²O/∂θ^{t+1}²` at the solution (unclamped).
     pub hessian: DMatrix<f64>,
+    /// The factorisation of [`Linearization::hessian`] ([`HessianFactor::factorize`]): the
+    /// backward pass solves with it. Its method is `None` when the Hessian is singular (a
+    /// solve then reports [`FactorError::Singular`]).
+    pub factor: HessianFactor,
     /// The mixed blocks.
     pub derivatives: StepDerivatives,
 }
@@ -203,6 +216,16 @@ fn check_start(model: &Model, state: &State, previous: &[Isometry3<f64>]) -> Res
         });
     }
     Ok(())
+}
+
+/// The factorisation of a converged Hessian for the backward pass; a singular one is kept
+/// empty, for the backward pass to report when it solves.
+fn exact_factor(hessian: &DMatrix<f64>) -> Result<HessianFactor> {
+    let mut factor = HessianFactor::new();
+    match factor.factorize(hessian) {
+        Ok(_) | Err(FactorError::Singular) => Ok(factor),
+        Err(other) => Err(other.into()),
+    }
 }
 
 /// The data of one step that does not change during its Newton solve (with the inertial
@@ -377,6 +400,9 @@ impl Simulator {
             Err(why) => return Err(self.infinite_error(why, &now)),
         };
         let mut step = 1.0;
+        // Taken out for the solve (the line search borrows `self` mutably), put back on
+        // success: the buffer outlives the step.
+        let mut direction = std::mem::replace(&mut self.workspace.direction, DVector::zeros(0));
         for iteration in 0..self.settings.max_iterations {
             let residual = eval.gradient.amax();
             if residual < self.settings.tolerance {
@@ -391,10 +417,13 @@ impl Simulator {
                         Err(_) => next = state,
                     }
                 }
-                let derivatives = if self.settings.backward {
-                    Some(self.step_derivatives(&eval.kinematics, &now, previous, &data)?)
+                let (derivatives, factor) = if self.settings.backward {
+                    (
+                        Some(self.step_derivatives(&eval.kinematics, &now, previous, &data)?),
+                        Some(exact_factor(&eval.hessian)?),
+                    )
                 } else {
-                    None
+                    (None, None)
                 };
                 let mut timings = self
                     .contact
@@ -408,15 +437,17 @@ impl Simulator {
                     residual,
                     energy: eval.value,
                     hessian: eval.hessian.clone(),
+                    factor,
                     active_pairs: eval.active_pairs,
                     timings,
                     derivatives,
                 };
                 self.recycle(eval);
+                self.workspace.direction = direction;
                 return Ok((next, report, now));
             }
             let clock = Instant::now();
-            let direction = self.descent_direction(&eval);
+            self.descent_direction(&eval, &mut direction)?;
             newton += clock.elapsed();
             let slope = eval.gradient.dot(&direction);
             let longest = self.max_step(&state, &direction, &eval)?;
@@ -432,7 +463,7 @@ impl Simulator {
                     break;
                 }
                 let mut trial = state.clone();
-                trial.q += &direction * step;
+                trial.q.axpy(step, &direction, 1.0);
                 match self.evaluate(&trial, &data, attempt == 0)? {
                     Ok(e) if e.value <= eval.value + 1e-4 * step * slope => {
                         let kept = if attempt == 0 {
@@ -468,7 +499,7 @@ impl Simulator {
             step = longest;
             for _ in 0..8 {
                 let mut trial = state.clone();
-                trial.q += &direction * step;
+                trial.q.axpy(step, &direction, 1.0);
                 match self.evaluate(&trial, &data, true)? {
                     Ok(e) if e.gradient.amax() < eval.gradient.amax() => {
                         shrunk = Some((trial, e));
@@ -677,6 +708,7 @@ impl Simulator {
         let derivatives = self.step_derivatives(&eval.kinematics, &now, previous, &data)?;
         self.workspace.now = now;
         Ok(Linearization {
+            factor: exact_factor(&eval.hessian)?,
             hessian: eval.hessian,
             derivatives,
         })
@@ -698,28 +730,20 @@ impl Simulator {
         hook.max_step(&self.model, &eval.kinematics, &end)
     }
 
-    /// `−H⁻¹g` with `H`'s eigenvalues `λ` replaced by `max(|λ|, floor)`. When `H − floor·I` has
-    /// a Cholesky factor every eigenvalue is above the floor, nothing changes and a
-    /// Cholesky solve (a ninth of the cost of the eigen-decomposition) gives the direction.
-    fn descent_direction(&self, eval: &Evaluation) -> DVector<f64> {
-        let floor = self.settings.eigenvalue_floor;
-        let n = eval.hessian.nrows();
-        let shifted = &eval.hessian - DMatrix::identity(n, n) * floor;
-        if shifted.cholesky().is_some()
-            && let Some(chol) = eval.hessian.clone().cholesky()
-        {
-            return -chol.solve(&eval.gradient);
+    /// `−H̃⁻¹g` into `direction`, `H̃` the modified Newton matrix of the Hessian
+    /// ([`HessianFactor::factorize_modified`]: eigenvalues `λ` replaced by
+    /// `max(|λ|, floor)`), factorised in the simulator's reused buffers.
+    fn descent_direction(&mut self, eval: &Evaluation, direction: &mut DVector<f64>) -> Result<()> {
+        self.workspace.factor
+            .factorize_modified(&eval.hessian, self.settings.eigenvalue_floor)?;
+        if direction.len() == eval.gradient.len() {
+            direction.copy_from(&eval.gradient);
+        } else {
+            direction.clone_from(&eval.gradient);
         }
-        let eig = eval.hessian.clone().symmetric_eigen();
-        let coefficients = eig.eigenvectors.transpose() * &eval.gradient;
-        let scaled = DVector::from_iterator(
-            coefficients.len(),
-            coefficients
-                .iter()
-                .zip(eig.eigenvalues.iter())
-                .map(|(c, l)| -c / l.abs().max(floor)),
-        );
-        eig.eigenvectors * scaled
+        self.workspace.factor.solve_in_place(direction)?;
+        direction.neg_mut();
+        Ok(())
     }
 
     /// Gives an evaluation's buffers back to the workspace for the next evaluation.

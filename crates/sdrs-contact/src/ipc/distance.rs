@@ -6,9 +6,12 @@
 //! edge's interior, or both interiors (line–line). Within a region the squared distance is
 //! the smooth function of that region; across region boundaries it is C¹ (not C²: the reason
 //! the long-range paper's appendix A.4 gives for IPC's rugged second derivatives).
+//!
+//! The derivatives are hand-expanded (module `ipc::derivatives`); the tests hold them to
+//! second-order dual numbers and finite differences.
 
+use super::derivatives::{Local, norm_squared, point_line, triple_squared_over_cross};
 use nalgebra::{Point3, SMatrix, SVector};
-use num_dual::{Dual2SVec64, DualNum, hessian};
 
 /// Gradient over the 12 coordinates of a primitive pair.
 pub type Vector12 = SVector<f64, 12>;
@@ -42,57 +45,15 @@ pub struct Distance<K> {
     pub hessian: Matrix12,
 }
 
-type D2 = Dual2SVec64<12>;
-
-fn sub<T: DualNum + Copy>(a: &[T; 3], b: &[T; 3]) -> [T; 3] {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-
-fn dot<T: DualNum + Copy>(a: &[T; 3], b: &[T; 3]) -> T {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-
-fn cross<T: DualNum + Copy>(a: &[T; 3], b: &[T; 3]) -> [T; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-}
-
-/// `|p − q|²`.
-fn point_point<T: DualNum + Copy>(p: &[T; 3], q: &[T; 3]) -> T {
-    let d = sub(p, q);
-    dot(&d, &d)
-}
-
-/// Squared distance of `p` to the line through `e0`, `e1`: `|(e0 − p) × (e1 − p)|² / |e1 − e0|²`.
-fn point_line<T: DualNum + Copy>(p: &[T; 3], e0: &[T; 3], e1: &[T; 3]) -> T {
-    let c = cross(&sub(e0, p), &sub(e1, p));
-    let e = sub(e1, e0);
-    dot(&c, &c) / dot(&e, &e)
-}
-
-/// Squared distance of `p` to the plane of `t`: `((p − t0)·n)² / |n|²`.
-fn point_plane<T: DualNum + Copy>(p: &[T; 3], t0: &[T; 3], t1: &[T; 3], t2: &[T; 3]) -> T {
-    let n = cross(&sub(t1, t0), &sub(t2, t0));
-    let s = dot(&sub(p, t0), &n);
-    s * s / dot(&n, &n)
-}
-
-/// Squared distance of the lines through the two edges: `((b0 − a0)·n)² / |n|²`.
-fn line_line<T: DualNum + Copy>(a0: &[T; 3], a1: &[T; 3], b0: &[T; 3], b1: &[T; 3]) -> T {
-    let n = cross(&sub(a1, a0), &sub(b1, b0));
-    let s = dot(&sub(b0, a0), &n);
-    s * s / dot(&n, &n)
-}
-
-fn coords(points: [&Point3<f64>; 4]) -> SVector<f64, 12> {
-    SVector::from_fn(|i, _| points[i / 3][i % 3])
-}
-
-fn split(x: &SVector<D2, 12>) -> [[D2; 3]; 4] {
-    std::array::from_fn(|k| [x[3 * k], x[3 * k + 1], x[3 * k + 2]])
+/// A local derivative with its value as a [`Distance`] (the pair's coordinates in order).
+fn scattered<K, const L: usize>(kind: K, d: Local<L>, vars: [(usize, usize); L]) -> Distance<K> {
+    let (gradient, hessian) = d.scatter(vars);
+    Distance {
+        kind,
+        value: d.value,
+        gradient,
+        hessian,
+    }
 }
 
 /// The region of `p` relative to triangle `t` (Voronoi regions of its vertices, edges, face).
@@ -104,24 +65,19 @@ pub fn point_triangle_type(p: &Point3<f64>, t: &[Point3<f64>; 3]) -> PointTriang
 /// t1, t2`).
 pub fn point_triangle(p: &Point3<f64>, t: &[Point3<f64>; 3]) -> Distance<PointTriangleType> {
     let kind = point_triangle_type(p, t);
-    let x = coords([p, &t[0], &t[1], &t[2]]);
-    let (value, gradient, hessian) = hessian(
-        |x: SVector<D2, 12>| {
-            let [p, t0, t1, t2] = split(&x);
-            let v = [t0, t1, t2];
-            match kind {
-                PointTriangleType::Vertex(k) => point_point(&p, &v[k]),
-                PointTriangleType::Edge(k) => point_line(&p, &v[k], &v[(k + 1) % 3]),
-                PointTriangleType::Face => point_plane(&p, &t0, &t1, &t2),
-            }
-        },
-        &x,
-    );
-    Distance {
-        kind,
-        value,
-        gradient,
-        hessian,
+    let (p, t) = (p.coords, t.map(|v| v.coords));
+    // Coordinates: 0 = p, 1 + k = t_k.
+    match kind {
+        PointTriangleType::Vertex(k) => scattered(kind, norm_squared(&(p - t[k])), [(0, 1 + k)]),
+        PointTriangleType::Edge(k) => {
+            let l = (k + 1) % 3;
+            scattered(kind, point_line(&p, &t[k], &t[l]), [(1 + k, 0), (1 + l, 0)])
+        }
+        PointTriangleType::Face => scattered(
+            kind,
+            triple_squared_over_cross(&(p - t[0]), &(t[1] - t[0]), &(t[2] - t[0])),
+            [(0, 1), (2, 1), (3, 1)],
+        ),
     }
 }
 
@@ -170,43 +126,20 @@ pub fn edge_edge_type(a: &[Point3<f64>; 2], b: &[Point3<f64>; 2]) -> EdgeEdgeTyp
 /// b1`).
 pub fn edge_edge(a: &[Point3<f64>; 2], b: &[Point3<f64>; 2]) -> Distance<EdgeEdgeType> {
     let kind = edge_edge_type(a, b);
-    let x = coords([&a[0], &a[1], &b[0], &b[1]]);
-    let (value, gradient, hessian) = hessian(
-        |x: SVector<D2, 12>| {
-            let [a0, a1, b0, b1] = split(&x);
-            let (ea, eb) = ([a0, a1], [b0, b1]);
-            match (kind.a, kind.b) {
-                (Some(i), Some(j)) => point_point(&ea[i], &eb[j]),
-                (Some(i), None) => point_line(&ea[i], &b0, &b1),
-                (None, Some(j)) => point_line(&eb[j], &a0, &a1),
-                (None, None) => line_line(&a0, &a1, &b0, &b1),
-            }
-        },
-        &x,
-    );
-    Distance {
-        kind,
-        value,
-        gradient,
-        hessian,
+    let (a, b) = (a.map(|v| v.coords), b.map(|v| v.coords));
+    // Coordinates: 0, 1 = a0, a1; 2, 3 = b0, b1.
+    match (kind.a, kind.b) {
+        (Some(i), Some(j)) => scattered(kind, norm_squared(&(a[i] - b[j])), [(i, 2 + j)]),
+        (Some(i), None) => scattered(kind, point_line(&a[i], &b[0], &b[1]), [(2, i), (3, i)]),
+        (None, Some(j)) => scattered(
+            kind,
+            point_line(&b[j], &a[0], &a[1]),
+            [(0, 2 + j), (1, 2 + j)],
+        ),
+        (None, None) => scattered(
+            kind,
+            triple_squared_over_cross(&(b[0] - a[0]), &(a[1] - a[0]), &(b[1] - b[0])),
+            [(2, 0), (1, 0), (3, 2)],
+        ),
     }
-}
-
-/// `|(a1 − a0) × (b1 − b0)|²`, the edge-edge mollifier's argument, generic for dual numbers.
-pub(super) fn cross_squared<T: DualNum + Copy>(
-    a0: &[T; 3],
-    a1: &[T; 3],
-    b0: &[T; 3],
-    b1: &[T; 3],
-) -> T {
-    let n = cross(&sub(a1, a0), &sub(b1, b0));
-    dot(&n, &n)
-}
-
-pub(super) fn pair_coords(a: &[Point3<f64>; 2], b: &[Point3<f64>; 2]) -> SVector<f64, 12> {
-    coords([&a[0], &a[1], &b[0], &b[1]])
-}
-
-pub(super) fn split_pair(x: &SVector<D2, 12>) -> [[D2; 3]; 4] {
-    split(x)
 }

@@ -2,9 +2,9 @@
 //! type, so their barrier is multiplied by `m(x) = (2 − x/ε) x/ε` for `x < ε` (1 beyond),
 //! `x = |(a1 − a0) × (b1 − b0)|²`, with `ε = 10⁻³ |a1 − a0|² |b1 − b0|²` at rest.
 
-use super::distance::{Matrix12, Vector12, cross_squared, pair_coords, split_pair};
-use nalgebra::{Point3, SVector};
-use num_dual::{Dual2SVec64, hessian};
+use super::derivatives::cross_squared;
+use super::distance::{Matrix12, Vector12};
+use nalgebra::Point3;
 
 /// `ε_x = 10⁻³ |a1 − a0|² |b1 − b0|²` of edges at rest.
 pub fn threshold(a: &[Point3<f64>; 2], b: &[Point3<f64>; 2]) -> f64 {
@@ -27,18 +27,13 @@ pub fn mollifier(
     b: &[Point3<f64>; 2],
     eps: f64,
 ) -> (f64, Vector12, Matrix12) {
-    let x = pair_coords(a, b);
-    hessian(
-        |x: SVector<Dual2SVec64<12>, 12>| {
-            let [a0, a1, b0, b1] = split_pair(&x);
-            let c = cross_squared(&a0, &a1, &b0, &b1);
-            if c.re < eps {
-                let r = c / eps;
-                r * (-r + 2.0)
-            } else {
-                Dual2SVec64::<12>::from_re(1.0)
-            }
-        },
-        &x,
-    )
+    let x = cross_squared(&(a[1] - a[0]), &(b[1] - b[0]));
+    if x.value >= eps {
+        return (1.0, Vector12::zeros(), Matrix12::zeros());
+    }
+    let r = x.value / eps;
+    // m = r (2 − r): m' = (2 − 2r)/ε, m'' = −2/ε² in x.
+    let m = x.map(r * (-r + 2.0), (2.0 - 2.0 * r) / eps, -2.0 / (eps * eps));
+    let (g, h) = m.scatter([(1, 0), (3, 2)]);
+    (m.value, g, h)
 }

@@ -159,7 +159,7 @@ mod body_trees {
     }
 
     fn tree(ts: &[[Point3<f64>; 3]]) -> BodyBvh {
-        BodyBvh::new(&ts.iter().map(|t| Aabb::from_points(t)).collect::<Vec<_>>())
+        BodyBvh::new(&ts.iter().map(Aabb::from_points).collect::<Vec<_>>())
     }
 
     /// The box of a triangle's corners at every pose, inflated.

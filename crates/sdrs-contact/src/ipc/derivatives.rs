@@ -16,7 +16,8 @@
 //!
 //! combined by the chain rule of a function of two such values (`s²/q` for the point–plane
 //! and line–line distances, `|a × b|²/|b − a|²` for the point–line distance). The values are
-//! computed by the same floating-point operations as the textbook formulas, so only the
+//! computed by the same floating-point operations as the textbook formulas (the `*_value`
+//! functions, which evaluations that need no derivatives call alone), so only the
 //! derivatives' round-off differs from a dual-number evaluation (the tests compare both, and
 //! finite differences).
 
@@ -95,6 +96,24 @@ impl<const L: usize> Local<L> {
     }
 }
 
+/// `(u · (v × w))² / |v × w|²`, the value of [`triple_squared_over_cross`].
+pub(super) fn triple_squared_over_cross_value(
+    u: &Vector3<f64>,
+    v: &Vector3<f64>,
+    w: &Vector3<f64>,
+) -> f64 {
+    let n = v.cross(w);
+    let s = u.dot(&n);
+    s * s / n.dot(&n)
+}
+
+/// `|(e₀ − p) × (e₁ − p)|² / |e₁ − e₀|²`, the value of [`point_line`].
+pub(super) fn point_line_value(p: &Vector3<f64>, e0: &Vector3<f64>, e1: &Vector3<f64>) -> f64 {
+    let c = (e0 - p).cross(&(e1 - p));
+    let e = e1 - e0;
+    c.dot(&c) / e.dot(&e)
+}
+
 /// `|r|²` over `r`.
 pub(super) fn norm_squared(r: &Vector3<f64>) -> Local<1> {
     Local {
@@ -153,7 +172,7 @@ pub(super) fn triple_squared_over_cross(
     let (sv, qv) = (s.value, q.value);
     s.combine(
         &q,
-        sv * sv / qv,
+        triple_squared_over_cross_value(u, v, w),
         [2.0 * sv / qv, -sv * sv / (qv * qv)],
         [
             2.0 / qv,
@@ -177,7 +196,7 @@ pub(super) fn point_line(p: &Vector3<f64>, e0: &Vector3<f64>, e1: &Vector3<f64>)
     let (cv, ev) = (c.value, span.value);
     c.combine(
         &span,
-        cv / ev,
+        point_line_value(p, e0, e1),
         [1.0 / ev, -cv / (ev * ev)],
         [0.0, -1.0 / (ev * ev), 2.0 * cv / (ev * ev * ev)],
     )

@@ -10,7 +10,11 @@
 //! The derivatives are hand-expanded (module `ipc::derivatives`); the tests hold them to
 //! second-order dual numbers and finite differences.
 
-use super::derivatives::{Local, norm_squared, point_line, triple_squared_over_cross};
+use super::derivatives::{
+    Local, norm_squared, point_line, point_line_value, triple_squared_over_cross,
+    triple_squared_over_cross_value,
+};
+use nalgebra::Vector3;
 use nalgebra::{Point3, SMatrix, SVector};
 
 /// Gradient over the 12 coordinates of a primitive pair.
@@ -45,15 +49,92 @@ pub struct Distance<K> {
     pub hessian: Matrix12,
 }
 
-/// A local derivative with its value as a [`Distance`] (the pair's coordinates in order).
-fn scattered<K, const L: usize>(kind: K, d: Local<L>, vars: [(usize, usize); L]) -> Distance<K> {
-    let (gradient, hessian) = d.scatter(vars);
-    Distance {
-        kind,
-        value: d.value,
-        gradient,
-        hessian,
+/// The formula of a distance type over the pair's four points `x`.
+#[derive(Debug, Clone, Copy)]
+enum Formula {
+    /// `|x_i − x_j|²`.
+    PointPoint(usize, usize),
+    /// Point `x_p` to the line through `x_e0`, `x_e1`: `(p, e0, e1)`.
+    PointLine(usize, usize, usize),
+    /// `(u · (v × w))² / |v × w|²` with `u = x_u0 − x_u1`, and so on.
+    Triple([(usize, usize); 3]),
+}
+
+impl Formula {
+    fn value(self, x: &[Vector3<f64>; 4]) -> f64 {
+        let d = |(i, j): (usize, usize)| x[i] - x[j];
+        match self {
+            Formula::PointPoint(i, j) => {
+                let r = d((i, j));
+                r.dot(&r)
+            }
+            Formula::PointLine(p, e0, e1) => point_line_value(&x[p], &x[e0], &x[e1]),
+            Formula::Triple([u, v, w]) => triple_squared_over_cross_value(&d(u), &d(v), &d(w)),
+        }
     }
+
+    fn distance<K>(self, kind: K, x: &[Vector3<f64>; 4]) -> Distance<K> {
+        let d = |(i, j): (usize, usize)| x[i] - x[j];
+        let (value, (gradient, hessian)) = match self {
+            Formula::PointPoint(i, j) => {
+                let l = norm_squared(&d((i, j)));
+                (l.value, l.scatter([(i, j)]))
+            }
+            Formula::PointLine(p, e0, e1) => {
+                let l = point_line(&x[p], &x[e0], &x[e1]);
+                (l.value, l.scatter([(e0, p), (e1, p)]))
+            }
+            Formula::Triple([u, v, w]) => {
+                let l: Local<3> = triple_squared_over_cross(&d(u), &d(v), &d(w));
+                (l.value, l.scatter([u, v, w]))
+            }
+        };
+        Distance {
+            kind,
+            value,
+            gradient,
+            hessian,
+        }
+    }
+}
+
+/// The points `p, t0, t1, t2` and the formula of a point–triangle type.
+fn point_triangle_formula(
+    p: &Point3<f64>,
+    t: &[Point3<f64>; 3],
+) -> (PointTriangleType, Formula, [Vector3<f64>; 4]) {
+    let kind = point_triangle_type(p, t);
+    // Coordinates: 0 = p, 1 + k = t_k.
+    let formula = match kind {
+        PointTriangleType::Vertex(k) => Formula::PointPoint(0, 1 + k),
+        PointTriangleType::Edge(k) => Formula::PointLine(0, 1 + k, 1 + (k + 1) % 3),
+        PointTriangleType::Face => Formula::Triple([(0, 1), (2, 1), (3, 1)]),
+    };
+    (
+        kind,
+        formula,
+        [p.coords, t[0].coords, t[1].coords, t[2].coords],
+    )
+}
+
+/// The points `a0, a1, b0, b1` and the formula of an edge–edge type.
+fn edge_edge_formula(
+    a: &[Point3<f64>; 2],
+    b: &[Point3<f64>; 2],
+) -> (EdgeEdgeType, Formula, [Vector3<f64>; 4]) {
+    let kind = edge_edge_type(a, b);
+    // Coordinates: 0, 1 = a0, a1; 2, 3 = b0, b1.
+    let formula = match (kind.a, kind.b) {
+        (Some(i), Some(j)) => Formula::PointPoint(i, 2 + j),
+        (Some(i), None) => Formula::PointLine(i, 2, 3),
+        (None, Some(j)) => Formula::PointLine(2 + j, 0, 1),
+        (None, None) => Formula::Triple([(2, 0), (1, 0), (3, 2)]),
+    };
+    (
+        kind,
+        formula,
+        [a[0].coords, a[1].coords, b[0].coords, b[1].coords],
+    )
 }
 
 /// The region of `p` relative to triangle `t` (Voronoi regions of its vertices, edges, face).
@@ -64,21 +145,23 @@ pub fn point_triangle_type(p: &Point3<f64>, t: &[Point3<f64>; 3]) -> PointTriang
 /// The squared point–triangle distance with its type and derivatives (coordinates `p, t0,
 /// t1, t2`).
 pub fn point_triangle(p: &Point3<f64>, t: &[Point3<f64>; 3]) -> Distance<PointTriangleType> {
-    let kind = point_triangle_type(p, t);
-    let (p, t) = (p.coords, t.map(|v| v.coords));
-    // Coordinates: 0 = p, 1 + k = t_k.
-    match kind {
-        PointTriangleType::Vertex(k) => scattered(kind, norm_squared(&(p - t[k])), [(0, 1 + k)]),
-        PointTriangleType::Edge(k) => {
-            let l = (k + 1) % 3;
-            scattered(kind, point_line(&p, &t[k], &t[l]), [(1 + k, 0), (1 + l, 0)])
-        }
-        PointTriangleType::Face => scattered(
-            kind,
-            triple_squared_over_cross(&(p - t[0]), &(t[1] - t[0]), &(t[2] - t[0])),
-            [(0, 1), (2, 1), (3, 1)],
-        ),
-    }
+    let (kind, formula, x) = point_triangle_formula(p, t);
+    formula.distance(kind, &x)
+}
+
+/// The squared point–triangle distance and its type, without derivatives (the value of
+/// [`point_triangle`], to the bit).
+///
+/// ```
+/// use sdrs_contact::ipc::distance::{point_triangle, point_triangle_squared};
+/// use nalgebra::Point3;
+/// let t = [Point3::origin(), Point3::new(1.0, 0.0, 0.0), Point3::new(0.0, 1.0, 0.0)];
+/// let p = Point3::new(1.2, 0.7, 0.3);
+/// assert_eq!(point_triangle_squared(&p, &t), (point_triangle(&p, &t).kind, point_triangle(&p, &t).value));
+/// ```
+pub fn point_triangle_squared(p: &Point3<f64>, t: &[Point3<f64>; 3]) -> (PointTriangleType, f64) {
+    let (kind, formula, x) = point_triangle_formula(p, t);
+    (kind, formula.value(&x))
 }
 
 /// The region of the closest points of edges `a` and `b` (segment parameters clamped to
@@ -125,21 +208,21 @@ pub fn edge_edge_type(a: &[Point3<f64>; 2], b: &[Point3<f64>; 2]) -> EdgeEdgeTyp
 /// The squared edge–edge distance with its type and derivatives (coordinates `a0, a1, b0,
 /// b1`).
 pub fn edge_edge(a: &[Point3<f64>; 2], b: &[Point3<f64>; 2]) -> Distance<EdgeEdgeType> {
-    let kind = edge_edge_type(a, b);
-    let (a, b) = (a.map(|v| v.coords), b.map(|v| v.coords));
-    // Coordinates: 0, 1 = a0, a1; 2, 3 = b0, b1.
-    match (kind.a, kind.b) {
-        (Some(i), Some(j)) => scattered(kind, norm_squared(&(a[i] - b[j])), [(i, 2 + j)]),
-        (Some(i), None) => scattered(kind, point_line(&a[i], &b[0], &b[1]), [(2, i), (3, i)]),
-        (None, Some(j)) => scattered(
-            kind,
-            point_line(&b[j], &a[0], &a[1]),
-            [(0, 2 + j), (1, 2 + j)],
-        ),
-        (None, None) => scattered(
-            kind,
-            triple_squared_over_cross(&(b[0] - a[0]), &(a[1] - a[0]), &(b[1] - b[0])),
-            [(2, 0), (1, 0), (3, 2)],
-        ),
-    }
+    let (kind, formula, x) = edge_edge_formula(a, b);
+    formula.distance(kind, &x)
+}
+
+/// The squared edge–edge distance and its type, without derivatives (the value of
+/// [`edge_edge`], to the bit).
+///
+/// ```
+/// use sdrs_contact::ipc::distance::{edge_edge, edge_edge_squared};
+/// use nalgebra::Point3;
+/// let a = [Point3::origin(), Point3::new(1.0, 0.0, 0.0)];
+/// let b = [Point3::new(0.5, -0.5, 0.3), Point3::new(0.5, 0.5, 0.3)];
+/// assert_eq!(edge_edge_squared(&a, &b), (edge_edge(&a, &b).kind, edge_edge(&a, &b).value));
+/// ```
+pub fn edge_edge_squared(a: &[Point3<f64>; 2], b: &[Point3<f64>; 2]) -> (EdgeEdgeType, f64) {
+    let (kind, formula, x) = edge_edge_formula(a, b);
+    (kind, formula.value(&x))
 }

@@ -12,8 +12,10 @@
 //! tests hold), and this sum counts a vertex–vertex contact once per candidate otherwise.
 
 use super::barrier::barrier;
-use super::distance::{Matrix12, Vector12, edge_edge, point_triangle};
-use super::mollifier::{mollifier, threshold};
+use super::distance::{
+    Matrix12, Vector12, edge_edge, edge_edge_squared, point_triangle, point_triangle_squared,
+};
+use super::mollifier::{mollifier, mollifier_value, threshold};
 use crate::error::{ContactError, Result, positive};
 use crate::model::{ContactModel, Order, PairContact, PairOutcome};
 use nalgebra::{Isometry3, Point3};
@@ -420,31 +422,40 @@ impl ContactModel for Ipc {
         let bodies = place(a, pose_a, b, pose_b);
         let hessian = order >= Order::Hessian;
         let mut out = TwistTerm::zero();
+        let dhat2 = self.dhat * self.dhat;
         for candidate in candidates(self.dhat, &[&bodies])? {
             let points = candidate.points(&bodies);
-            let d = match candidate {
-                Candidate::PointFace { .. } => {
-                    let tri = [points[1].position, points[2].position, points[3].position];
-                    let d = point_triangle(&points[0].position, &tri);
-                    (d.value, d.gradient, d.hessian, None)
-                }
-                Candidate::EdgeEdge { .. } => {
-                    let (x, y) = (
-                        [points[0].position, points[1].position],
-                        [points[2].position, points[3].position],
-                    );
-                    let d = edge_edge(&x, &y);
-                    if d.value >= self.dhat * self.dhat {
-                        continue;
-                    }
-                    let eps = candidate.mollifier_threshold(&bodies);
-                    (d.value, d.gradient, d.hessian, Some(mollifier(&x, &y, eps)))
-                }
+            let x = points.map(|p| p.position);
+            let (tri, ea, eb) = ([x[1], x[2], x[3]], [x[0], x[1]], [x[2], x[3]]);
+            // The value first: most candidates lie beyond d̂ and need no derivatives.
+            let d2 = match candidate {
+                Candidate::PointFace { .. } => point_triangle_squared(&x[0], &tri).1,
+                Candidate::EdgeEdge { .. } => edge_edge_squared(&ea, &eb).1,
             };
-            let (d2, grad, hess, mollified) = d;
-            if d2 >= self.dhat * self.dhat {
+            if d2 >= dhat2 {
                 continue;
             }
+            let eps = candidate.mollifier_threshold(&bodies);
+            if order == Order::Value {
+                let Some((b, _, _)) = barrier(d2, dhat2) else {
+                    return Ok(PairOutcome::Penetrating);
+                };
+                out.value += match candidate {
+                    Candidate::PointFace { .. } => b,
+                    Candidate::EdgeEdge { .. } => b * mollifier_value(&ea, &eb, eps),
+                };
+                continue;
+            }
+            let (grad, hess, mollified) = match candidate {
+                Candidate::PointFace { .. } => {
+                    let d = point_triangle(&x[0], &tri);
+                    (d.gradient, d.hessian, None)
+                }
+                Candidate::EdgeEdge { .. } => {
+                    let d = edge_edge(&ea, &eb);
+                    (d.gradient, d.hessian, Some(mollifier(&ea, &eb, eps)))
+                }
+            };
             let Some((value, g, h)) = self.term(d2, &grad, &hess, mollified) else {
                 return Ok(PairOutcome::Penetrating);
             };

@@ -11,13 +11,13 @@
 use super::aabb_tree::AabbTree;
 use crate::aabb::Aabb;
 use crate::error::{GeometryError, Result};
-use nalgebra::Isometry3;
+use nalgebra::{Isometry3, Matrix3, Point3, Vector3};
 
 /// A static AABB tree over a body's primitive boxes (body frame); leaf `i` holds box `i`.
 ///
 /// ```
 /// use sdrs_geometry::{Aabb, broad_phase::BodyBvh};
-/// use nalgebra::Isometry3;
+/// use nalgebra::{Isometry3, Matrix3, Point3, Vector3};
 /// let unit = |x: f64| Aabb::new(Point3::new(x, 0.0, 0.0), Point3::new(x + 1.0, 1.0, 1.0));
 /// let a = BodyBvh::new(&[unit(0.0), unit(3.0)]);
 /// let b = BodyBvh::new(&[unit(0.0)]);
@@ -34,21 +34,35 @@ pub struct BodyBvh {
     leaves: usize,
 }
 
-/// The world box of body-frame box `b` at each of `poses`, merged (empty without poses).
+/// A pose with its rotation matrix and that matrix's absolute values, computed once per query.
+struct Placement {
+    rotation: Matrix3<f64>,
+    abs: Matrix3<f64>,
+    translation: Vector3<f64>,
+}
+
+impl Placement {
+    fn new(pose: &Isometry3<f64>) -> Self {
+        let rotation = *pose.rotation.to_rotation_matrix().matrix();
+        Self {
+            rotation,
+            abs: rotation.abs(),
+            translation: pose.translation.vector,
+        }
+    }
+}
+
+/// The world box of body-frame box `b` at each placement, merged (empty without any).
 /// Padded by the round-off of the moved coordinates, so that it also holds the boxes of the
 /// contents moved in floating point.
-fn moved(b: &Aabb, poses: &[Isometry3<f64>]) -> Aabb {
-    let (centre, half) = (b.center(), b.extents() * 0.5);
-    poses.iter().fold(Aabb::empty(), |acc, pose| {
-        let c = pose * centre;
-        let pad = 8.0
-            * f64::EPSILON
-            * (c.coords.amax()
-                + pose.translation.vector.amax()
-                + b.mins.coords.amax().max(b.maxs.coords.amax()));
-        let h = pose.rotation.to_rotation_matrix().matrix().abs() * half
-            + nalgebra::Vector3::repeat(pad);
-        acc.merged(&Aabb::new(c - h, c + h))
+fn moved(b: &Aabb, placements: &[Placement]) -> Aabb {
+    let (centre, half) = (b.center().coords, b.extents() * 0.5);
+    let size = b.mins.coords.amax().max(b.maxs.coords.amax());
+    placements.iter().fold(Aabb::empty(), |acc, p| {
+        let c = p.rotation * centre + p.translation;
+        let pad = 8.0 * f64::EPSILON * (c.amax() + p.translation.amax() + size);
+        let h = p.abs * half + Vector3::repeat(pad);
+        acc.merged(&Aabb::new(Point3::from(c - h), Point3::from(c + h)))
     })
 }
 
@@ -100,8 +114,12 @@ impl BodyBvh {
             return Ok(());
         }
         // Both sides inflated by `margin`: one side by `2 · margin` is the same test.
-        let box_a = |k: u32| moved(&na[k as usize].aabb, poses).inflated(2.0 * margin);
-        let box_b = |k: u32| moved(&nb[k as usize].aabb, other_poses);
+        let (pa, pb): (Vec<_>, Vec<_>) = (
+            poses.iter().map(Placement::new).collect(),
+            other_poses.iter().map(Placement::new).collect(),
+        );
+        let box_a = |k: u32| moved(&na[k as usize].aabb, &pa).inflated(2.0 * margin);
+        let box_b = |k: u32| moved(&nb[k as usize].aabb, &pb);
         // Node pairs with their world boxes, so each box is moved once per visit of its node.
         let mut stack = vec![(0u32, box_a(0), 0u32, box_b(0))];
         while let Some((a, wa, b, wb)) = stack.pop() {

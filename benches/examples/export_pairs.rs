@@ -19,7 +19,6 @@ fn json(
     pose: &nalgebra::Isometry3<f64>,
 ) -> String {
     let vertices: Vec<String> = vertices
-        .vertices()
         .iter()
         .map(|v| {
             let y = pose * v;

@@ -10,7 +10,9 @@
 //!
 //! - `ipc`: the IPC barrier potential (Li et al. 2020) between the same spheres with
 //!   d̂ = 2 cm (vertex–face and edge–edge pairs through the BVH broad phase, exact local
-//!   Hessians), for the same triangle counts.
+//!   Hessians), for the same triangle counts; `ipc_hull_pairs`: the same on the `contact`
+//!   suite's hull pairs. `benches/reference/ipctk_pairs.py` times `ipctk` on both
+//!   (`benches/reference/ipctk_timings.json`).
 //! - `billiards_step`: one time step of the long-range paper's billiards scene (sec. 6: 16
 //!   balls of 320 triangles on a 1,800-triangle ground grid) after 5 steps of the cue ball
 //!   rolling in, for 4 and 16 balls: long-range contact between all 137 link pairs, and IPC
@@ -21,13 +23,13 @@
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use nalgebra::Isometry3;
-use sdrs_benches::report_section;
+use sdrs_benches::{hull_pairs, report_section, runner};
 use sdrs_contact::ipc::potential::{Ipc, IpcShape};
 use sdrs_contact::long_range::{LongRange, LongRangeCache, MeshShape};
 use sdrs_contact::{ContactModel, Order};
 use sdrs_dynamics::scenes::billiards;
 use sdrs_dynamics::{ContactHook, IpcContact, Simulator};
-use sdrs_geometry::TriMesh;
+use sdrs_geometry::{ConvexHull, TriMesh};
 
 const LEVELS: [u32; 4] = [2, 3, 4, 5];
 
@@ -153,6 +155,37 @@ fn ipc(c: &mut Criterion) {
     group.finish();
 }
 
+/// IPC on the `contact` suite's hull pairs (8 pairs of M-vertex hulls 5 mm apart, the draws
+/// of `examples/export_pairs.rs`), d̂ = 2s/(1 − s) for s = 1 cm as in
+/// `benches/reference/ipctk_pairs.py`: one pair per iteration, cycling.
+fn ipc_hull_pairs(c: &mut Criterion) {
+    let mut group = c.benchmark_group("ipc_hull_pairs");
+    group.sample_size(10);
+    let model = Ipc::new(2.0 * 0.01 / 0.99).expect("dhat");
+    let mut rng = runner();
+    for m in [8, 32, 96, 384, 768] {
+        let pairs = hull_pairs(m, 8, 0.005, &mut rng);
+        let shape = |h: &ConvexHull| {
+            IpcShape::new(
+                TriMesh::new(h.vertices().to_vec(), h.triangles().to_vec()).expect("hull mesh"),
+            )
+        };
+        let shapes: Vec<_> = pairs.iter().map(|p| (shape(&p.a), shape(&p.b))).collect();
+        let mut k = 0;
+        group.bench_function(BenchmarkId::new("d̂=2.02cm", m), |b| {
+            b.iter(|| {
+                k = (k + 1) % pairs.len();
+                let (p, (a, s)) = (&pairs[k], &shapes[k]);
+                model
+                    .evaluate(a, &p.pose_a, s, &p.poses_b[0], &mut (), Order::Hessian)
+                    .expect("pairs are apart")
+                    .value()
+            })
+        });
+    }
+    group.finish();
+}
+
 /// One step of the billiards scene (sec. 6), 5 steps in, under the long-range potential
 /// (between all link pairs) and under IPC (d̂ = 1 mm, stiffness 1e8: balls rest about 0.1 mm
 /// above the grid; CCD-limited line search).
@@ -192,5 +225,12 @@ fn billiards_step(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, hierarchical, brute_force, ipc, billiards_step);
+criterion_group!(
+    benches,
+    hierarchical,
+    brute_force,
+    ipc,
+    ipc_hull_pairs,
+    billiards_step
+);
 criterion_main!(benches);

@@ -14,7 +14,7 @@ const VERTEX_COUNTS: [usize; 5] = [8, 32, 96, 384, 768];
 /// One GJK query per iteration, cycling through 8 pairs 0.1 m apart (a working set that
 /// stays in cache, as the pairs of one Newton solve do). `cold` starts every
 /// query from scratch; `warm` reuses each pair's cache while B alternates between two poses
-/// 0.1 mm apart.
+/// 0.1 mm apart. Group `gjk_same_pose`: pairs 1 cm apart queried again at the same pose.
 fn gjk(c: &mut Criterion) {
     let mut group = c.benchmark_group("gjk");
     let mut rng = runner();
@@ -27,6 +27,30 @@ fn gjk(c: &mut Criterion) {
                 Proximity::Intersecting { .. } => 0.0,
             }
         });
+    }
+    group.finish();
+
+    // The same pose queried again (as a line search re-evaluating its start, or a converged
+    // Newton step): pairs 1 cm apart, `warm` reusing the cache of the previous identical query.
+    let mut group = c.benchmark_group("gjk_same_pose");
+    for m in [96, 768] {
+        let pairs = hull_pairs(m, 8, 0.01, &mut rng);
+        bench_cold_and_warm(
+            &mut group,
+            m,
+            &pairs,
+            |p, _, cache: &mut GjkCache| match gjk_distance(
+                &p.a,
+                &p.pose_a,
+                &p.b,
+                &p.poses_b[0],
+                &settings,
+                cache,
+            ) {
+                Proximity::Separated(s) => s.distance,
+                Proximity::Intersecting { .. } => 0.0,
+            },
+        );
     }
     group.finish();
 }

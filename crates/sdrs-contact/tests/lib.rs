@@ -6,6 +6,7 @@ mod cases;
 mod common;
 mod friction;
 mod ipc;
+mod ipc_derivatives;
 mod long_range;
 mod long_range_friction;
 mod plane;

@@ -127,3 +127,101 @@ fn own_bvh_rebuilds_when_the_scene_is_scrambled() {
     assert_eq!(finder.rebuilds(), 2);
     assert!(out.is_empty());
 }
+
+mod body_trees {
+    //! `BodyBvh`: two bodies' primitive trees queried at their poses find every pair of
+    //! primitives whose exact world boxes overlap, each once.
+
+    use nalgebra::{Isometry3, Point3};
+    use proptest::prelude::*;
+    use sdrs_geometry::broad_phase::BodyBvh;
+    use sdrs_geometry::testing::pose;
+    use sdrs_geometry::{Aabb, GeometryError};
+
+    /// Small random triangles (body frame) in a unit cube.
+    fn triangles() -> impl Strategy<Value = Vec<[Point3<f64>; 3]>> {
+        proptest::collection::vec(
+            (
+                proptest::array::uniform3(-0.5..0.5f64),
+                proptest::array::uniform9(-0.1..0.1f64),
+            ),
+            1..60,
+        )
+        .prop_map(|ts| {
+            ts.into_iter()
+                .map(|(c, d)| {
+                    std::array::from_fn(|k| {
+                        Point3::new(c[0] + d[3 * k], c[1] + d[3 * k + 1], c[2] + d[3 * k + 2])
+                    })
+                })
+                .collect()
+        })
+    }
+
+    fn tree(ts: &[[Point3<f64>; 3]]) -> BodyBvh {
+        BodyBvh::new(&ts.iter().map(Aabb::from_points).collect::<Vec<_>>())
+    }
+
+    /// The box of a triangle's corners at every pose, inflated.
+    fn world(t: &[Point3<f64>; 3], poses: &[Isometry3<f64>], margin: f64) -> Aabb {
+        Aabb::from_points(
+            &poses
+                .iter()
+                .flat_map(|p| t.map(|v| p * v))
+                .collect::<Vec<_>>(),
+        )
+        .inflated(margin)
+    }
+
+    proptest! {
+        #![proptest_config(sdrs_geometry::testing::cases(300))]
+
+        #[test]
+        fn every_overlapping_pair_is_visited_once(
+            a in triangles(), b in triangles(),
+            pa in proptest::collection::vec(pose(0.6), 1..3),
+            pb in proptest::collection::vec(pose(0.6), 1..3),
+            margin in 0.0..0.1f64,
+        ) {
+            let mut visited = Vec::new();
+            tree(&a).for_each_overlap(&pa, &tree(&b), &pb, margin, |i, j| visited.push((i, j))).unwrap();
+            let count = visited.len();
+            visited.sort_unstable();
+            visited.dedup();
+            prop_assert_eq!(visited.len(), count, "a pair visited twice");
+            for (i, ta) in a.iter().enumerate() {
+                for (j, tb) in b.iter().enumerate() {
+                    if world(ta, &pa, margin).intersects(&world(tb, &pb, margin)) {
+                        prop_assert!(visited.binary_search(&(i as u32, j as u32)).is_ok(),
+                            "pair ({}, {}) overlaps but was not visited", i, j);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bad_margins_are_refused_and_empty_trees_meet_nothing() {
+        let one = BodyBvh::new(&[Aabb::new(Point3::origin(), Point3::new(1.0, 1.0, 1.0))]);
+        let id = [Isometry3::identity()];
+        for margin in [-1e-3, f64::NAN, f64::INFINITY] {
+            let err = one
+                .for_each_overlap(&id, &one, &id, margin, |_, _| {})
+                .unwrap_err();
+            assert!(matches!(
+                err,
+                GeometryError::InvalidParameter { name: "margin", .. }
+            ));
+        }
+        let mut met = 0;
+        one.for_each_overlap(&id, &BodyBvh::new(&[]), &id, 0.1, |_, _| met += 1)
+            .unwrap();
+        one.for_each_overlap(&[], &one, &id, 0.1, |_, _| met += 1)
+            .unwrap();
+        assert_eq!(met, 0);
+        one.for_each_overlap(&id, &one, &id, 0.0, |_, _| met += 1)
+            .unwrap();
+        assert_eq!(met, 1);
+        assert_eq!((one.len(), BodyBvh::new(&[]).is_empty()), (1, true));
+    }
+}

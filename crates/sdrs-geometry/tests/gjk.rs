@@ -2,7 +2,7 @@ use nalgebra::{Isometry3, Translation3, Vector3};
 use proptest::prelude::*;
 use sdrs_geometry::ConvexHull;
 use sdrs_geometry::gjk::{GjkCache, GjkSettings, Proximity, distance, gjk_distance};
-use sdrs_geometry::testing::{hull, place_at_gap, pose, unit_vector};
+use sdrs_geometry::testing::{hull, hull_with, place_at_gap, pose, unit_vector};
 
 fn max_dot(h: &ConvexHull, p: &Isometry3<f64>, n: &Vector3<f64>) -> f64 {
     h.vertices()
@@ -480,6 +480,43 @@ proptest! {
             if let (Proximity::Separated(c), Proximity::Separated(w)) = (&cold, &warm) {
                 prop_assert!((c.distance - w.distance).abs() <= 1e-9 * c.distance + round_off,
                     "cache {}: cold {:e} warm {:e}", k, c.distance, w.distance);
+            }
+        }
+    }
+}
+
+fn iterations(p: &Proximity) -> usize {
+    match p {
+        Proximity::Separated(s) => s.iterations,
+        Proximity::Intersecting { iterations } => *iterations,
+    }
+}
+
+proptest! {
+    #![proptest_config(sdrs_geometry::testing::cases(200))]
+
+    /// A warm start never costs more iterations than a cold one: random pairs of 4 to 768
+    /// vertices 1 mm to 10 cm apart, queried again at the same poses with the cache of the
+    /// first query (one iteration: the cached simplex is the answer), and at poses moved by
+    /// 0.1 mm along the separating direction (the benchmark's warm case).
+    #[test]
+    fn warm_start_never_takes_more_iterations_than_cold(
+        (a, b) in prop_oneof![4usize..=120, Just(96), Just(768)]
+            .prop_flat_map(|m| (hull_with(m), hull_with(m))),
+        pa in pose(1.0), pb in pose(1.0), n in unit_vector(), exponent in -3.0..-1.0f64,
+    ) {
+        let settings = GjkSettings::default();
+        let pb = place_at_gap(&a, &pa, &b, &pb, &n, 10f64.powf(exponent));
+        let moved = Translation3::from(n * 1e-4) * pb;
+        for pose_b in [pb, moved] {
+            let mut cache = GjkCache::default();
+            gjk_distance(&a, &pa, &b, &pb, &settings, &mut cache);
+            let cold = gjk_distance(&a, &pa, &b, &pose_b, &settings, &mut GjkCache::default());
+            let warm = gjk_distance(&a, &pa, &b, &pose_b, &settings, &mut cache);
+            prop_assert!(iterations(&warm) <= iterations(&cold),
+                "warm {} > cold {} iterations", iterations(&warm), iterations(&cold));
+            if pose_b == pb {
+                prop_assert_eq!(iterations(&warm), 1);
             }
         }
     }

@@ -6,9 +6,16 @@
 //! edge's interior, or both interiors (line–line). Within a region the squared distance is
 //! the smooth function of that region; across region boundaries it is C¹ (not C²: the reason
 //! the long-range paper's appendix A.4 gives for IPC's rugged second derivatives).
+//!
+//! The derivatives are hand-expanded (module `ipc::derivatives`); the tests hold them to
+//! second-order dual numbers and finite differences.
 
+use super::derivatives::{
+    Local, norm_squared, point_line, point_line_value, triple_squared_over_cross,
+    triple_squared_over_cross_value,
+};
+use nalgebra::Vector3;
 use nalgebra::{Point3, SMatrix, SVector};
-use num_dual::{Dual2SVec64, DualNum, hessian};
 
 /// Gradient over the 12 coordinates of a primitive pair.
 pub type Vector12 = SVector<f64, 12>;
@@ -42,57 +49,92 @@ pub struct Distance<K> {
     pub hessian: Matrix12,
 }
 
-type D2 = Dual2SVec64<12>;
-
-fn sub<T: DualNum + Copy>(a: &[T; 3], b: &[T; 3]) -> [T; 3] {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+/// The formula of a distance type over the pair's four points `x`.
+#[derive(Debug, Clone, Copy)]
+enum Formula {
+    /// `|x_i − x_j|²`.
+    PointPoint(usize, usize),
+    /// Point `x_p` to the line through `x_e0`, `x_e1`: `(p, e0, e1)`.
+    PointLine(usize, usize, usize),
+    /// `(u · (v × w))² / |v × w|²` with `u = x_u0 − x_u1`, and so on.
+    Triple([(usize, usize); 3]),
 }
 
-fn dot<T: DualNum + Copy>(a: &[T; 3], b: &[T; 3]) -> T {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+impl Formula {
+    fn value(self, x: &[Vector3<f64>; 4]) -> f64 {
+        let d = |(i, j): (usize, usize)| x[i] - x[j];
+        match self {
+            Formula::PointPoint(i, j) => {
+                let r = d((i, j));
+                r.dot(&r)
+            }
+            Formula::PointLine(p, e0, e1) => point_line_value(&x[p], &x[e0], &x[e1]),
+            Formula::Triple([u, v, w]) => triple_squared_over_cross_value(&d(u), &d(v), &d(w)),
+        }
+    }
+
+    fn distance<K>(self, kind: K, x: &[Vector3<f64>; 4]) -> Distance<K> {
+        let d = |(i, j): (usize, usize)| x[i] - x[j];
+        let (value, (gradient, hessian)) = match self {
+            Formula::PointPoint(i, j) => {
+                let l = norm_squared(&d((i, j)));
+                (l.value, l.scatter([(i, j)]))
+            }
+            Formula::PointLine(p, e0, e1) => {
+                let l = point_line(&x[p], &x[e0], &x[e1]);
+                (l.value, l.scatter([(e0, p), (e1, p)]))
+            }
+            Formula::Triple([u, v, w]) => {
+                let l: Local<3> = triple_squared_over_cross(&d(u), &d(v), &d(w));
+                (l.value, l.scatter([u, v, w]))
+            }
+        };
+        Distance {
+            kind,
+            value,
+            gradient,
+            hessian,
+        }
+    }
 }
 
-fn cross<T: DualNum + Copy>(a: &[T; 3], b: &[T; 3]) -> [T; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
+/// The points `p, t0, t1, t2` and the formula of a point–triangle type.
+fn point_triangle_formula(
+    p: &Point3<f64>,
+    t: &[Point3<f64>; 3],
+) -> (PointTriangleType, Formula, [Vector3<f64>; 4]) {
+    let kind = point_triangle_type(p, t);
+    // Coordinates: 0 = p, 1 + k = t_k.
+    let formula = match kind {
+        PointTriangleType::Vertex(k) => Formula::PointPoint(0, 1 + k),
+        PointTriangleType::Edge(k) => Formula::PointLine(0, 1 + k, 1 + (k + 1) % 3),
+        PointTriangleType::Face => Formula::Triple([(0, 1), (2, 1), (3, 1)]),
+    };
+    (
+        kind,
+        formula,
+        [p.coords, t[0].coords, t[1].coords, t[2].coords],
+    )
 }
 
-/// `|p − q|²`.
-fn point_point<T: DualNum + Copy>(p: &[T; 3], q: &[T; 3]) -> T {
-    let d = sub(p, q);
-    dot(&d, &d)
-}
-
-/// Squared distance of `p` to the line through `e0`, `e1`: `|(e0 − p) × (e1 − p)|² / |e1 − e0|²`.
-fn point_line<T: DualNum + Copy>(p: &[T; 3], e0: &[T; 3], e1: &[T; 3]) -> T {
-    let c = cross(&sub(e0, p), &sub(e1, p));
-    let e = sub(e1, e0);
-    dot(&c, &c) / dot(&e, &e)
-}
-
-/// Squared distance of `p` to the plane of `t`: `((p − t0)·n)² / |n|²`.
-fn point_plane<T: DualNum + Copy>(p: &[T; 3], t0: &[T; 3], t1: &[T; 3], t2: &[T; 3]) -> T {
-    let n = cross(&sub(t1, t0), &sub(t2, t0));
-    let s = dot(&sub(p, t0), &n);
-    s * s / dot(&n, &n)
-}
-
-/// Squared distance of the lines through the two edges: `((b0 − a0)·n)² / |n|²`.
-fn line_line<T: DualNum + Copy>(a0: &[T; 3], a1: &[T; 3], b0: &[T; 3], b1: &[T; 3]) -> T {
-    let n = cross(&sub(a1, a0), &sub(b1, b0));
-    let s = dot(&sub(b0, a0), &n);
-    s * s / dot(&n, &n)
-}
-
-fn coords(points: [&Point3<f64>; 4]) -> SVector<f64, 12> {
-    SVector::from_fn(|i, _| points[i / 3][i % 3])
-}
-
-fn split(x: &SVector<D2, 12>) -> [[D2; 3]; 4] {
-    std::array::from_fn(|k| [x[3 * k], x[3 * k + 1], x[3 * k + 2]])
+/// The points `a0, a1, b0, b1` and the formula of an edge–edge type.
+fn edge_edge_formula(
+    a: &[Point3<f64>; 2],
+    b: &[Point3<f64>; 2],
+) -> (EdgeEdgeType, Formula, [Vector3<f64>; 4]) {
+    let kind = edge_edge_type(a, b);
+    // Coordinates: 0, 1 = a0, a1; 2, 3 = b0, b1.
+    let formula = match (kind.a, kind.b) {
+        (Some(i), Some(j)) => Formula::PointPoint(i, 2 + j),
+        (Some(i), None) => Formula::PointLine(i, 2, 3),
+        (None, Some(j)) => Formula::PointLine(2 + j, 0, 1),
+        (None, None) => Formula::Triple([(2, 0), (1, 0), (3, 2)]),
+    };
+    (
+        kind,
+        formula,
+        [a[0].coords, a[1].coords, b[0].coords, b[1].coords],
+    )
 }
 
 /// The region of `p` relative to triangle `t` (Voronoi regions of its vertices, edges, face).
@@ -103,26 +145,23 @@ pub fn point_triangle_type(p: &Point3<f64>, t: &[Point3<f64>; 3]) -> PointTriang
 /// The squared point–triangle distance with its type and derivatives (coordinates `p, t0,
 /// t1, t2`).
 pub fn point_triangle(p: &Point3<f64>, t: &[Point3<f64>; 3]) -> Distance<PointTriangleType> {
-    let kind = point_triangle_type(p, t);
-    let x = coords([p, &t[0], &t[1], &t[2]]);
-    let (value, gradient, hessian) = hessian(
-        |x: SVector<D2, 12>| {
-            let [p, t0, t1, t2] = split(&x);
-            let v = [t0, t1, t2];
-            match kind {
-                PointTriangleType::Vertex(k) => point_point(&p, &v[k]),
-                PointTriangleType::Edge(k) => point_line(&p, &v[k], &v[(k + 1) % 3]),
-                PointTriangleType::Face => point_plane(&p, &t0, &t1, &t2),
-            }
-        },
-        &x,
-    );
-    Distance {
-        kind,
-        value,
-        gradient,
-        hessian,
-    }
+    let (kind, formula, x) = point_triangle_formula(p, t);
+    formula.distance(kind, &x)
+}
+
+/// The squared point–triangle distance and its type, without derivatives (the value of
+/// [`point_triangle`], to the bit).
+///
+/// ```
+/// use sdrs_contact::ipc::distance::{point_triangle, point_triangle_squared};
+/// use nalgebra::Point3;
+/// let t = [Point3::origin(), Point3::new(1.0, 0.0, 0.0), Point3::new(0.0, 1.0, 0.0)];
+/// let p = Point3::new(1.2, 0.7, 0.3);
+/// assert_eq!(point_triangle_squared(&p, &t), (point_triangle(&p, &t).kind, point_triangle(&p, &t).value));
+/// ```
+pub fn point_triangle_squared(p: &Point3<f64>, t: &[Point3<f64>; 3]) -> (PointTriangleType, f64) {
+    let (kind, formula, x) = point_triangle_formula(p, t);
+    (kind, formula.value(&x))
 }
 
 /// The region of the closest points of edges `a` and `b` (segment parameters clamped to
@@ -169,44 +208,21 @@ pub fn edge_edge_type(a: &[Point3<f64>; 2], b: &[Point3<f64>; 2]) -> EdgeEdgeTyp
 /// The squared edge–edge distance with its type and derivatives (coordinates `a0, a1, b0,
 /// b1`).
 pub fn edge_edge(a: &[Point3<f64>; 2], b: &[Point3<f64>; 2]) -> Distance<EdgeEdgeType> {
-    let kind = edge_edge_type(a, b);
-    let x = coords([&a[0], &a[1], &b[0], &b[1]]);
-    let (value, gradient, hessian) = hessian(
-        |x: SVector<D2, 12>| {
-            let [a0, a1, b0, b1] = split(&x);
-            let (ea, eb) = ([a0, a1], [b0, b1]);
-            match (kind.a, kind.b) {
-                (Some(i), Some(j)) => point_point(&ea[i], &eb[j]),
-                (Some(i), None) => point_line(&ea[i], &b0, &b1),
-                (None, Some(j)) => point_line(&eb[j], &a0, &a1),
-                (None, None) => line_line(&a0, &a1, &b0, &b1),
-            }
-        },
-        &x,
-    );
-    Distance {
-        kind,
-        value,
-        gradient,
-        hessian,
-    }
+    let (kind, formula, x) = edge_edge_formula(a, b);
+    formula.distance(kind, &x)
 }
 
-/// `|(a1 − a0) × (b1 − b0)|²`, the edge-edge mollifier's argument, generic for dual numbers.
-pub(super) fn cross_squared<T: DualNum + Copy>(
-    a0: &[T; 3],
-    a1: &[T; 3],
-    b0: &[T; 3],
-    b1: &[T; 3],
-) -> T {
-    let n = cross(&sub(a1, a0), &sub(b1, b0));
-    dot(&n, &n)
-}
-
-pub(super) fn pair_coords(a: &[Point3<f64>; 2], b: &[Point3<f64>; 2]) -> SVector<f64, 12> {
-    coords([&a[0], &a[1], &b[0], &b[1]])
-}
-
-pub(super) fn split_pair(x: &SVector<D2, 12>) -> [[D2; 3]; 4] {
-    split(x)
+/// The squared edge–edge distance and its type, without derivatives (the value of
+/// [`edge_edge`], to the bit).
+///
+/// ```
+/// use sdrs_contact::ipc::distance::{edge_edge, edge_edge_squared};
+/// use nalgebra::Point3;
+/// let a = [Point3::origin(), Point3::new(1.0, 0.0, 0.0)];
+/// let b = [Point3::new(0.5, -0.5, 0.3), Point3::new(0.5, 0.5, 0.3)];
+/// assert_eq!(edge_edge_squared(&a, &b), (edge_edge(&a, &b).kind, edge_edge(&a, &b).value));
+/// ```
+pub fn edge_edge_squared(a: &[Point3<f64>; 2], b: &[Point3<f64>; 2]) -> (EdgeEdgeType, f64) {
+    let (kind, formula, x) = edge_edge_formula(a, b);
+    (kind, formula.value(&x))
 }

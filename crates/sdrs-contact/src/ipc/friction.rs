@@ -15,7 +15,7 @@
 //! the step-t derivatives the adjoint would need are not provided
 //! ([`ContactError::Unsupported`]); the long-range and SDRS friction models provide them.
 
-use super::mollifier::mollifier;
+use super::mollifier::mollifier_value;
 use super::potential::{Candidate, Ipc, IpcShape, Placed, candidates, place};
 use crate::distance::{point_triangle, segment_segment};
 use crate::error::{ContactError, Result, positive};
@@ -163,7 +163,7 @@ impl IpcFriction {
                 let c = segment_segment(&ea, &eb);
                 let (a, b) = (along(&c.a, &ea), along(&c.b, &eb));
                 // Nearly parallel edges carry a mollified normal force (as in the potential).
-                let m = mollifier(&ea, &eb, candidate.mollifier_threshold(bodies)).0;
+                let m = mollifier_value(&ea, &eb, candidate.mollifier_threshold(bodies));
                 (c, [1.0 - a, a, b - 1.0, -b], m)
             }
         };

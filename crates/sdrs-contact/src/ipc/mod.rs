@@ -6,9 +6,10 @@
 //! squared, the barrier acts on squared distances with `d̂²`, and the reference numbers the
 //! tests hold were produced with `ipctk` 1.6.1 (`benches/reference/ipctk_reference.py`).
 //!
-//! Derivatives of the distance functions and the mollifier come from second-order dual
-//! numbers (`num-dual`) over the 12 coordinates of a primitive pair: exact, and checked
-//! against `ipctk`; slower than hand-expanded expressions (a later optimisation).
+//! Derivatives of the distance functions and the mollifier are hand-expanded over a few local
+//! difference vectors of a primitive pair and scattered to its 12 coordinates
+//! (module `derivatives`): exact, checked against `ipctk`, second-order dual numbers (kept in the
+//! tests) and finite differences.
 //!
 //! ```
 //! use sdrs_contact::ipc::distance::{PointTriangleType, point_triangle};
@@ -21,6 +22,7 @@
 
 pub mod barrier;
 mod ccd;
+mod derivatives;
 pub mod distance;
 pub mod friction;
 pub mod mollifier;

@@ -3,32 +3,54 @@
 //! the mollifier), with the pose gradient and Hessian of the pair (Li et al. 2020; `ipctk`'s
 //! `BarrierPotential` with stiffness 1).
 //!
-//! Candidates come from the broad phase's BVH over every vertex, edge and face box of both
-//! bodies inflated by `d̂/2`. Each vertex–face and edge–edge candidate is one term with the
+//! Candidates come from each body's persistent body-frame trees of vertex, edge and face boxes
+//! ([`sdrs_geometry::broad_phase::BodyBvh`]), queried against the other body's, with boxes
+//! inflated by `d̂/2`. Each vertex–face and edge–edge candidate is one term with the
 //! distance of its closest-point type, as in the original IPC formulation; `ipctk` instead
 //! merges candidates that resolve to the same vertex–vertex or edge–vertex pair, so the two
 //! agree where every active pair resolves to a face or edge interior (the configurations the
 //! tests hold), and this sum counts a vertex–vertex contact once per candidate otherwise.
 
 use super::barrier::barrier;
-use super::distance::{Matrix12, Vector12, edge_edge, point_triangle};
-use super::mollifier::{mollifier, threshold};
+use super::distance::{
+    Matrix12, Vector12, edge_edge, edge_edge_squared, point_triangle, point_triangle_squared,
+};
+use super::mollifier::{mollifier, mollifier_value, threshold};
 use crate::error::{ContactError, Result, positive};
 use crate::model::{ContactModel, Order, PairContact, PairOutcome};
 use nalgebra::{Isometry3, Point3};
-use sdrs_geometry::broad_phase::{BroadPhase, Proxy};
+use sdrs_geometry::broad_phase::BodyBvh;
 use sdrs_geometry::twist::{BodyPoint, TwistTerm};
 use sdrs_geometry::{Aabb, TriMesh};
 
-/// A triangle mesh prepared for IPC: the mesh and its unique edges.
+/// A triangle mesh prepared for IPC: the mesh, its unique edges, and a persistent tree over
+/// each kind of primitive (vertices, edges, faces) in the body frame, built once: a rigid
+/// body's primitives never move in its frame, so evaluations only query the trees.
 #[derive(Debug, Clone)]
 pub struct IpcShape {
     mesh: TriMesh,
     edges: Vec<[u32; 2]>,
+    trees: PrimitiveTrees,
+}
+
+/// A kind of mesh primitive.
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    Vertex,
+    Edge,
+    Face,
+}
+
+/// The body-frame trees of a shape's vertices, edges and faces (leaf `i` is primitive `i`).
+#[derive(Debug, Clone)]
+struct PrimitiveTrees {
+    vertices: BodyBvh,
+    edges: BodyBvh,
+    faces: BodyBvh,
 }
 
 impl IpcShape {
-    /// The mesh (body frame) with its edges.
+    /// The mesh (body frame) with its edges and primitive trees.
     pub fn new(mesh: TriMesh) -> Self {
         let mut edges: Vec<[u32; 2]> = mesh
             .triangles()
@@ -38,7 +60,39 @@ impl IpcShape {
             .collect();
         edges.sort_unstable();
         edges.dedup();
-        Self { mesh, edges }
+        let v = mesh.vertices();
+        let tree = |boxes: Vec<Aabb>| BodyBvh::new(&boxes);
+        let trees = PrimitiveTrees {
+            vertices: tree(v.iter().map(|p| Aabb::new(*p, *p)).collect()),
+            edges: tree(edges.iter().map(|e| primitive_box(v, e)).collect()),
+            faces: tree(
+                mesh.triangles()
+                    .iter()
+                    .map(|t| primitive_box(v, t))
+                    .collect(),
+            ),
+        };
+        Self { mesh, edges, trees }
+    }
+
+    fn tree(&self, kind: Kind) -> &BodyBvh {
+        match kind {
+            Kind::Vertex => &self.trees.vertices,
+            Kind::Edge => &self.trees.edges,
+            Kind::Face => &self.trees.faces,
+        }
+    }
+
+    /// The vertex indices of primitive `i` of a kind (the first `n` of the array).
+    fn corners(&self, kind: Kind, i: u32) -> ([u32; 3], usize) {
+        match kind {
+            Kind::Vertex => ([i, 0, 0], 1),
+            Kind::Edge => {
+                let [p, q] = self.edges[i as usize];
+                ([p, q, 0], 2)
+            }
+            Kind::Face => (self.mesh.triangles()[i as usize], 3),
+        }
     }
 
     /// The mesh.
@@ -107,12 +161,9 @@ impl Ipc {
     }
 }
 
-/// A primitive of one of the two bodies.
-#[derive(Debug, Clone, Copy)]
-enum Primitive {
-    Vertex(usize, u32),
-    Edge(usize, u32),
-    Face(usize, u32),
+/// The box of the points `ids` of `vertices`.
+fn primitive_box(vertices: &[Point3<f64>], ids: &[u32]) -> Aabb {
+    Aabb::from_points(ids.iter().map(|&i| &vertices[i as usize]))
 }
 
 /// A vertex–face or edge–edge pair of the two bodies whose boxes are within `d̂`.
@@ -130,6 +181,7 @@ pub(super) enum Candidate {
 /// A body placed in the world.
 pub(super) struct Placed<'a> {
     pub(super) shape: &'a IpcShape,
+    pose: Isometry3<f64>,
     origin: Point3<f64>,
     pub(super) vertices: Vec<Point3<f64>>,
 }
@@ -153,6 +205,7 @@ pub(super) fn place<'a>(
 ) -> [Placed<'a>; 2] {
     [(a, pose_a), (b, pose_b)].map(|(shape, pose)| Placed {
         shape,
+        pose: *pose,
         origin: Point3::from(pose.translation.vector),
         vertices: shape.mesh.vertices().iter().map(|v| pose * v).collect(),
     })
@@ -213,58 +266,64 @@ impl Candidate {
     }
 }
 
-/// The vertex–face and edge–edge candidates of two placed bodies: pairs whose boxes are
-/// within `dhat`, from the broad phase's BVH over every vertex, edge and face box. With
-/// several placements of the bodies (`placements`), each primitive's box covers all of them
-/// (swept boxes, for continuous collision detection).
+/// The vertex–face and edge–edge candidates of two placed bodies: pairs of primitives whose
+/// world boxes, inflated by `dhat / 2` each, overlap, found by querying each body's
+/// body-frame trees against the other's (never a pair within one body). With several
+/// placements of the bodies (`placements`), each primitive's box covers all of them (swept
+/// boxes, for continuous collision detection). Candidates come in a canonical order: A's
+/// vertices against B's faces, then edge pairs, then A's faces against B's vertices, each
+/// sorted by primitive index (the order of a sorted pair list over all primitives of A then
+/// B).
 pub(super) fn candidates(dhat: f64, placements: &[&[Placed; 2]]) -> Result<Vec<Candidate>> {
-    let bodies = placements[0];
+    let [a, b] = placements[0];
+    let poses =
+        |k: usize| -> Vec<Isometry3<f64>> { placements.iter().map(|p| p[k].pose).collect() };
+    let (poses_a, poses_b) = (poses(0), poses(1));
+    let margin = 0.5 * dhat;
+    // The exact test of a candidate pair: the swept world boxes of its primitives, inflated.
     let swept = |k: usize, ids: &[u32]| {
         Aabb::from_points(
             placements
                 .iter()
                 .flat_map(|p| ids.iter().map(move |&j| &p[k].vertices[j as usize])),
         )
+        .inflated(margin)
     };
-    let mut proxies = Vec::new();
-    let mut primitives = Vec::new();
-    for (k, body) in bodies.iter().enumerate() {
-        for i in 0..body.vertices.len() as u32 {
-            let aabb = swept(k, &[i]);
-            proxies.push(Proxy { body: k, aabb });
-            primitives.push(Primitive::Vertex(k, i));
-        }
-        for (i, e) in body.shape.edges.iter().enumerate() {
-            let aabb = swept(k, e);
-            proxies.push(Proxy { body: k, aabb });
-            primitives.push(Primitive::Edge(k, i as u32));
-        }
-        for (i, t) in body.shape.mesh.triangles().iter().enumerate() {
-            let aabb = swept(k, t);
-            proxies.push(Proxy { body: k, aabb });
-            primitives.push(Primitive::Face(k, i as u32));
-        }
-    }
-    let mut broad = BroadPhase::new(0.5 * dhat).map_err(|e| ContactError::Geometry {
-        message: e.to_string(),
-    })?;
-    let mut pairs = Vec::new();
-    broad.candidate_pairs(&proxies, |_, _| false, &mut pairs);
-    Ok(pairs
-        .into_iter()
-        .filter_map(|(i, j)| match (primitives[i], primitives[j]) {
-            (Primitive::Vertex(kv, v), Primitive::Face(kf, f))
-            | (Primitive::Face(kf, f), Primitive::Vertex(kv, v)) => Some(Candidate::PointFace {
-                vertex: (kv, v),
-                face: (kf, f),
-            }),
-            (Primitive::Edge(ka, ea), Primitive::Edge(kb, eb)) => Some(Candidate::EdgeEdge {
-                a: (ka, ea),
-                b: (kb, eb),
-            }),
-            _ => None,
+    let pairs = |ka: Kind, kb: Kind| -> Result<Vec<(u32, u32)>> {
+        let mut found = Vec::new();
+        let (ta, tb) = (a.shape.tree(ka), b.shape.tree(kb));
+        ta.for_each_overlap(&poses_a, tb, &poses_b, margin, |i, j| {
+            let (ca, na) = a.shape.corners(ka, i);
+            let (cb, nb) = b.shape.corners(kb, j);
+            if swept(0, &ca[..na]).intersects(&swept(1, &cb[..nb])) {
+                found.push((i, j));
+            }
         })
-        .collect())
+        .map_err(|e| ContactError::Geometry {
+            message: e.to_string(),
+        })?;
+        found.sort_unstable();
+        Ok(found)
+    };
+    let point_face = |vertex, face| Candidate::PointFace { vertex, face };
+    let mut found: Vec<Candidate> = pairs(Kind::Vertex, Kind::Face)?
+        .into_iter()
+        .map(|(v, f)| point_face((0, v), (1, f)))
+        .collect();
+    found.extend(
+        pairs(Kind::Edge, Kind::Edge)?
+            .into_iter()
+            .map(|(i, j)| Candidate::EdgeEdge {
+                a: (0, i),
+                b: (1, j),
+            }),
+    );
+    found.extend(
+        pairs(Kind::Face, Kind::Vertex)?
+            .into_iter()
+            .map(|(f, v)| point_face((1, v), (0, f))),
+    );
+    Ok(found)
 }
 
 impl Ipc {
@@ -363,31 +422,40 @@ impl ContactModel for Ipc {
         let bodies = place(a, pose_a, b, pose_b);
         let hessian = order >= Order::Hessian;
         let mut out = TwistTerm::zero();
+        let dhat2 = self.dhat * self.dhat;
         for candidate in candidates(self.dhat, &[&bodies])? {
             let points = candidate.points(&bodies);
-            let d = match candidate {
-                Candidate::PointFace { .. } => {
-                    let tri = [points[1].position, points[2].position, points[3].position];
-                    let d = point_triangle(&points[0].position, &tri);
-                    (d.value, d.gradient, d.hessian, None)
-                }
-                Candidate::EdgeEdge { .. } => {
-                    let (x, y) = (
-                        [points[0].position, points[1].position],
-                        [points[2].position, points[3].position],
-                    );
-                    let d = edge_edge(&x, &y);
-                    if d.value >= self.dhat * self.dhat {
-                        continue;
-                    }
-                    let eps = candidate.mollifier_threshold(&bodies);
-                    (d.value, d.gradient, d.hessian, Some(mollifier(&x, &y, eps)))
-                }
+            let x = points.map(|p| p.position);
+            let (tri, ea, eb) = ([x[1], x[2], x[3]], [x[0], x[1]], [x[2], x[3]]);
+            // The value first: most candidates lie beyond d̂ and need no derivatives.
+            let d2 = match candidate {
+                Candidate::PointFace { .. } => point_triangle_squared(&x[0], &tri).1,
+                Candidate::EdgeEdge { .. } => edge_edge_squared(&ea, &eb).1,
             };
-            let (d2, grad, hess, mollified) = d;
-            if d2 >= self.dhat * self.dhat {
+            if d2 >= dhat2 {
                 continue;
             }
+            let eps = candidate.mollifier_threshold(&bodies);
+            if order == Order::Value {
+                let Some((b, _, _)) = barrier(d2, dhat2) else {
+                    return Ok(PairOutcome::Penetrating);
+                };
+                out.value += match candidate {
+                    Candidate::PointFace { .. } => b,
+                    Candidate::EdgeEdge { .. } => b * mollifier_value(&ea, &eb, eps),
+                };
+                continue;
+            }
+            let (grad, hess, mollified) = match candidate {
+                Candidate::PointFace { .. } => {
+                    let d = point_triangle(&x[0], &tri);
+                    (d.gradient, d.hessian, None)
+                }
+                Candidate::EdgeEdge { .. } => {
+                    let d = edge_edge(&ea, &eb);
+                    (d.gradient, d.hessian, Some(mollifier(&ea, &eb, eps)))
+                }
+            };
             let Some((value, g, h)) = self.term(d2, &grad, &hess, mollified) else {
                 return Ok(PairOutcome::Penetrating);
             };
@@ -402,5 +470,108 @@ impl ContactModel for Ipc {
             c.hessian = (out.hessian + out.hessian.transpose()) * 0.5;
         }
         Ok(PairOutcome::Separated(c))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nalgebra::{Translation3, UnitQuaternion, Vector3};
+
+    /// Every vertex–face and edge–edge pair of the two bodies whose world boxes, inflated by
+    /// `dhat / 2`, overlap, in the order of a sorted pair list over all primitives of A then
+    /// B (the broad phase over every primitive of both bodies that the trees replace).
+    fn all_pairs(dhat: f64, placements: &[&[Placed; 2]]) -> Vec<Candidate> {
+        let boxes = |k: usize| {
+            let shape = placements[0][k].shape;
+            let prims = (0..shape.mesh.vertices().len() as u32)
+                .map(|i| (Kind::Vertex, i))
+                .chain((0..shape.edges.len() as u32).map(|i| (Kind::Edge, i)))
+                .chain((0..shape.mesh.triangles().len() as u32).map(|i| (Kind::Face, i)));
+            prims
+                .map(|(kind, i)| {
+                    let (c, n) = shape.corners(kind, i);
+                    let points = placements
+                        .iter()
+                        .flat_map(|p| c[..n].iter().map(move |&v| p[k].vertices[v as usize]))
+                        .collect::<Vec<_>>();
+                    (kind, i, Aabb::from_points(&points).inflated(0.5 * dhat))
+                })
+                .collect::<Vec<_>>()
+        };
+        let (a, b) = (boxes(0), boxes(1));
+        let mut out = Vec::new();
+        for &(ka, i, ba) in &a {
+            for &(kb, j, bb) in &b {
+                if !ba.intersects(&bb) {
+                    continue;
+                }
+                match (ka, kb) {
+                    (Kind::Vertex, Kind::Face) => out.push(Candidate::PointFace {
+                        vertex: (0, i),
+                        face: (1, j),
+                    }),
+                    (Kind::Edge, Kind::Edge) => out.push(Candidate::EdgeEdge {
+                        a: (0, i),
+                        b: (1, j),
+                    }),
+                    (Kind::Face, Kind::Vertex) => out.push(Candidate::PointFace {
+                        vertex: (1, j),
+                        face: (0, i),
+                    }),
+                    _ => {}
+                }
+            }
+        }
+        out
+    }
+
+    fn key(c: &Candidate) -> (u8, [(usize, u32); 2]) {
+        match *c {
+            Candidate::PointFace { vertex, face } => (0, [vertex, face]),
+            Candidate::EdgeEdge { a, b } => (1, [a, b]),
+        }
+    }
+
+    /// The trees find exactly the pairs (and order) of the all-primitives search, for one
+    /// placement and for swept placements, on two spheres close to touching at many
+    /// relative orientations.
+    #[test]
+    fn trees_find_the_pairs_of_the_all_primitives_search() {
+        let sphere = IpcShape::new(TriMesh::icosphere(0.5, 2).unwrap());
+        let bumpy = IpcShape::new(TriMesh::cuboid(Vector3::new(0.3, 0.2, 0.4)).unwrap());
+        let mut checked = 0;
+        for k in 0..24 {
+            let t = k as f64;
+            let turn = |s: f64| {
+                UnitQuaternion::from_scaled_axis(Vector3::new(0.7 * s, -1.1 * s, 0.4 * s + 0.2))
+            };
+            let pose_a = Isometry3::from_parts(Translation3::new(0.1 * t.sin(), 0.0, 0.0), turn(t));
+            let dir =
+                Vector3::new((0.9 * t).cos(), (0.9 * t).sin(), 0.3 * (1.3 * t).sin()).normalize();
+            let pose_b = Isometry3::from_parts(
+                Translation3::from(dir * 0.86 + pose_a.translation.vector),
+                turn(2.0 * t + 1.0),
+            );
+            let moved = Isometry3::from_parts(
+                Translation3::from(pose_b.translation.vector - dir * 0.02),
+                turn(2.0 * t + 1.05),
+            );
+            for (a, b) in [(&sphere, &sphere), (&sphere, &bumpy), (&bumpy, &sphere)] {
+                let start = place(a, &pose_a, b, &pose_b);
+                let end = place(a, &pose_a, b, &moved);
+                for (dhat, placements) in [(0.02, vec![&start]), (0.05, vec![&start, &end])] {
+                    let trees: Vec<_> = candidates(dhat, &placements)
+                        .unwrap()
+                        .iter()
+                        .map(key)
+                        .collect();
+                    let all: Vec<_> = all_pairs(dhat, &placements).iter().map(key).collect();
+                    assert_eq!(trees, all, "case {k}, d̂ {dhat}");
+                    checked += usize::from(!all.is_empty());
+                }
+            }
+        }
+        assert!(checked > 60, "only {checked} cases with candidates");
     }
 }

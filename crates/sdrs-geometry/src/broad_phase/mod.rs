@@ -15,15 +15,22 @@
 //! - [`ParryBvh`]: parry's incremental `Bvh` with refit and its self-traversal;
 //! - [`AllPairs`]: the O(n²) reference the tests hold the others to.
 //!
+//! [`BodyBvh`] is a different query: a tree over one rigid body's primitives (mesh vertices,
+//! edges, faces) in the body frame, built once and queried against another body's tree at
+//! their poses, for mesh contact models (IPC) whose candidates are primitive pairs.
+//!
 //! Output order is canonical (sorted), so results do not depend on the finder.
 
+mod aabb_tree;
 mod all_pairs;
+mod body_bvh;
 #[cfg(feature = "bvh-crate")]
 mod bvh_crate;
 mod own_bvh;
 mod parry_bvh;
 
 pub use all_pairs::AllPairs;
+pub use body_bvh::BodyBvh;
 #[cfg(feature = "bvh-crate")]
 pub use bvh_crate::BvhCrate;
 pub use own_bvh::OwnBvh;

@@ -77,11 +77,11 @@ pub use objective::{Evaluation, Objective};
 pub use optim::{Adam, projected_step};
 pub use point::LinkPoint;
 pub use policy::{
-    Channel, CubicSpline, OpenLoop, Policy, PolicyDerivatives, PolicyInput, SineWaves,
-    TargetJacobian,
+    Channel, ControlCotangent, ControlTangent, CubicSpline, OpenLoop, Policy, PolicyDerivatives,
+    PolicyGradient, PolicyInput, PolicyTangent, SharePolicy, SineWaves, TargetJacobian,
 };
 pub use pose::{link_point, pose_adjoint, pose_tangent};
 pub use step::{Factor, StepJacobian, step_jacobian};
 pub use tangent::{Seeds, tangent};
-pub use trajectory::{Recording, Trajectory, rollout, rollout_policy};
+pub use trajectory::{RecordedPolicy, Recording, Trajectory, rollout, rollout_policy};
 pub use trust_region::{Block, Evaluated, Optimum, Progress, minimise};

@@ -25,18 +25,142 @@ pub struct StepDerivatives {
     pub target_position: DVector<f64>,
     /// `∂²O/∂θ^{t+1}_j ∂θ̇*_j = −2 k_d / Δt` (diagonal).
     pub target_velocity: DVector<f64>,
-    /// `∂²O/∂θ^{t+1}∂x` for the hull-vertex part of the design vector (n x 3·vertices; column
-    /// `model.design_index(link, Some((hull, vertex))) − 3·links` is the vertex's first
-    /// coordinate): vertex-lumped inertia and gravity, the barrier's and friction's shape
-    /// derivatives. `None` when a link with hulls has a solid mass model, whose derivative in
-    /// the vertices is not provided, or when `StepSettings::design_derivatives` is off.
-    pub vertices: Option<DMatrix<f64>>,
-    /// `∂²O/∂θ^{t+1}∂t^d` for the attachment part of the design vector (n x 3·links, column
-    /// `model.design_index(link, None)`), with `θ^t` and the previous poses held fixed (so
-    /// `T^t = T(d, θ^t)` moves with the design, `T^{t−1}` does not). `None` when user energies
-    /// are present (they are not differentiated with respect to the design) or when
+    /// `∂²O/∂θ^{t+1}∂x` for the hull-vertex part of the design vector (design entries
+    /// `3·links ..`; entry `model.design_index(link, Some((hull, vertex)))` is the vertex's
+    /// first coordinate), one block per link: vertex-lumped inertia and gravity, the
+    /// barrier's and friction's shape derivatives. `None` when a link with hulls has a solid
+    /// mass model, whose derivative in the vertices is not provided, or when
     /// `StepSettings::design_derivatives` is off.
-    pub attachments: Option<DMatrix<f64>>,
+    pub vertices: Option<DesignBlocks>,
+    /// `∂²O/∂θ^{t+1}∂t^d` for the attachment part of the design vector (design entries
+    /// `0 .. 3·links`, entry `model.design_index(link, None)`), one block per link, with `θ^t`
+    /// and the previous poses held fixed (so `T^t = T(d, θ^t)` moves with the design,
+    /// `T^{t−1}` does not). `None` when user energies are present (they are not
+    /// differentiated with respect to the design) or when `StepSettings::design_derivatives`
+    /// is off.
+    pub attachments: Option<DesignBlocks>,
+}
+
+/// One link's part of a [`DesignBlocks`]: the mixed derivatives of the step gradient's
+/// entries `rows` with respect to the design entries `start .. start + values.ncols()`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DesignBlock {
+    /// The first design entry (an index into `Model::design`).
+    pub start: usize,
+    /// The gradient entries (DoFs, increasing) with a non-zero derivative.
+    pub rows: Vec<usize>,
+    /// `rows.len()` x the link's design entries.
+    pub values: DMatrix<f64>,
+}
+
+/// A design block `∂²O/∂θ^{t+1}∂d` over a range of the design vector, kept as per-link
+/// blocks: a link's design entries only move the DoFs on the root paths of the terms that
+/// involve it, so memory is `Σ_links |rows| · |entries|` instead of `n · |range|`.
+///
+/// ```
+/// use sdrs_dynamics::scenes::chain;
+/// use sdrs_dynamics::{Motion, Simulator, State};
+/// let mut scene = chain(3, 0.01)?;
+/// scene.settings.backward = true;
+/// let model = scene.model.clone();
+/// let mut sim = Simulator::new(model.clone(), scene.settings)?;
+/// let mut motion = Motion::at_rest(&model, State::zero(&model));
+/// let report = sim.advance(&mut motion, &scene.control)?;
+/// let attachments = report.derivatives.expect("backward blocks").attachments.expect("no user energies");
+/// // The attachments are design entries 0 .. 3·links; the dense form has one column each.
+/// assert_eq!(attachments.range(), 0..9);
+/// assert_eq!(attachments.dense().shape(), (3, 9));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct DesignBlocks {
+    dof: usize,
+    start: usize,
+    len: usize,
+    blocks: Vec<DesignBlock>,
+}
+
+impl DesignBlocks {
+    /// The design entries covered.
+    pub fn range(&self) -> std::ops::Range<usize> {
+        self.start..self.start + self.len
+    }
+
+    /// The per-link blocks (links whose entries move nothing are left out).
+    pub fn blocks(&self) -> &[DesignBlock] {
+        &self.blocks
+    }
+
+    /// The number of stored values.
+    pub fn stored(&self) -> usize {
+        self.blocks.iter().map(|b| b.values.len()).sum()
+    }
+
+    /// The dense block: `dof x range().len()`, column `c` for design entry
+    /// `range().start + c`.
+    pub fn dense(&self) -> DMatrix<f64> {
+        let mut out = DMatrix::zeros(self.dof, self.len);
+        for b in &self.blocks {
+            for (r, &k) in b.rows.iter().enumerate() {
+                let mut row = out.view_mut((k, b.start - self.start), (1, b.values.ncols()));
+                row += b.values.row(r);
+            }
+        }
+        out
+    }
+
+    /// `design += Bᵀ μ` for a gradient `design` over the whole design vector (`μ`: `dof`
+    /// entries).
+    pub fn add_transpose_product(&self, mu: &DVector<f64>, design: &mut DVector<f64>) {
+        for b in &self.blocks {
+            for (r, &k) in b.rows.iter().enumerate() {
+                let mut entries = design.rows_mut(b.start, b.values.ncols());
+                entries.axpy(mu[k], &b.values.row(r).transpose(), 1.0);
+            }
+        }
+    }
+
+    /// `out += B D` for design directions `D` over the whole design vector (`|d| x k`;
+    /// `out`: `dof x k`).
+    pub fn add_product(&self, directions: &DMatrix<f64>, out: &mut DMatrix<f64>) {
+        for b in &self.blocks {
+            let d = directions.rows(b.start, b.values.ncols());
+            for (r, &k) in b.rows.iter().enumerate() {
+                let mut row = out.row_mut(k);
+                row += b.values.row(r) * d;
+            }
+        }
+    }
+
+    /// Per-link dense `dof x width` blocks (`(first design entry, block)`, `None` for a link
+    /// with nothing) kept on their non-zero rows.
+    fn from_dense(
+        dof: usize,
+        start: usize,
+        len: usize,
+        links: Vec<Option<(usize, DMatrix<f64>)>>,
+    ) -> Self {
+        let blocks = links
+            .into_iter()
+            .flatten()
+            .filter_map(|(at, dense)| {
+                let rows: Vec<usize> = (0..dof)
+                    .filter(|&k| dense.row(k).iter().any(|x| *x != 0.0))
+                    .collect();
+                (!rows.is_empty()).then(|| DesignBlock {
+                    start: at,
+                    values: dense.select_rows(&rows),
+                    rows,
+                })
+            })
+            .collect();
+        Self {
+            dof,
+            start,
+            len,
+            blocks,
+        }
+    }
 }
 
 /// One pose-dependent term of the objective at a step's solution (a link's inertia and
@@ -62,13 +186,29 @@ impl Term {
     }
 }
 
-/// `∂²O/∂θ^{t+1}∂x` over all hull vertices (columns as in [`StepDerivatives::vertices`]).
-fn vertex_block(model: &Model, kin: &Kinematics, terms: &[Term]) -> DMatrix<f64> {
-    let offset = 3 * model.links().len();
-    let mut block = DMatrix::zeros(model.dof(), model.design_len() - offset);
+/// `∂²O/∂θ^{t+1}∂x` over all hull vertices, per link (as in [`StepDerivatives::vertices`]).
+fn vertex_block(model: &Model, kin: &Kinematics, terms: &[Term]) -> DesignBlocks {
+    let (n, links) = (model.dof(), model.links());
+    let offset = 3 * links.len();
+    // Each link's first vertex entry and vertex count.
+    let mut first = Vec::with_capacity(links.len());
+    let mut at = offset;
+    for link in links {
+        let count: usize = link.hulls.iter().map(|h| h.vertices().len()).sum();
+        first.push(at);
+        at += 3 * count;
+    }
+    let mut blocks: Vec<Option<(usize, DMatrix<f64>)>> = vec![None; links.len()];
     for term in terms {
         for (link, hull, vertex, m) in &term.vertices {
-            let col = model.design_index(*link, Some((*hull, *vertex))) - offset;
+            let before: usize = links[*link].hulls[..*hull]
+                .iter()
+                .map(|h| h.vertices().len())
+                .sum();
+            let col = 3 * (before + vertex);
+            let width = first.get(link + 1).copied().unwrap_or(at) - first[*link];
+            let (_, block) =
+                blocks[*link].get_or_insert_with(|| (first[*link], DMatrix::zeros(n, width)));
             for (b, &l) in term.links().iter().enumerate() {
                 let rows = m.fixed_view::<6, 3>(6 * b, 0);
                 for (k, jac) in kin.jacobian(l) {
@@ -80,10 +220,10 @@ fn vertex_block(model: &Model, kin: &Kinematics, terms: &[Term]) -> DMatrix<f64>
             }
         }
     }
-    block
+    DesignBlocks::from_dense(n, offset, at - offset, blocks)
 }
 
-/// `∂²O/∂θ^{t+1}∂t^d` (columns as in [`StepDerivatives::attachments`]).
+/// `∂²O/∂θ^{t+1}∂t^d`, per link (as in [`StepDerivatives::attachments`]).
 ///
 /// Moving link `i`'s attachment by `δ` (parent frame) translates its subtree `S` by
 /// `Δ = R_parent δ` at step t+1 and by `R^t_parent δ` at step t. Each term's twist gradient
@@ -95,7 +235,7 @@ fn attachment_block(
     kin: &Kinematics,
     now: &Kinematics,
     terms: &[Term],
-) -> DMatrix<f64> {
+) -> DesignBlocks {
     let links = model.links().len();
     // inside[i * links + l]: link l is in the subtree of link i.
     let mut inside = vec![false; links * links];
@@ -106,8 +246,9 @@ fn attachment_block(
             at = model.links()[j].parent;
         }
     }
-    let mut block = DMatrix::zeros(model.dof(), 3 * links);
+    let mut blocks = Vec::with_capacity(links);
     for i in 0..links {
+        let mut block = DMatrix::zeros(model.dof(), 3);
         let inside = &inside[i * links..(i + 1) * links];
         let parent = |k: &Kinematics| -> Matrix3<f64> {
             model.links()[i]
@@ -132,7 +273,7 @@ fn attachment_block(
                 for (k, jac) in kin.jacobian(l) {
                     let row = jac.transpose() * rows;
                     for c in 0..3 {
-                        block[(*k, 3 * i + c)] += row[c];
+                        block[(*k, c)] += row[c];
                     }
                 }
                 if !inside[l] {
@@ -142,13 +283,14 @@ fn attachment_block(
                 for &k in model.path(l).iter().filter(|&&k| k < first_inside) {
                     let row = gv.cross(&kin.screw(k).0).transpose() * turn;
                     for c in 0..3 {
-                        block[(k, 3 * i + c)] += row[c];
+                        block[(k, c)] += row[c];
                     }
                 }
             }
         }
+        blocks.push(Some((3 * i, block)));
     }
-    block
+    DesignBlocks::from_dense(model.dof(), 0, 3 * links, blocks)
 }
 
 impl Simulator {

@@ -113,9 +113,12 @@ impl DesignBlocks {
     /// entries).
     pub fn add_transpose_product(&self, mu: &DVector<f64>, design: &mut DVector<f64>) {
         for b in &self.blocks {
-            for (r, &k) in b.rows.iter().enumerate() {
-                let mut entries = design.rows_mut(b.start, b.values.ncols());
-                entries.axpy(mu[k], &b.values.row(r).transpose(), 1.0);
+            for (c, column) in b.values.column_iter().enumerate() {
+                design[b.start + c] += column
+                    .iter()
+                    .zip(&b.rows)
+                    .map(|(x, &k)| x * mu[k])
+                    .sum::<f64>();
             }
         }
     }
@@ -131,34 +134,52 @@ impl DesignBlocks {
             }
         }
     }
+}
 
-    /// Per-link dense `dof x width` blocks (`(first design entry, block)`, `None` for a link
-    /// with nothing) kept on their non-zero rows.
-    fn from_dense(
-        dof: usize,
-        start: usize,
-        len: usize,
-        links: Vec<Option<(usize, DMatrix<f64>)>>,
-    ) -> Self {
-        let blocks = links
-            .into_iter()
-            .flatten()
-            .filter_map(|(at, dense)| {
-                let rows: Vec<usize> = (0..dof)
-                    .filter(|&k| dense.row(k).iter().any(|x| *x != 0.0))
-                    .collect();
-                (!rows.is_empty()).then(|| DesignBlock {
-                    start: at,
-                    values: dense.select_rows(&rows),
-                    rows,
-                })
-            })
-            .collect();
-        Self {
-            dof,
-            start,
-            len,
-            blocks,
+/// One link's [`DesignBlock`] while it is summed: its rows fixed in advance (the DoFs the
+/// terms can reach), each DoF's row in `slot`.
+struct LinkBlock {
+    slot: Vec<usize>,
+    block: DesignBlock,
+}
+
+impl LinkBlock {
+    /// A zero block over the DoFs marked in `touched` (`None` when there are none).
+    fn new(start: usize, touched: &[bool], width: usize) -> Option<Self> {
+        let rows: Vec<usize> = (0..touched.len()).filter(|&k| touched[k]).collect();
+        if rows.is_empty() {
+            return None;
+        }
+        let mut slot = vec![usize::MAX; touched.len()];
+        for (r, &k) in rows.iter().enumerate() {
+            slot[k] = r;
+        }
+        let values = DMatrix::zeros(rows.len(), width);
+        Some(Self {
+            slot,
+            block: DesignBlock {
+                start,
+                rows,
+                values,
+            },
+        })
+    }
+
+    /// Adds `row` to DoF `k`'s entries `column .. column + 3`.
+    fn add(&mut self, k: usize, column: usize, row: &nalgebra::RowVector3<f64>) {
+        let r = self.slot[k];
+        for c in 0..3 {
+            self.block.values[(r, column + c)] += row[c];
+        }
+    }
+}
+
+/// Marks in `touched` the DoFs that move any of `links` (their root paths).
+fn mark(model: &Model, kin: &Kinematics, links: &[usize], touched: &mut [bool]) {
+    for &l in links {
+        let on_path = kin.jacobian(l).iter().map(|(k, _)| k).chain(model.path(l));
+        for &k in on_path {
+            touched[k] = true;
         }
     }
 }
@@ -190,15 +211,35 @@ impl Term {
 fn vertex_block(model: &Model, kin: &Kinematics, terms: &[Term]) -> DesignBlocks {
     let (n, links) = (model.dof(), model.links());
     let offset = 3 * links.len();
-    // Each link's first vertex entry and vertex count.
-    let mut first = Vec::with_capacity(links.len());
+    // Each link's first vertex entry; a link's vertices touch the DoFs that move the links of
+    // the terms they enter.
+    let mut first = Vec::with_capacity(links.len() + 1);
     let mut at = offset;
     for link in links {
-        let count: usize = link.hulls.iter().map(|h| h.vertices().len()).sum();
         first.push(at);
-        at += 3 * count;
+        at += 3 * link.hulls.iter().map(|h| h.vertices().len()).sum::<usize>();
     }
-    let mut blocks: Vec<Option<(usize, DMatrix<f64>)>> = vec![None; links.len()];
+    first.push(at);
+    let mut touched = vec![false; links.len() * n];
+    for term in terms {
+        for (link, ..) in &term.vertices {
+            mark(
+                model,
+                kin,
+                term.links(),
+                &mut touched[link * n..(link + 1) * n],
+            );
+        }
+    }
+    let mut blocks: Vec<Option<LinkBlock>> = (0..links.len())
+        .map(|l| {
+            LinkBlock::new(
+                first[l],
+                &touched[l * n..(l + 1) * n],
+                first[l + 1] - first[l],
+            )
+        })
+        .collect();
     for term in terms {
         for (link, hull, vertex, m) in &term.vertices {
             let before: usize = links[*link].hulls[..*hull]
@@ -206,21 +247,24 @@ fn vertex_block(model: &Model, kin: &Kinematics, terms: &[Term]) -> DesignBlocks
                 .map(|h| h.vertices().len())
                 .sum();
             let col = 3 * (before + vertex);
-            let width = first.get(link + 1).copied().unwrap_or(at) - first[*link];
-            let (_, block) =
-                blocks[*link].get_or_insert_with(|| (first[*link], DMatrix::zeros(n, width)));
+            // No block: none of the links of the terms this vertex enters moves.
+            let Some(block) = blocks[*link].as_mut() else {
+                continue;
+            };
             for (b, &l) in term.links().iter().enumerate() {
                 let rows = m.fixed_view::<6, 3>(6 * b, 0);
                 for (k, jac) in kin.jacobian(l) {
-                    let row = jac.transpose() * rows;
-                    for c in 0..3 {
-                        block[(*k, col + c)] += row[c];
-                    }
+                    block.add(*k, col, &(jac.transpose() * rows));
                 }
             }
         }
     }
-    DesignBlocks::from_dense(n, offset, at - offset, blocks)
+    DesignBlocks {
+        dof: n,
+        start: offset,
+        len: at - offset,
+        blocks: blocks.into_iter().flatten().map(|b| b.block).collect(),
+    }
 }
 
 /// `∂²O/∂θ^{t+1}∂t^d`, per link (as in [`StepDerivatives::attachments`]).
@@ -246,10 +290,22 @@ fn attachment_block(
             at = model.links()[j].parent;
         }
     }
+    let n = model.dof();
     let mut blocks = Vec::with_capacity(links);
+    let mut touched = vec![false; n];
     for i in 0..links {
-        let mut block = DMatrix::zeros(model.dof(), 3);
         let inside = &inside[i * links..(i + 1) * links];
+        let involved: Vec<&Term> = terms
+            .iter()
+            .filter(|t| t.links().iter().any(|&l| inside[l]))
+            .collect();
+        touched.fill(false);
+        for term in &involved {
+            mark(model, kin, term.links(), &mut touched);
+        }
+        let Some(mut block) = LinkBlock::new(3 * i, &touched, 3) else {
+            continue;
+        };
         let parent = |k: &Kinematics| -> Matrix3<f64> {
             model.links()[i]
                 .parent
@@ -258,10 +314,7 @@ fn attachment_block(
         };
         let (turn, turn_t) = (parent(kin), parent(now));
         let first_inside = model.dof_offset(i);
-        for term in terms
-            .iter()
-            .filter(|t| t.links().iter().any(|&l| inside[l]))
-        {
+        for term in involved {
             // ∂g/∂δ of the whole term: translation columns of the moved bodies.
             let mut dg = SMatrix::<f64, 12, 3>::zeros();
             for (c, _) in term.links().iter().enumerate().filter(|(_, l)| inside[**l]) {
@@ -271,26 +324,25 @@ fn attachment_block(
             for (b, &l) in term.links().iter().enumerate() {
                 let rows = dg.fixed_view::<6, 3>(6 * b, 0);
                 for (k, jac) in kin.jacobian(l) {
-                    let row = jac.transpose() * rows;
-                    for c in 0..3 {
-                        block[(*k, c)] += row[c];
-                    }
+                    block.add(*k, 0, &(jac.transpose() * rows));
                 }
                 if !inside[l] {
                     continue;
                 }
                 let gv = term.gradient.fixed_rows::<3>(6 * b).into_owned();
                 for &k in model.path(l).iter().filter(|&&k| k < first_inside) {
-                    let row = gv.cross(&kin.screw(k).0).transpose() * turn;
-                    for c in 0..3 {
-                        block[(k, c)] += row[c];
-                    }
+                    block.add(k, 0, &(gv.cross(&kin.screw(k).0).transpose() * turn));
                 }
             }
         }
-        blocks.push(Some((3 * i, block)));
+        blocks.push(block.block);
     }
-    DesignBlocks::from_dense(model.dof(), 0, 3 * links, blocks)
+    DesignBlocks {
+        dof: n,
+        start: 0,
+        len: 3 * links,
+        blocks,
+    }
 }
 
 impl Simulator {

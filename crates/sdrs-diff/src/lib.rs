@@ -9,7 +9,8 @@
 //!   targets, the generalized forces `τ` (`∂θ^{t+1}/∂τ = H⁻¹`) and the design.
 //! - [`rollout`] / [`rollout_policy`] record a [`Trajectory`] under fixed controls or a
 //!   [`Policy`] (open-loop targets or torques, sine waves, cubic splines, or your own, feedback
-//!   included); [`Recording`] chooses between keeping every step's blocks and keeping the
+//!   included; a policy gives pullbacks and pushforwards, so an open-loop policy over `H`
+//!   steps costs `O(H·|θ|·m)` memory); [`Recording`] chooses between keeping every step's blocks and keeping the
 //!   states alone (O(H·|θ|) memory, blocks recomputed in the backward pass).
 //! - [`Loss`]: losses that know their partials ([`LossGradient`]): a [`LinkPoint`] reaching a
 //!   target ([`PointTarget`]; a point may be the mean of hull vertices, moving with the

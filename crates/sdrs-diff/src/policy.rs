@@ -1,11 +1,16 @@
 //! Policies `u^t = π(θ^t, θ^{t−1}, t, c)`: the stable-PD targets of every step as functions
-//! of parameters `c` (and, for feedback policies, of the state), with their derivatives.
+//! of parameters `c` (and, for feedback policies, of the state), with their vector-Jacobian
+//! products ([`Policy::pullback`], for the adjoint) and Jacobian-vector products
+//! ([`Policy::pushforward`], for tangents); dense Jacobians only on request
+//! ([`Policy::derivatives`]).
 //!
 //! A policy sets the targets `θ*` and `θ̇*` that step `t` drives `θ^{t+1}` towards, and the
 //! generalized forces `τ` it applies; the gains come from a base [`Control`] it holds. Three
-//! open-loop families are provided: per-step targets or forces ([`OpenLoop`]), sums of sine waves ([`SineWaves`]) and clamped cubic B-splines over
-//! the horizon ([`CubicSpline`]); the last two also set the velocity target to the time
-//! derivative of the position target, as in the SDRS quadruped benchmark.
+//! open-loop families are provided: per-step targets or forces ([`OpenLoop`]: a step's
+//! products touch its `m` parameters), sums of sine waves ([`SineWaves`]) and clamped cubic
+//! B-splines over the horizon ([`CubicSpline`]: a step's products touch the 4 control values
+//! of its span); the last two also set the velocity target to the time derivative of the
+//! position target, as in the SDRS quadruped benchmark.
 
 use crate::error::{DiffError, Result};
 use nalgebra::{DMatrix, DVector};

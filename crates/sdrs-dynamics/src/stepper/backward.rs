@@ -7,7 +7,7 @@ use crate::energy::{link_energy, link_energy_cross};
 use crate::error::Result;
 use crate::kinematics::Kinematics;
 use crate::model::Model;
-use nalgebra::{DMatrix, DVector, Isometry3, Matrix3, SMatrix};
+use nalgebra::{DMatrix, DVector, DVectorView, Isometry3, Matrix3, SMatrix};
 use sdrs_geometry::twist::{Matrix12, Vector12};
 
 /// Mixed second derivatives of the objective `O` at the solution `θ^{t+1}` of a step: with the
@@ -112,14 +112,14 @@ impl DesignBlocks {
     /// `design += Bᵀ μ` for a gradient `design` over the whole design vector (`μ`: `dof`
     /// entries).
     pub fn add_transpose_product(&self, mu: &DVector<f64>, design: &mut DVector<f64>) {
+        let mut gathered = Vec::new();
         for b in &self.blocks {
-            for (c, column) in b.values.column_iter().enumerate() {
-                design[b.start + c] += column
-                    .iter()
-                    .zip(&b.rows)
-                    .map(|(x, &k)| x * mu[k])
-                    .sum::<f64>();
-            }
+            gathered.clear();
+            gathered.extend(b.rows.iter().map(|&k| mu[k]));
+            let mu_rows = DVectorView::from_slice(&gathered, gathered.len());
+            design
+                .rows_mut(b.start, b.values.ncols())
+                .gemv_tr(1.0, &b.values, &mu_rows, 1.0);
         }
     }
 
@@ -295,12 +295,13 @@ fn attachment_block(
     let mut touched = vec![false; n];
     for i in 0..links {
         let inside = &inside[i * links..(i + 1) * links];
-        let involved: Vec<&Term> = terms
-            .iter()
-            .filter(|t| t.links().iter().any(|&l| inside[l]))
-            .collect();
+        let involved = || {
+            terms
+                .iter()
+                .filter(|t| t.links().iter().any(|&l| inside[l]))
+        };
         touched.fill(false);
-        for term in &involved {
+        for term in involved() {
             mark(model, kin, term.links(), &mut touched);
         }
         let Some(mut block) = LinkBlock::new(3 * i, &touched, 3) else {
@@ -314,7 +315,7 @@ fn attachment_block(
         };
         let (turn, turn_t) = (parent(kin), parent(now));
         let first_inside = model.dof_offset(i);
-        for term in involved {
+        for term in involved() {
             // ∂g/∂δ of the whole term: translation columns of the moved bodies.
             let mut dg = SMatrix::<f64, 12, 3>::zeros();
             for (c, _) in term.links().iter().enumerate().filter(|(_, l)| inside[**l]) {

@@ -3,11 +3,14 @@
 //! With `λ^t = dL/dθ^t` (total), step `t`'s solution `θ^{t+1}` passes
 //! `μ = −H⁻¹ λ^{t+1}` back to its inputs: `λ^t += B_θᵀ μ`, the previous poses' twists get
 //! `B_ξᵀ μ` (mapped to `θ^{t−1}` and the attachments through the poses' Jacobians), the PD
-//! targets `B_uᵀ μ` and the generalized forces `−μ` (`B_τ = −I`; through the policy to its parameters and, for feedback, to the
-//! states), the design `B_dᵀ μ`.
+//! targets `B_uᵀ μ` and the generalized forces `−μ` (`B_τ = −I`; through the policy's
+//! pullback to its parameters and, for feedback, to the states), the design `B_dᵀ μ`.
+//!
+//! Memory: besides the trajectory, `O(H·|θ|)` for `λ` and the per-step target and force
+//! gradients, plus `|c|` for the parameters; no per-step policy Jacobian is formed.
 
 use crate::error::{DiffError, Result};
-use crate::policy::TargetJacobian;
+use crate::policy::{ControlCotangent, PolicyGradient};
 use crate::pose::pose_adjoint;
 use crate::step::neg_solve_in_place;
 use crate::trajectory::Trajectory;
@@ -247,26 +250,27 @@ pub fn adjoint(
         out.target_position[t] += blocks.target_position.component_mul(&mu);
         out.target_velocity[t] += blocks.target_velocity.component_mul(&mu);
         out.force[t] -= &mu;
-        if let Some(policy) = trajectory.policy.get(t) {
-            let g = (
-                &out.target_position[t],
-                &out.target_velocity[t],
-                &out.force[t],
+        if let Some((recorded, input)) = trajectory.policy_input(t) {
+            let (before, now) = lambda.split_at_mut(t);
+            recorded.policy.pullback(
+                &recorded.parameters,
+                &input,
+                ControlCotangent {
+                    position: &out.target_position[t],
+                    velocity: &out.target_velocity[t],
+                    force: &out.force[t],
+                },
+                PolicyGradient {
+                    parameters: &mut out.parameters,
+                    current: &mut now[0],
+                    previous: before.last_mut(),
+                },
             );
-            out.parameters += pull(&policy.parameters, g);
-            if let Some(j) = &policy.current {
-                lambda[t] += pull(j, g);
-            }
-            if let (Some(j), Some(before)) = (&policy.previous, t.checked_sub(1)) {
-                lambda[before] += pull(j, g);
-            }
         }
         match (&mut out.design, &blocks.vertices, &blocks.attachments) {
             (Some(design), Some(vertices), Some(attachments)) => {
-                let mut d = design.rows_mut(offset, model.design_len() - offset);
-                d += vertices.tr_mul(&mu);
-                let mut d = design.rows_mut(0, offset);
-                d += attachments.tr_mul(&mu);
+                vertices.add_transpose_product(&mu, design);
+                attachments.add_transpose_product(&mu, design);
             }
             _ => out.design = None,
         }
@@ -285,12 +289,4 @@ pub fn adjoint(
     }
     out.initial = lambda.swap_remove(0);
     Ok(out)
-}
-
-/// `Jᵀ g` of a control's gradient `g = (dL/dθ*, dL/dθ̇*, dL/dτ)` through a policy's Jacobian.
-fn pull(
-    j: &TargetJacobian,
-    (position, velocity, force): (&DVector<f64>, &DVector<f64>, &DVector<f64>),
-) -> DVector<f64> {
-    j.position.tr_mul(position) + j.velocity.tr_mul(velocity) + j.force.tr_mul(force)
 }

@@ -9,7 +9,8 @@
 //!   targets, the generalized forces `τ` (`∂θ^{t+1}/∂τ = H⁻¹`) and the design.
 //! - [`rollout`] / [`rollout_policy`] record a [`Trajectory`] under fixed controls or a
 //!   [`Policy`] (open-loop targets or torques, sine waves, cubic splines, or your own, feedback
-//!   included); [`Recording`] chooses between keeping every step's blocks and keeping the
+//!   included; a policy gives pullbacks and pushforwards, so an open-loop policy over `H`
+//!   steps costs `O(H·|θ|·m)` memory); [`Recording`] chooses between keeping every step's blocks and keeping the
 //!   states alone (O(H·|θ|) memory, blocks recomputed in the backward pass).
 //! - [`Loss`]: losses that know their partials ([`LossGradient`]): a [`LinkPoint`] reaching a
 //!   target ([`PointTarget`]; a point may be the mean of hull vertices, moving with the
@@ -77,11 +78,11 @@ pub use objective::{Evaluation, Objective};
 pub use optim::{Adam, projected_step};
 pub use point::LinkPoint;
 pub use policy::{
-    Channel, CubicSpline, OpenLoop, Policy, PolicyDerivatives, PolicyInput, SineWaves,
-    TargetJacobian,
+    Channel, ControlCotangent, ControlTangent, CubicSpline, OpenLoop, Policy, PolicyDerivatives,
+    PolicyGradient, PolicyInput, PolicyTangent, SharePolicy, SineWaves, TargetJacobian,
 };
 pub use pose::{link_point, pose_adjoint, pose_tangent};
 pub use step::{StepJacobian, step_jacobian};
 pub use tangent::{Seeds, tangent};
-pub use trajectory::{Recording, Trajectory, rollout, rollout_policy};
+pub use trajectory::{RecordedPolicy, Recording, Trajectory, rollout, rollout_policy};
 pub use trust_region::{Block, Evaluated, Optimum, Progress, minimise};

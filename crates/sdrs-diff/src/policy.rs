@@ -1,15 +1,22 @@
 //! Policies `u^t = π(θ^t, θ^{t−1}, t, c)`: the stable-PD targets of every step as functions
-//! of parameters `c` (and, for feedback policies, of the state), with their derivatives.
+//! of parameters `c` (and, for feedback policies, of the state), with their vector-Jacobian
+//! products ([`Policy::pullback`], for the adjoint) and Jacobian-vector products
+//! ([`Policy::pushforward`], for tangents); dense Jacobians only on request
+//! ([`Policy::derivatives`]).
 //!
 //! A policy sets the targets `θ*` and `θ̇*` that step `t` drives `θ^{t+1}` towards, and the
 //! generalized forces `τ` it applies; the gains come from a base [`Control`] it holds. Three
-//! open-loop families are provided: per-step targets or forces ([`OpenLoop`]), sums of sine waves ([`SineWaves`]) and clamped cubic B-splines over
-//! the horizon ([`CubicSpline`]); the last two also set the velocity target to the time
-//! derivative of the position target, as in the SDRS quadruped benchmark.
+//! open-loop families are provided: per-step targets or forces ([`OpenLoop`]: a step's
+//! products touch its `m` parameters), sums of sine waves ([`SineWaves`]) and clamped cubic
+//! B-splines over the horizon ([`CubicSpline`]: a step's products touch the 4 control values
+//! of its span); the last two also set the velocity target to the time derivative of the
+//! position target, as in the SDRS quadruped benchmark.
 
 use crate::error::{DiffError, Result};
 use nalgebra::{DMatrix, DVector};
 use sdrs_dynamics::{Control, State};
+use std::ops::AddAssign;
+use std::sync::Arc;
 
 /// What a policy sees at step `t`.
 #[derive(Debug, Clone, Copy)]
@@ -47,27 +54,192 @@ impl TargetJacobian {
     }
 }
 
-/// A policy's derivatives at one step.
+/// A policy's dense derivatives at one step ([`Policy::derivatives`], built from
+/// pullbacks): for inspection and tests. The adjoint and the tangents never form them; an
+/// open-loop policy's `∂u/∂c` is `|θ| x (H·m)` per step.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PolicyDerivatives {
     /// With respect to the parameters `c`.
     pub parameters: TargetJacobian,
-    /// With respect to `θ^t` (feedback policies only).
+    /// With respect to `θ^t` (`None` when it is zero: open-loop policies).
     pub current: Option<TargetJacobian>,
-    /// With respect to `θ^{t−1}` (feedback policies only; ignored at the first step).
+    /// With respect to `θ^{t−1}` (`None` when it is zero, and at the first step).
     pub previous: Option<TargetJacobian>,
 }
 
-/// A differentiable control policy.
-pub trait Policy: std::fmt::Debug {
+/// A gradient with respect to one step's control: `(dL/dθ*, dL/dθ̇*, dL/dτ)`, `|θ|` each.
+#[derive(Debug, Clone, Copy)]
+pub struct ControlCotangent<'a> {
+    /// `dL/dθ*` of the PD position targets.
+    pub position: &'a DVector<f64>,
+    /// `dL/dθ̇*` of the PD velocity targets.
+    pub velocity: &'a DVector<f64>,
+    /// `dL/dτ` of the generalized forces.
+    pub force: &'a DVector<f64>,
+}
+
+/// The caller's gradient buffers a [`Policy::pullback`] adds to.
+#[derive(Debug)]
+pub struct PolicyGradient<'a> {
+    /// `dL/dc` (`Policy::parameters()` entries).
+    pub parameters: &'a mut DVector<f64>,
+    /// `dL/dθ^t` (`|θ|` entries).
+    pub current: &'a mut DVector<f64>,
+    /// `dL/dθ^{t−1}` (`|θ|` entries; `None` at the first step).
+    pub previous: Option<&'a mut DVector<f64>>,
+}
+
+/// Tangent directions of a policy's inputs, `k` columns each.
+#[derive(Debug, Clone, Copy)]
+pub struct PolicyTangent<'a> {
+    /// `dc/ds` (`Policy::parameters()` x k).
+    pub parameters: &'a DMatrix<f64>,
+    /// `dθ^t/ds` (`|θ|` x k).
+    pub current: &'a DMatrix<f64>,
+    /// `dθ^{t−1}/ds` (`|θ|` x k; `None` at the first step).
+    pub previous: Option<&'a DMatrix<f64>>,
+}
+
+/// Tangents of one step's control, `|θ| x k` each: what a [`Policy::pushforward`] adds to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ControlTangent {
+    /// `dθ*/ds`.
+    pub position: DMatrix<f64>,
+    /// `dθ̇*/ds`.
+    pub velocity: DMatrix<f64>,
+    /// `dτ/ds`.
+    pub force: DMatrix<f64>,
+}
+
+impl ControlTangent {
+    /// All zero: `n` DoFs, `k` directions.
+    pub fn zeros(n: usize, k: usize) -> Self {
+        Self {
+            position: DMatrix::zeros(n, k),
+            velocity: DMatrix::zeros(n, k),
+            force: DMatrix::zeros(n, k),
+        }
+    }
+}
+
+/// Shares a policy with the trajectory it records ([`crate::rollout_policy`]), so the backward
+/// pass can pull back through it. Implemented for every `Clone` policy.
+pub trait SharePolicy {
+    /// A shared copy of this policy.
+    fn share(&self) -> Arc<dyn Policy>;
+}
+
+impl<P: Policy + Clone + 'static> SharePolicy for P {
+    fn share(&self) -> Arc<dyn Policy> {
+        Arc::new(self.clone())
+    }
+}
+
+/// A differentiable control policy: its controls and their vector-Jacobian products
+/// ([`Policy::pullback`], reverse mode) and Jacobian-vector products ([`Policy::pushforward`],
+/// forward mode). Neither forms a Jacobian, so an open-loop policy over `H` steps costs the
+/// backward pass `O(m)` per step, not `O(|θ|·H·m)`. Implementors derive `Clone` (see
+/// [`SharePolicy`]).
+pub trait Policy: std::fmt::Debug + Send + Sync + SharePolicy {
     /// The number of parameters.
     fn parameters(&self) -> usize;
 
     /// The control of one step.
     fn control(&self, parameters: &DVector<f64>, input: &PolicyInput) -> Control;
 
-    /// The derivatives of the control's targets at one step.
-    fn derivatives(&self, parameters: &DVector<f64>, input: &PolicyInput) -> PolicyDerivatives;
+    /// Adds `Jᵀ g` to `gradient` for the control's gradient `g = cotangent`: to `dL/dc`, and
+    /// for feedback policies to `dL/dθ^t` and `dL/dθ^{t−1}`.
+    fn pullback(
+        &self,
+        parameters: &DVector<f64>,
+        input: &PolicyInput,
+        cotangent: ControlCotangent,
+        gradient: PolicyGradient,
+    );
+
+    /// Adds `J s` to `control` for the inputs' tangents `s = tangent`.
+    fn pushforward(
+        &self,
+        parameters: &DVector<f64>,
+        input: &PolicyInput,
+        tangent: PolicyTangent,
+        control: &mut ControlTangent,
+    );
+
+    /// The dense Jacobians of one step's control, one [`Policy::pullback`] per target and
+    /// force component (`3·|θ|` in all). For inspection: the adjoint does not use them.
+    ///
+    /// ```
+    /// use sdrs_diff::{OpenLoop, Policy, PolicyInput};
+    /// use sdrs_dynamics::{State, scenes::chain};
+    /// let scene = chain(2, 0.01)?;
+    /// let policy = OpenLoop::new(scene.control.clone(), vec![1], 3)?;
+    /// let state = State::zero(&scene.model);
+    /// let input = PolicyInput { step: 1, time: 0.02, current: &state, previous: None };
+    /// let d = policy.derivatives(&nalgebra::DVector::zeros(3), &input);
+    /// // Step 1's parameter sets joint 1's target; no feedback.
+    /// assert_eq!(d.parameters.position[(1, 1)], 1.0);
+    /// assert_eq!(d.parameters.position.sum(), 1.0);
+    /// assert!(d.current.is_none() && d.previous.is_none());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn derivatives(&self, parameters: &DVector<f64>, input: &PolicyInput) -> PolicyDerivatives {
+        let n = input.current.q.len();
+        let mut out = [
+            TargetJacobian::zeros(n, self.parameters()),
+            TargetJacobian::zeros(n, n),
+            TargetJacobian::zeros(n, n),
+        ];
+        let zero = DVector::zeros(n);
+        let mut unit = DVector::zeros(n);
+        for channel in 0..3 {
+            for j in 0..n {
+                unit[j] = 1.0;
+                let mut rows = [
+                    DVector::zeros(self.parameters()),
+                    DVector::zeros(n),
+                    DVector::zeros(n),
+                ];
+                let [dc, now, before] = &mut rows;
+                let pick = |c: usize| if c == channel { &unit } else { &zero };
+                self.pullback(
+                    parameters,
+                    input,
+                    ControlCotangent {
+                        position: pick(0),
+                        velocity: pick(1),
+                        force: pick(2),
+                    },
+                    PolicyGradient {
+                        parameters: dc,
+                        current: now,
+                        previous: input.previous.map(|_| before),
+                    },
+                );
+                for (jacobian, row) in out.iter_mut().zip(&rows) {
+                    let block = match channel {
+                        0 => &mut jacobian.position,
+                        1 => &mut jacobian.velocity,
+                        _ => &mut jacobian.force,
+                    };
+                    block.row_mut(j).tr_copy_from(row);
+                }
+                unit[j] = 0.0;
+            }
+        }
+        let [parameters, current, previous] = out;
+        let nonzero = |j: TargetJacobian| {
+            let any = [&j.position, &j.velocity, &j.force]
+                .iter()
+                .any(|m| m.iter().any(|x| *x != 0.0));
+            any.then_some(j)
+        };
+        PolicyDerivatives {
+            parameters,
+            current: nonzero(current),
+            previous: nonzero(previous),
+        }
+    }
 
     /// Checks a parameter vector's length.
     fn check(&self, parameters: &DVector<f64>) -> Result<()> {
@@ -178,6 +350,12 @@ impl OpenLoop {
         })
     }
 
+    /// The index of the first parameter that step `input.step` uses (the last step's past
+    /// the horizon).
+    fn first(&self, input: &PolicyInput) -> usize {
+        input.step.min(self.steps - 1) * self.dofs.len()
+    }
+
     fn channel_of<'c>(&self, control: &'c Control) -> &'c DVector<f64> {
         match self.channel {
             Channel::Position => &control.position,
@@ -193,34 +371,49 @@ impl Policy for OpenLoop {
 
     fn control(&self, parameters: &DVector<f64>, input: &PolicyInput) -> Control {
         let mut control = self.base.clone();
-        let m = self.dofs.len();
-        let step = input.step.min(self.steps - 1);
+        let first = self.first(input);
         let values = match self.channel {
             Channel::Position => &mut control.position,
             Channel::Force => &mut control.force,
         };
         for (a, &j) in self.dofs.iter().enumerate() {
-            values[j] = parameters[step * m + a];
+            values[j] = parameters[first + a];
         }
         control
     }
 
-    fn derivatives(&self, _: &DVector<f64>, input: &PolicyInput) -> PolicyDerivatives {
-        let (n, m) = (self.base.kp.len(), self.dofs.len());
-        let mut jacobian = TargetJacobian::zeros(n, self.parameters());
-        let block = match self.channel {
-            Channel::Position => &mut jacobian.position,
-            Channel::Force => &mut jacobian.force,
+    fn pullback(
+        &self,
+        _: &DVector<f64>,
+        input: &PolicyInput,
+        cotangent: ControlCotangent,
+        gradient: PolicyGradient,
+    ) {
+        let first = self.first(input);
+        let g = match self.channel {
+            Channel::Position => cotangent.position,
+            Channel::Force => cotangent.force,
         };
-        if input.step < self.steps {
-            for (a, &j) in self.dofs.iter().enumerate() {
-                block[(j, input.step * m + a)] = 1.0;
-            }
+        for (a, &j) in self.dofs.iter().enumerate() {
+            gradient.parameters[first + a] += g[j];
         }
-        PolicyDerivatives {
-            parameters: jacobian,
-            current: None,
-            previous: None,
+    }
+
+    fn pushforward(
+        &self,
+        _: &DVector<f64>,
+        input: &PolicyInput,
+        tangent: PolicyTangent,
+        control: &mut ControlTangent,
+    ) {
+        let first = self.first(input);
+        let rows = match self.channel {
+            Channel::Position => &mut control.position,
+            Channel::Force => &mut control.force,
+        };
+        for (a, &j) in self.dofs.iter().enumerate() {
+            let mut row = rows.row_mut(j);
+            row += tangent.parameters.row(first + a);
         }
     }
 }
@@ -288,28 +481,42 @@ impl Policy for SineWaves {
         control
     }
 
-    fn derivatives(&self, parameters: &DVector<f64>, input: &PolicyInput) -> PolicyDerivatives {
-        let n = self.base.kp.len();
-        let mut position = DMatrix::zeros(n, self.parameters());
-        let mut velocity = DMatrix::zeros(n, self.parameters());
+    fn pullback(
+        &self,
+        parameters: &DVector<f64>,
+        input: &PolicyInput,
+        cotangent: ControlCotangent,
+        gradient: PolicyGradient,
+    ) {
         for (a, &j) in self.dofs.iter().enumerate() {
             for w in 0..self.waves {
                 let at = 3 * (a * self.waves + w);
                 let (_, _, dx, dv) = Self::wave(&parameters.as_slice()[at..at + 3], input.time);
                 for c in 0..3 {
-                    position[(j, at + c)] = dx[c];
-                    velocity[(j, at + c)] = dv[c];
+                    gradient.parameters[at + c] +=
+                        dx[c] * cotangent.position[j] + dv[c] * cotangent.velocity[j];
                 }
             }
         }
-        PolicyDerivatives {
-            parameters: TargetJacobian {
-                position,
-                velocity,
-                force: DMatrix::zeros(n, self.parameters()),
-            },
-            current: None,
-            previous: None,
+    }
+
+    fn pushforward(
+        &self,
+        parameters: &DVector<f64>,
+        input: &PolicyInput,
+        tangent: PolicyTangent,
+        control: &mut ControlTangent,
+    ) {
+        for (a, &j) in self.dofs.iter().enumerate() {
+            for w in 0..self.waves {
+                let at = 3 * (a * self.waves + w);
+                let (_, _, dx, dv) = Self::wave(&parameters.as_slice()[at..at + 3], input.time);
+                for c in 0..3 {
+                    let direction = tangent.parameters.row(at + c);
+                    control.position.row_mut(j).add_assign(direction * dx[c]);
+                    control.velocity.row_mut(j).add_assign(direction * dv[c]);
+                }
+            }
         }
     }
 }
@@ -373,56 +580,62 @@ impl CubicSpline {
         })
     }
 
-    /// The basis values and their derivatives in `u ∈ [0, 1]` of every control point.
-    fn basis(&self, u: f64) -> (Vec<f64>, Vec<f64>) {
+    /// The first control point whose basis function is non-zero at `u ∈ [0, 1]`, and the
+    /// values and `u`-derivatives of the 4 basis functions from it on (the others vanish on
+    /// the span).
+    fn basis(&self, u: f64) -> (usize, [f64; 4], [f64; 4]) {
         let u = u.clamp(0.0, 1.0);
         let k = &self.knots;
         // The span with k[s] ≤ u < k[s+1] (the last non-empty span at u = 1).
         let s = (3..self.points).rev().find(|&s| k[s] <= u).unwrap_or(3);
-        // Cox–de Boor, degree by degree, over the 4 functions non-zero on span s.
-        let mut n = vec![vec![0.0; self.points + 4]; 4];
-        n[0][s] = 1.0;
+        let first = s - 3;
+        // Cox–de Boor, degree by degree: n[p][i − first] = N_{i,p}(u), non-zero for
+        // i = s − p … s (slot 4 stays zero, for N_{s+1,p}).
+        let mut n = [[0.0; 5]; 4];
+        n[0][3] = 1.0;
         for p in 1..=3 {
-            for i in s.saturating_sub(p)..=s {
+            for i in s - p..=s {
                 let left = if k[i + p] > k[i] {
-                    (u - k[i]) / (k[i + p] - k[i]) * n[p - 1][i]
+                    (u - k[i]) / (k[i + p] - k[i]) * n[p - 1][i - first]
                 } else {
                     0.0
                 };
                 let right = if k[i + p + 1] > k[i + 1] {
-                    (k[i + p + 1] - u) / (k[i + p + 1] - k[i + 1]) * n[p - 1][i + 1]
+                    (k[i + p + 1] - u) / (k[i + p + 1] - k[i + 1]) * n[p - 1][i + 1 - first]
                 } else {
                     0.0
                 };
-                n[p][i] = left + right;
+                n[p][i - first] = left + right;
             }
         }
-        let derivative = (0..self.points)
-            .map(|i| {
-                let a = if k[i + 3] > k[i] {
-                    3.0 / (k[i + 3] - k[i]) * n[2][i]
-                } else {
-                    0.0
-                };
-                let b = if k[i + 4] > k[i + 1] {
-                    3.0 / (k[i + 4] - k[i + 1]) * n[2][i + 1]
-                } else {
-                    0.0
-                };
-                a - b
-            })
-            .collect();
-        (n[3][..self.points].to_vec(), derivative)
+        let mut value = [0.0; 4];
+        let mut derivative = [0.0; 4];
+        for r in 0..4 {
+            let i = first + r;
+            let a = if k[i + 3] > k[i] {
+                3.0 / (k[i + 3] - k[i]) * n[2][r]
+            } else {
+                0.0
+            };
+            let b = if k[i + 4] > k[i + 1] {
+                3.0 / (k[i + 4] - k[i + 1]) * n[2][r + 1]
+            } else {
+                0.0
+            };
+            value[r] = n[3][r];
+            derivative[r] = a - b;
+        }
+        (first, value, derivative)
     }
 
-    /// Values and time derivatives of the basis at `time` (zero derivative past the end).
-    fn at(&self, time: f64) -> (Vec<f64>, Vec<f64>) {
-        let (value, mut rate) = self.basis(time / self.duration);
+    /// [`CubicSpline::basis`] at `time`, with time derivatives (zero past the end).
+    fn at(&self, time: f64) -> (usize, [f64; 4], [f64; 4]) {
+        let (first, value, mut rate) = self.basis(time / self.duration);
         let inside = time < self.duration;
         for r in &mut rate {
             *r = if inside { *r / self.duration } else { 0.0 };
         }
-        (value, rate)
+        (first, value, rate)
     }
 
     /// Control values that hold each actuated DoF at its base target.
@@ -439,35 +652,48 @@ impl Policy for CubicSpline {
     }
 
     fn control(&self, parameters: &DVector<f64>, input: &PolicyInput) -> Control {
-        let (value, rate) = self.at(input.time);
+        let (first, value, rate) = self.at(input.time);
         let mut control = self.base.clone();
         for (a, &j) in self.dofs.iter().enumerate() {
-            let c = parameters.rows(a * self.points, self.points);
+            let c = parameters.rows(a * self.points + first, 4);
             control.position[j] = value.iter().zip(c.iter()).map(|(b, c)| b * c).sum();
             control.velocity[j] = rate.iter().zip(c.iter()).map(|(b, c)| b * c).sum();
         }
         control
     }
 
-    fn derivatives(&self, _: &DVector<f64>, input: &PolicyInput) -> PolicyDerivatives {
-        let (value, rate) = self.at(input.time);
-        let n = self.base.kp.len();
-        let mut position = DMatrix::zeros(n, self.parameters());
-        let mut velocity = DMatrix::zeros(n, self.parameters());
+    fn pullback(
+        &self,
+        _: &DVector<f64>,
+        input: &PolicyInput,
+        cotangent: ControlCotangent,
+        gradient: PolicyGradient,
+    ) {
+        let (first, value, rate) = self.at(input.time);
         for (a, &j) in self.dofs.iter().enumerate() {
-            for i in 0..self.points {
-                position[(j, a * self.points + i)] = value[i];
-                velocity[(j, a * self.points + i)] = rate[i];
+            let at = a * self.points + first;
+            for r in 0..4 {
+                gradient.parameters[at + r] +=
+                    value[r] * cotangent.position[j] + rate[r] * cotangent.velocity[j];
             }
         }
-        PolicyDerivatives {
-            parameters: TargetJacobian {
-                position,
-                velocity,
-                force: DMatrix::zeros(n, self.parameters()),
-            },
-            current: None,
-            previous: None,
+    }
+
+    fn pushforward(
+        &self,
+        _: &DVector<f64>,
+        input: &PolicyInput,
+        tangent: PolicyTangent,
+        control: &mut ControlTangent,
+    ) {
+        let (first, value, rate) = self.at(input.time);
+        for (a, &j) in self.dofs.iter().enumerate() {
+            let at = a * self.points + first;
+            for r in 0..4 {
+                let direction = tangent.parameters.row(at + r);
+                control.position.row_mut(j).add_assign(direction * value[r]);
+                control.velocity.row_mut(j).add_assign(direction * rate[r]);
+            }
         }
     }
 }

@@ -90,8 +90,12 @@ pub fn step_jacobian(model: &Model, lin: &Linearization, step: usize) -> Result<
     let design = match (&d.attachments, &d.vertices) {
         (Some(a), Some(v)) => {
             let mut block = DMatrix::zeros(n, model.design_len());
-            block.columns_mut(0, a.ncols()).copy_from(a);
-            block.columns_mut(a.ncols(), v.ncols()).copy_from(v);
+            for part in [a, v] {
+                let range = part.range();
+                block
+                    .columns_mut(range.start, range.len())
+                    .copy_from(&part.dense());
+            }
             Some(&minus_inverse * block)
         }
         _ => None,

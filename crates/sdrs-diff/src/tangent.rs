@@ -3,11 +3,12 @@
 //! For `k` seed directions at once,
 //! `Θ^{t+1} = −H⁻¹ (B_θ Θ^t + B_ξ Ξ^{t−1} + B_u U^t − F^t + B_d D)` with `Ξ^{t−1}` the
 //! previous poses' twists and `U^t`, `F^t` the targets' and forces' tangents through the
-//! policy (and [`Seeds::force`]): `k` solves per step against one factorisation, so the full
+//! policy's pushforward (and [`Seeds::force`]): `k` solves per step against one factorisation, so the full
 //! Jacobian of every state with respect to a few parameters (Gauss–Newton) costs one pass
 //! instead of `|θ|` adjoint passes.
 
 use crate::error::{DiffError, Result};
+use crate::policy::{ControlTangent, PolicyTangent};
 use crate::pose::pose_tangent;
 use crate::step::neg_solve_in_place;
 use crate::trajectory::Trajectory;
@@ -123,7 +124,6 @@ pub fn tangent(
     let links = model.links().len();
     let offset = 3 * links;
     let attachments = seeds.design.rows(0, offset).into_owned();
-    let vertices = seeds.design.rows(offset, model.design_len() - offset);
     let design_seeded = seeds.design.iter().any(|x| *x != 0.0);
     let mut states = vec![seeds.initial.clone()];
     let mut previous_twists = seeds.initial_previous.clone();
@@ -132,27 +132,24 @@ pub fn tangent(
         let b = &lin.derivatives;
         let now = &states[t];
         let mut rhs = &b.current * now + &b.previous * &previous_twists;
-        if let Some(policy) = trajectory.policy.get(t) {
-            // The targets' tangents, scaled by the diagonal target blocks.
-            let mut dp = &policy.parameters.position * &seeds.parameters;
-            let mut dv = &policy.parameters.velocity * &seeds.parameters;
-            let mut df = &policy.parameters.force * &seeds.parameters;
-            if let Some(j) = &policy.current {
-                dp += &j.position * now;
-                dv += &j.velocity * now;
-                df += &j.force * now;
-            }
-            if let (Some(j), Some(before)) = (&policy.previous, t.checked_sub(1)) {
-                dp += &j.position * &states[before];
-                dv += &j.velocity * &states[before];
-                df += &j.force * &states[before];
-            }
-            // The forces enter through B_τ = −I.
-            rhs -= df;
+        if let Some((recorded, input)) = trajectory.policy_input(t) {
+            let mut u = ControlTangent::zeros(model.dof(), now.ncols());
+            recorded.policy.pushforward(
+                &recorded.parameters,
+                &input,
+                PolicyTangent {
+                    parameters: &seeds.parameters,
+                    current: now,
+                    previous: t.checked_sub(1).map(|before| &states[before]),
+                },
+                &mut u,
+            );
+            // The forces enter through B_τ = −I, the targets through the diagonal blocks.
+            rhs -= &u.force;
             for ((mut row, (p, v)), (rp, rv)) in rhs
                 .row_iter_mut()
                 .zip(b.target_position.iter().zip(b.target_velocity.iter()))
-                .zip(dp.row_iter().zip(dv.row_iter()))
+                .zip(u.position.row_iter().zip(u.velocity.row_iter()))
             {
                 row += rp * *p + rv * *v;
             }
@@ -162,7 +159,10 @@ pub fn tangent(
         }
         if design_seeded {
             match (&b.vertices, &b.attachments) {
-                (Some(bv), Some(ba)) => rhs += bv * vertices + ba * &attachments,
+                (Some(bv), Some(ba)) => {
+                    bv.add_product(&seeds.design, &mut rhs);
+                    ba.add_product(&seeds.design, &mut rhs);
+                }
                 _ => {
                     return Err(DiffError::InvalidSetting {
                         name: "design seeds",

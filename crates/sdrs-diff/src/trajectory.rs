@@ -5,6 +5,7 @@ use crate::policy::{Policy, PolicyDerivatives, PolicyInput};
 use nalgebra::{DVector, Isometry3};
 use sdrs_dynamics::{Control, Kinematics, Linearization, Model, Motion, Simulator, State};
 use std::borrow::Cow;
+use std::sync::Arc;
 
 /// What a rollout keeps for the backward pass.
 ///
@@ -32,6 +33,18 @@ pub enum Recording {
     Blocks,
 }
 
+/// The policy a trajectory was recorded under and its parameters: what the backward pass
+/// pulls back through ([`Policy::pullback`]), `O(|c|)` memory in all.
+#[derive(Debug, Clone)]
+pub struct RecordedPolicy {
+    /// The policy (a shared copy, [`crate::SharePolicy`]).
+    pub policy: Arc<dyn Policy>,
+    /// Its parameters `c`.
+    pub parameters: DVector<f64>,
+    /// The step's time step `Δt` (a step's input time is `(t + 1) Δt`).
+    pub dt: f64,
+}
+
 /// A simulated trajectory with what its derivatives need.
 #[derive(Debug, Clone)]
 pub struct Trajectory {
@@ -41,8 +54,8 @@ pub struct Trajectory {
     pub initial_previous: Vec<Isometry3<f64>>,
     /// The controls of the `H` steps.
     pub controls: Vec<Control>,
-    /// The policy's derivatives at every step, when recorded through a policy.
-    pub policy: Vec<PolicyDerivatives>,
+    /// The policy and its parameters, when recorded through a policy.
+    pub policy: Option<RecordedPolicy>,
     /// Every step's linearisation ([`Recording::Blocks`]; empty with [`Recording::States`]).
     pub linearizations: Vec<Linearization>,
     /// Newton iterations of every step.
@@ -68,9 +81,29 @@ impl Trajectory {
 
     /// The number of policy parameters (0 without a policy).
     pub fn parameters(&self) -> usize {
-        self.policy
-            .first()
-            .map_or(0, |p| p.parameters.position.ncols())
+        self.policy.as_ref().map_or(0, |p| p.parameters.len())
+    }
+
+    /// The policy and what it saw at step `t < H` (`None` without a policy).
+    pub fn policy_input(&self, t: usize) -> Option<(&RecordedPolicy, PolicyInput<'_>)> {
+        let recorded = self.policy.as_ref()?;
+        let input = PolicyInput {
+            step: t,
+            time: (t + 1) as f64 * recorded.dt,
+            current: self.states.get(t)?,
+            previous: t.checked_sub(1).map(|p| &self.states[p]),
+        };
+        Some((recorded, input))
+    }
+
+    /// The policy's dense Jacobians at step `t` ([`Policy::derivatives`]; `None` without a
+    /// policy or past the last step). For inspection: `|θ| x |c|` and more per step.
+    pub fn policy_derivatives(&self, t: usize) -> Option<PolicyDerivatives> {
+        if t >= self.steps() {
+            return None;
+        }
+        let (recorded, input) = self.policy_input(t)?;
+        Some(recorded.policy.derivatives(&recorded.parameters, &input))
     }
 
     /// The link poses before step `t` (`T^{t−1}`) of this trajectory of `model`.
@@ -126,12 +159,13 @@ pub fn rollout(
     recording: Recording,
 ) -> Result<Trajectory> {
     record(sim, start, controls.len(), recording, |t, _, _| {
-        (controls[t].clone(), None)
+        controls[t].clone()
     })
 }
 
 /// Simulates `steps` steps from `start` under `policy` with `parameters` and records what
-/// the derivatives need, the policy's derivatives included.
+/// the derivatives need: the states and a shared copy of the policy with its parameters
+/// (the backward pass pulls back through it), no per-step policy Jacobians.
 pub fn rollout_policy(
     sim: &mut Simulator,
     start: &Motion,
@@ -142,16 +176,21 @@ pub fn rollout_policy(
 ) -> Result<Trajectory> {
     policy.check(parameters)?;
     let dt = sim.settings().dt;
-    record(sim, start, steps, recording, |t, current, previous| {
+    let mut trajectory = record(sim, start, steps, recording, |t, current, previous| {
         let input = PolicyInput {
             step: t,
             time: (t + 1) as f64 * dt,
             current,
             previous,
         };
-        let control = policy.control(parameters, &input);
-        (control, Some(policy.derivatives(parameters, &input)))
-    })
+        policy.control(parameters, &input)
+    })?;
+    trajectory.policy = Some(RecordedPolicy {
+        policy: policy.share(),
+        parameters: parameters.clone(),
+        dt,
+    });
+    Ok(trajectory)
 }
 
 /// The rollout loop: `control(t, θ^t, θ^{t−1})` gives each step's control.
@@ -160,7 +199,7 @@ fn record(
     start: &Motion,
     steps: usize,
     recording: Recording,
-    mut control: impl FnMut(usize, &State, Option<&State>) -> (Control, Option<PolicyDerivatives>),
+    mut control: impl FnMut(usize, &State, Option<&State>) -> Control,
 ) -> Result<Trajectory> {
     if recording == Recording::Blocks && !sim.settings().backward {
         return Err(DiffError::NoBackwardBlocks);
@@ -173,7 +212,7 @@ fn record(
         states: vec![start.state.clone()],
         initial_previous: start.previous.clone(),
         controls: Vec::with_capacity(steps),
-        policy: Vec::new(),
+        policy: None,
         linearizations: Vec::new(),
         iterations: Vec::with_capacity(steps),
         active_pairs: Vec::with_capacity(steps),
@@ -181,13 +220,12 @@ fn record(
     };
     for step in 0..steps {
         let previous = step.checked_sub(1).map(|p| &out.states[p]);
-        let (u, derivatives) = control(step, &motion.state, previous);
+        let u = control(step, &motion.state, previous);
         let report = sim
             .advance(&mut motion, &u)
             .map_err(|source| DiffError::Step { step, source })?;
         out.states.push(motion.state.clone());
         out.controls.push(u);
-        out.policy.extend(derivatives);
         out.iterations.push(report.iterations);
         out.active_pairs.push(report.active_pairs);
         if recording == Recording::Blocks {

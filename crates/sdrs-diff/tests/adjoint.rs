@@ -2,8 +2,8 @@
 //! trajectories, with contact and friction active throughout.
 
 use nalgebra::{DVector, Isometry3};
-use sdrs_diff::{LossGradient, Recording, adjoint, rollout};
-use sdrs_dynamics::scenes::{Scene, rotating_chains};
+use sdrs_diff::{LossGradient, OpenLoop, Policy, Recording, adjoint, rollout, rollout_policy};
+use sdrs_dynamics::scenes::{Scene, chain, rotating_chains};
 use sdrs_dynamics::{Control, Model, Motion, Simulator, State};
 
 const STEPS: usize = 12;
@@ -218,4 +218,64 @@ fn trajectory_gradients_through_long_range_friction_match_differences() {
         assert!(e < 1e-5, "ξ^-1[{k}]: {analytic} vs {fd}");
     }
     eprintln!("long-range friction trajectory: worst relative error {worst:e}");
+}
+
+/// What a trajectory under an open-loop policy over every DoF keeps (floats): the states,
+/// the policy's parameters once, and every step's blocks, the design blocks as stored.
+fn recorded_floats(steps: usize) -> usize {
+    let mut scene = chain(6, 0.01).unwrap();
+    scene.settings.backward = true;
+    let model = scene.model.clone();
+    let n = model.dof();
+    let policy = OpenLoop::new(scene.control.clone(), (0..n).collect(), steps).unwrap();
+    let c = DVector::from_fn(policy.parameters(), |k, _| 0.1 * (k as f64).sin());
+    let mut sim = Simulator::new(model.clone(), scene.settings).unwrap();
+    let start = Motion::at_rest(&model, State::zero(&model));
+    let t = rollout_policy(&mut sim, &start, &policy, &c, steps, Recording::Blocks).unwrap();
+    let recorded = t.policy.as_ref().expect("recorded through a policy");
+    assert_eq!(recorded.parameters.len(), steps * n);
+    let blocks: usize = t
+        .linearizations
+        .iter()
+        .map(|lin| {
+            let d = &lin.derivatives;
+            let (vertices, attachments) = (
+                d.vertices.as_ref().expect("lumped masses"),
+                d.attachments.as_ref().expect("no user energies"),
+            );
+            // A chain link's vertices move only the DoFs of its root path: the stored
+            // vertex block is 21/36 of the dense n x 3·vertices one.
+            assert!(
+                4 * vertices.stored() < 3 * n * vertices.range().len(),
+                "vertex blocks stored {} of {} dense entries",
+                vertices.stored(),
+                n * vertices.range().len()
+            );
+            lin.hessian.len()
+                + d.current.len()
+                + d.previous.len()
+                + d.target_position.len()
+                + d.target_velocity.len()
+                + vertices.stored()
+                + attachments.stored()
+        })
+        .sum();
+    // The adjoint runs on it (and its gradient has one entry per parameter).
+    let loss = LossGradient::final_state(&model, steps, DVector::from_element(n, 1.0));
+    assert_eq!(
+        adjoint(&mut sim, &t, &loss).unwrap().parameters.len(),
+        steps * n
+    );
+    t.states.len() * n + recorded.parameters.len() + blocks
+}
+
+#[test]
+fn an_open_loop_trajectory_keeps_memory_linear_in_the_horizon() {
+    // Per-step policy Jacobians (|θ| x H·m each) made this quadratic: 4x the steps cost
+    // 16x the floats.
+    let (short, long) = (recorded_floats(10), recorded_floats(40));
+    assert!(
+        long <= 4 * short + short / 10,
+        "10 steps keep {short} floats, 40 steps {long}"
+    );
 }

@@ -185,7 +185,7 @@ fn open_loop_torque_policies_differentiate_both_ways() {
         .sum();
     let direct: f64 = (0..STEPS)
         .map(|s| {
-            let pd = &t.policy[s].parameters;
+            let pd = t.policy_derivatives(s).expect("a policy step").parameters;
             (partials.force[s].transpose() * &pd.force * &direction)[0]
         })
         .sum();

@@ -1,10 +1,11 @@
 //! The ways of getting derivatives agree: forward tangents with the adjoint, a states-only
 //! recording with a full one, feedback policies and single-step Jacobians with differences.
 
-use nalgebra::{DMatrix, DVector};
+use nalgebra::DVector;
 use sdrs_diff::{
-    LossGradient, Policy, PolicyDerivatives, PolicyInput, Recording, Seeds, SineWaves,
-    TargetJacobian, adjoint, rollout, rollout_policy, step_jacobian, tangent,
+    ControlCotangent, ControlTangent, LossGradient, Policy, PolicyGradient, PolicyInput,
+    PolicyTangent, Recording, Seeds, SineWaves, adjoint, rollout, rollout_policy, step_jacobian,
+    tangent,
 };
 use sdrs_dynamics::scenes::{chain, rotating_chains};
 use sdrs_dynamics::{Control, Motion, Simulator, State};
@@ -79,7 +80,7 @@ fn tangents_are_the_adjoint_transposed_and_states_only_recording_agrees() {
 
 /// `θ* = c + K θ^t` on every DoF, `θ̇* = κ (θ^t − θ^{t−1}) / Δt`, `τ = −β θ^t`: a feedback
 /// policy.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Feedback {
     base: Control,
     gain: f64,
@@ -103,28 +104,35 @@ impl Policy for Feedback {
         u
     }
 
-    fn derivatives(&self, _: &DVector<f64>, input: &PolicyInput) -> PolicyDerivatives {
-        let n = self.parameters();
-        let eye = DMatrix::<f64>::identity(n, n);
-        let zero = DMatrix::zeros(n, n);
+    fn pullback(
+        &self,
+        _: &DVector<f64>,
+        input: &PolicyInput,
+        g: ControlCotangent,
+        out: PolicyGradient,
+    ) {
         let v = self.velocity_gain / self.dt;
-        let moving = input.previous.is_some();
-        PolicyDerivatives {
-            parameters: TargetJacobian {
-                position: eye.clone(),
-                velocity: zero.clone(),
-                force: zero.clone(),
-            },
-            current: Some(TargetJacobian {
-                position: &eye * self.gain,
-                velocity: if moving { &eye * v } else { zero.clone() },
-                force: &eye * -self.force_gain,
-            }),
-            previous: Some(TargetJacobian {
-                position: zero.clone(),
-                velocity: &eye * -v,
-                force: zero,
-            }),
+        *out.parameters += g.position;
+        *out.current += g.position * self.gain - g.force * self.force_gain;
+        if input.previous.is_some() {
+            *out.current += g.velocity * v;
+        }
+        if let Some(before) = out.previous {
+            *before -= g.velocity * v;
+        }
+    }
+
+    fn pushforward(
+        &self,
+        _: &DVector<f64>,
+        input: &PolicyInput,
+        s: PolicyTangent,
+        out: &mut ControlTangent,
+    ) {
+        out.position += s.parameters + s.current * self.gain;
+        out.force -= s.current * self.force_gain;
+        if let (Some(before), Some(_)) = (s.previous, input.previous) {
+            out.velocity += (s.current - before) * (self.velocity_gain / self.dt);
         }
     }
 }

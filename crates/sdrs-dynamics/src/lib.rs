@@ -102,9 +102,9 @@ pub use motion::Motion;
 pub use scenes::Scene;
 pub use srdf::{Srdf, SrdfReport};
 pub use stepper::{
-    ActiveContact, ContactEnergy, ContactHook, ContactKind, ContactSettings, Control,
-    ExternalEnergy, FrictionSettings, IpcContact, Linearization, LongRangeContact, MeshContact,
-    Objective, PairTerm, PairVertex, SdrsContact, Simulator, StepDerivatives, StepReport,
-    StepSettings, StepTimings,
+    ActiveContact, ContactEnergy, ContactHook, ContactKind, ContactSettings, Control, DesignBlock,
+    DesignBlocks, ExternalEnergy, FrictionSettings, IpcContact, Linearization, LongRangeContact,
+    MeshContact, Objective, PairTerm, PairVertex, SdrsContact, Simulator, StepDerivatives,
+    StepReport, StepSettings, StepTimings,
 };
 pub use urdf::{UrdfOptions, load_urdf, urdf_from_str};

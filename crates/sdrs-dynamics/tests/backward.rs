@@ -101,11 +101,14 @@ fn check(scene: Scene, steps: usize) {
             .expect("finite")
             .gradient
     };
-    let vertices = blocks.vertices.expect("lumped masses have vertex blocks");
+    let vertices = blocks
+        .vertices
+        .expect("lumped masses have vertex blocks")
+        .dense();
     let fd = differences(design.len() - offset, h, |k, s| moved(offset + k, s));
     let err = relative_error(vertices.as_slice(), fd.as_slice(), 1e-9);
     assert!(err < 1e-5, "∂²O/∂θ^(t+1)∂x error {err:e}");
-    let attachments = blocks.attachments.expect("no user energies");
+    let attachments = blocks.attachments.expect("no user energies").dense();
     let fd = differences(offset, h, moved);
     let err = relative_error(attachments.as_slice(), fd.as_slice(), 1e-9);
     assert!(err < 1e-5, "∂²O/∂θ^(t+1)∂t^d error {err:e}");

@@ -8,7 +8,7 @@ use crate::energy::{link_energy, link_energy_cross};
 use crate::error::Result;
 use crate::kinematics::Kinematics;
 use crate::model::Model;
-use nalgebra::{DMatrix, DVector, Isometry3, Matrix3, SMatrix};
+use nalgebra::{DMatrix, DVector, DVectorView, Isometry3, Matrix3, SMatrix};
 use sdrs_geometry::twist::{Matrix12, Vector12};
 
 /// Mixed second derivatives of the objective `O` at the solution `θ^{t+1}` of a step: with the
@@ -26,18 +26,163 @@ pub struct StepDerivatives {
     pub target_position: DVector<f64>,
     /// `∂²O/∂θ^{t+1}_j ∂θ̇*_j = −2 k_d / Δt` (diagonal).
     pub target_velocity: DVector<f64>,
-    /// `∂²O/∂θ^{t+1}∂x` for the hull-vertex part of the design vector (n x 3·vertices; column
-    /// `model.design_index(link, Some((hull, vertex))) − 3·links` is the vertex's first
-    /// coordinate): vertex-lumped inertia and gravity, the barrier's and friction's shape
-    /// derivatives. `None` when a link with hulls has a solid mass model, whose derivative in
-    /// the vertices is not provided, or when `StepSettings::design_derivatives` is off.
-    pub vertices: Option<DMatrix<f64>>,
-    /// `∂²O/∂θ^{t+1}∂t^d` for the attachment part of the design vector (n x 3·links, column
-    /// `model.design_index(link, None)`), with `θ^t` and the previous poses held fixed (so
-    /// `T^t = T(d, θ^t)` moves with the design, `T^{t−1}` does not). `None` when user energies
-    /// are present (they are not differentiated with respect to the design) or when
+    /// `∂²O/∂θ^{t+1}∂x` for the hull-vertex part of the design vector (design entries
+    /// `3·links ..`; entry `model.design_index(link, Some((hull, vertex)))` is the vertex's
+    /// first coordinate), one block per link: vertex-lumped inertia and gravity, the
+    /// barrier's and friction's shape derivatives. `None` when a link with hulls has a solid
+    /// mass model, whose derivative in the vertices is not provided, or when
     /// `StepSettings::design_derivatives` is off.
-    pub attachments: Option<DMatrix<f64>>,
+    pub vertices: Option<DesignBlocks>,
+    /// `∂²O/∂θ^{t+1}∂t^d` for the attachment part of the design vector (design entries
+    /// `0 .. 3·links`, entry `model.design_index(link, None)`), one block per link, with `θ^t`
+    /// and the previous poses held fixed (so `T^t = T(d, θ^t)` moves with the design,
+    /// `T^{t−1}` does not). `None` when user energies are present (they are not
+    /// differentiated with respect to the design) or when `StepSettings::design_derivatives`
+    /// is off.
+    pub attachments: Option<DesignBlocks>,
+}
+
+/// One link's part of a [`DesignBlocks`]: the mixed derivatives of the step gradient's
+/// entries `rows` with respect to the design entries `start .. start + values.ncols()`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DesignBlock {
+    /// The first design entry (an index into `Model::design`).
+    pub start: usize,
+    /// The gradient entries (DoFs, increasing) with a non-zero derivative.
+    pub rows: Vec<usize>,
+    /// `rows.len()` x the link's design entries.
+    pub values: DMatrix<f64>,
+}
+
+/// A design block `∂²O/∂θ^{t+1}∂d` over a range of the design vector, kept as per-link
+/// blocks: a link's design entries only move the DoFs on the root paths of the terms that
+/// involve it, so memory is `Σ_links |rows| · |entries|` instead of `n · |range|`.
+///
+/// ```
+/// use sdrs_dynamics::scenes::chain;
+/// use sdrs_dynamics::{Motion, Simulator, State};
+/// let mut scene = chain(3, 0.01)?;
+/// scene.settings.backward = true;
+/// let model = scene.model.clone();
+/// let mut sim = Simulator::new(model.clone(), scene.settings)?;
+/// let mut motion = Motion::at_rest(&model, State::zero(&model));
+/// let report = sim.advance(&mut motion, &scene.control)?;
+/// let attachments = report.derivatives.expect("backward blocks").attachments.expect("no user energies");
+/// // The attachments are design entries 0 .. 3·links; the dense form has one column each.
+/// assert_eq!(attachments.range(), 0..9);
+/// assert_eq!(attachments.dense().shape(), (3, 9));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct DesignBlocks {
+    dof: usize,
+    start: usize,
+    len: usize,
+    blocks: Vec<DesignBlock>,
+}
+
+impl DesignBlocks {
+    /// The design entries covered.
+    pub fn range(&self) -> std::ops::Range<usize> {
+        self.start..self.start + self.len
+    }
+
+    /// The per-link blocks (links whose entries move nothing are left out).
+    pub fn blocks(&self) -> &[DesignBlock] {
+        &self.blocks
+    }
+
+    /// The number of stored values.
+    pub fn stored(&self) -> usize {
+        self.blocks.iter().map(|b| b.values.len()).sum()
+    }
+
+    /// The dense block: `dof x range().len()`, column `c` for design entry
+    /// `range().start + c`.
+    pub fn dense(&self) -> DMatrix<f64> {
+        let mut out = DMatrix::zeros(self.dof, self.len);
+        for b in &self.blocks {
+            for (r, &k) in b.rows.iter().enumerate() {
+                let mut row = out.view_mut((k, b.start - self.start), (1, b.values.ncols()));
+                row += b.values.row(r);
+            }
+        }
+        out
+    }
+
+    /// `design += Bᵀ μ` for a gradient `design` over the whole design vector (`μ`: `dof`
+    /// entries).
+    pub fn add_transpose_product(&self, mu: &DVector<f64>, design: &mut DVector<f64>) {
+        let mut gathered = Vec::new();
+        for b in &self.blocks {
+            gathered.clear();
+            gathered.extend(b.rows.iter().map(|&k| mu[k]));
+            let mu_rows = DVectorView::from_slice(&gathered, gathered.len());
+            design
+                .rows_mut(b.start, b.values.ncols())
+                .gemv_tr(1.0, &b.values, &mu_rows, 1.0);
+        }
+    }
+
+    /// `out += B D` for design directions `D` over the whole design vector (`|d| x k`;
+    /// `out`: `dof x k`).
+    pub fn add_product(&self, directions: &DMatrix<f64>, out: &mut DMatrix<f64>) {
+        for b in &self.blocks {
+            let d = directions.rows(b.start, b.values.ncols());
+            for (r, &k) in b.rows.iter().enumerate() {
+                let mut row = out.row_mut(k);
+                row += b.values.row(r) * d;
+            }
+        }
+    }
+}
+
+/// One link's [`DesignBlock`] while it is summed: its rows fixed in advance (the DoFs the
+/// terms can reach), each DoF's row in `slot`.
+struct LinkBlock {
+    slot: Vec<usize>,
+    block: DesignBlock,
+}
+
+impl LinkBlock {
+    /// A zero block over the DoFs marked in `touched` (`None` when there are none).
+    fn new(start: usize, touched: &[bool], width: usize) -> Option<Self> {
+        let rows: Vec<usize> = (0..touched.len()).filter(|&k| touched[k]).collect();
+        if rows.is_empty() {
+            return None;
+        }
+        let mut slot = vec![usize::MAX; touched.len()];
+        for (r, &k) in rows.iter().enumerate() {
+            slot[k] = r;
+        }
+        let values = DMatrix::zeros(rows.len(), width);
+        Some(Self {
+            slot,
+            block: DesignBlock {
+                start,
+                rows,
+                values,
+            },
+        })
+    }
+
+    /// Adds `row` to DoF `k`'s entries `column .. column + 3`.
+    fn add(&mut self, k: usize, column: usize, row: &nalgebra::RowVector3<f64>) {
+        let r = self.slot[k];
+        for c in 0..3 {
+            self.block.values[(r, column + c)] += row[c];
+        }
+    }
+}
+
+/// Marks in `touched` the DoFs that move any of `links` (their root paths).
+fn mark(model: &Model, kin: &Kinematics, links: &[usize], touched: &mut [bool]) {
+    for &l in links {
+        let on_path = kin.jacobian(l).iter().map(|(k, _)| k).chain(model.path(l));
+        for &k in on_path {
+            touched[k] = true;
+        }
+    }
 }
 
 /// One pose-dependent term of the objective at a step's solution (a link's inertia and
@@ -63,28 +208,67 @@ impl Term {
     }
 }
 
-/// `∂²O/∂θ^{t+1}∂x` over all hull vertices (columns as in [`StepDerivatives::vertices`]).
-fn vertex_block(model: &Model, kin: &Kinematics, terms: &[Term]) -> DMatrix<f64> {
-    let offset = 3 * model.links().len();
-    let mut block = DMatrix::zeros(model.dof(), model.design_len() - offset);
+/// `∂²O/∂θ^{t+1}∂x` over all hull vertices, per link (as in [`StepDerivatives::vertices`]).
+fn vertex_block(model: &Model, kin: &Kinematics, terms: &[Term]) -> DesignBlocks {
+    let (n, links) = (model.dof(), model.links());
+    let offset = 3 * links.len();
+    // Each link's first vertex entry; a link's vertices touch the DoFs that move the links of
+    // the terms they enter.
+    let mut first = Vec::with_capacity(links.len() + 1);
+    let mut at = offset;
+    for link in links {
+        first.push(at);
+        at += 3 * link.hulls.iter().map(|h| h.vertices().len()).sum::<usize>();
+    }
+    first.push(at);
+    let mut touched = vec![false; links.len() * n];
+    for term in terms {
+        for (link, ..) in &term.vertices {
+            mark(
+                model,
+                kin,
+                term.links(),
+                &mut touched[link * n..(link + 1) * n],
+            );
+        }
+    }
+    let mut blocks: Vec<Option<LinkBlock>> = (0..links.len())
+        .map(|l| {
+            LinkBlock::new(
+                first[l],
+                &touched[l * n..(l + 1) * n],
+                first[l + 1] - first[l],
+            )
+        })
+        .collect();
     for term in terms {
         for (link, hull, vertex, m) in &term.vertices {
-            let col = model.design_index(*link, Some((*hull, *vertex))) - offset;
+            let before: usize = links[*link].hulls[..*hull]
+                .iter()
+                .map(|h| h.vertices().len())
+                .sum();
+            let col = 3 * (before + vertex);
+            // No block: none of the links of the terms this vertex enters moves.
+            let Some(block) = blocks[*link].as_mut() else {
+                continue;
+            };
             for (b, &l) in term.links().iter().enumerate() {
                 let rows = m.fixed_view::<6, 3>(6 * b, 0);
                 for (k, jac) in kin.jacobian(l) {
-                    let row = jac.transpose() * rows;
-                    for c in 0..3 {
-                        block[(*k, col + c)] += row[c];
-                    }
+                    block.add(*k, col, &(jac.transpose() * rows));
                 }
             }
         }
     }
-    block
+    DesignBlocks {
+        dof: n,
+        start: offset,
+        len: at - offset,
+        blocks: blocks.into_iter().flatten().map(|b| b.block).collect(),
+    }
 }
 
-/// `∂²O/∂θ^{t+1}∂t^d` (columns as in [`StepDerivatives::attachments`]).
+/// `∂²O/∂θ^{t+1}∂t^d`, per link (as in [`StepDerivatives::attachments`]).
 ///
 /// Moving link `i`'s attachment by `δ` (parent frame) translates its subtree `S` by
 /// `Δ = R_parent δ` at step t+1 and by `R^t_parent δ` at step t. Each term's twist gradient
@@ -96,7 +280,7 @@ fn attachment_block(
     kin: &Kinematics,
     now: &Kinematics,
     terms: &[Term],
-) -> DMatrix<f64> {
+) -> DesignBlocks {
     let links = model.links().len();
     // inside[i * links + l]: link l is in the subtree of link i.
     let mut inside = vec![false; links * links];
@@ -107,9 +291,23 @@ fn attachment_block(
             at = model.links()[j].parent;
         }
     }
-    let mut block = DMatrix::zeros(model.dof(), 3 * links);
+    let n = model.dof();
+    let mut blocks = Vec::with_capacity(links);
+    let mut touched = vec![false; n];
     for i in 0..links {
         let inside = &inside[i * links..(i + 1) * links];
+        let involved = || {
+            terms
+                .iter()
+                .filter(|t| t.links().iter().any(|&l| inside[l]))
+        };
+        touched.fill(false);
+        for term in involved() {
+            mark(model, kin, term.links(), &mut touched);
+        }
+        let Some(mut block) = LinkBlock::new(3 * i, &touched, 3) else {
+            continue;
+        };
         let parent = |k: &Kinematics| -> Matrix3<f64> {
             model.links()[i]
                 .parent
@@ -118,10 +316,7 @@ fn attachment_block(
         };
         let (turn, turn_t) = (parent(kin), parent(now));
         let first_inside = model.dof_offset(i);
-        for term in terms
-            .iter()
-            .filter(|t| t.links().iter().any(|&l| inside[l]))
-        {
+        for term in involved() {
             // ∂g/∂δ of the whole term: translation columns of the moved bodies.
             let mut dg = SMatrix::<f64, 12, 3>::zeros();
             for (c, _) in term.links().iter().enumerate().filter(|(_, l)| inside[**l]) {
@@ -131,25 +326,25 @@ fn attachment_block(
             for (b, &l) in term.links().iter().enumerate() {
                 let rows = dg.fixed_view::<6, 3>(6 * b, 0);
                 for (k, jac) in kin.jacobian(l) {
-                    let row = jac.transpose() * rows;
-                    for c in 0..3 {
-                        block[(*k, 3 * i + c)] += row[c];
-                    }
+                    block.add(*k, 0, &(jac.transpose() * rows));
                 }
                 if !inside[l] {
                     continue;
                 }
                 let gv = term.gradient.fixed_rows::<3>(6 * b).into_owned();
                 for &k in model.path(l).iter().filter(|&&k| k < first_inside) {
-                    let row = gv.cross(&kin.screw(k).0).transpose() * turn;
-                    for c in 0..3 {
-                        block[(k, 3 * i + c)] += row[c];
-                    }
+                    block.add(k, 0, &(gv.cross(&kin.screw(k).0).transpose() * turn));
                 }
             }
         }
+        blocks.push(block.block);
     }
-    block
+    DesignBlocks {
+        dof: n,
+        start: 0,
+        len: 3 * links,
+        blocks,
+    }
 }
 
 impl Simulator {

@@ -26,7 +26,7 @@ mod pairs;
 mod settings;
 
 pub use active::ActiveContact;
-pub use backward::StepDerivatives;
+pub use backward::{DesignBlock, DesignBlocks, StepDerivatives};
 pub use contact::{ContactEnergy, ContactHook, PairTerm, PairVertex, SdrsContact};
 pub use mesh_contact::{IpcContact, LongRangeContact, MeshContact};
 pub use settings::{

@@ -19,7 +19,7 @@ def box_world(mu: float = 0.5) -> tuple:
     world = sdrs.World(DT)
     world.add_ground()
     world.set_friction(mu)
-    world.tolerance = 1e-11
+    world.tolerance = 1e-9
     box = world.add_object("box", sdrs.Hull.box((HALF, HALF, HALF)), 1.0, xyz=(0.0, 0.0, REST))
     return world.build(), box
 
@@ -51,13 +51,13 @@ def chain_links(n: int = 3, length: float = 0.1) -> list:
 
 
 def chain_on_ground() -> sdrs.Objective:
-    """A 3-link chain hanging 28 cm above the ground, its first joint driven by PD targets
-    (open loop): swung sideways, its tip hits the ground."""
+    """A 3-link chain hanging 27 cm above the ground, bent, its first joint driven by PD
+    targets (open loop): it swings down and its tip hits the ground."""
     world = sdrs.World(DT)
     world.add_ground()
     world.set_friction(0.3)
-    world.tolerance = 1e-11
-    world.add_robot(chain_links(), xyz=(0.0, 0.0, 0.28))
+    world.tolerance = 1e-9
+    world.add_robot(chain_links(), xyz=(0.0, 0.0, 0.27))
     sim = world.build()
     base = sdrs.Control(sim.model)
     base.kp = [5.0, 0.0, 0.0]

@@ -113,7 +113,7 @@ def test_bad_shapes_and_nan_raise_value_error():
     model = sim.model
     with pytest.raises(ValueError, match=r"q must have shape \(6,\), got \[3\]"):
         sdrs.Motion.at_rest(model, np.zeros(3))
-    with pytest.raises(ValueError, match="q holds nan at flat index 1: values must be finite"):
+    with pytest.raises(ValueError, match="q holds NaN at flat index 1: values must be finite"):
         sdrs.Motion.at_rest(model, [0.0, float("nan"), 0, 0, 0, 0])
     control = sdrs.Control(model)
     with pytest.raises(ValueError, match=r"force must have shape \(6,\)"):
@@ -191,7 +191,7 @@ def test_policies_adjoint_tangent_and_trajectory_files(tmp_path):
     objective = chain_on_ground()
     sim_world = sdrs.World(DT)
     sim_world.add_ground()
-    sim_world.add_robot(chain_links(), xyz=(0.0, 0.0, 0.28))
+    sim_world.add_robot(chain_links(), xyz=(0.0, 0.0, 0.27))
     sim = sim_world.build()
     model = sim.model
     base = sdrs.Control(model)
@@ -211,7 +211,7 @@ def test_policies_adjoint_tangent_and_trajectory_files(tmp_path):
     g = sim.adjoint(t, dl)
     assert g.parameters.shape == (4,) and g.initial.shape == (3,)
     assert g.target_position.shape == (STEPS, 3) and g.force.shape == (STEPS, 3)
-    assert g.initial_previous.shape == (6 * 3,) and g.design.shape == model.design.shape
+    assert g.initial_previous.shape == (6 * len(model.link_names),) and g.design.shape == model.design.shape
     seeds = np.zeros((3, 4))
     j = sim.tangent(t, seeds, parameters=np.eye(4))
     assert j.shape == (STEPS + 1, 3, 4)

@@ -448,7 +448,10 @@ impl PyRollout {
         let loss = sim::state_loss(&self.model, &self.trajectory.0, state_gradients)?;
         let mut g = py
             .detach(|| {
-                let mut sim = self.sim.lock().unwrap_or_else(|e| e.into_inner());
+                // On a copy of the simulator as the rollout left it: its warm starts change
+                // the contact planes' inner solves at round-off, and every backward pass must
+                // give the same numbers as the first (and as `Objective.evaluate`).
+                let mut sim = self.sim.lock().unwrap_or_else(|e| e.into_inner()).clone();
                 adjoint(&mut sim, &self.trajectory.0, &loss)
             })
             .raise()?;

@@ -10,7 +10,7 @@ from scenes import designed_box, push
 
 def rows():
     cs = np.stack([push(force=f) for f in (5.0, 6.0, 7.0, 8.0, 9.0)])
-    ps = np.array([[0.0, 0.0], [0.01, 0.0], [0.0, -0.002], [-0.01, -0.001], [0.02, 0.0005]])
+    ps = np.array([[0.0, 0.0], [0.01, 0.0], [0.0, -0.002], [-0.01, -0.001], [0.02, -0.0005]])
     return cs, ps
 
 

@@ -3,6 +3,8 @@ batch, the scene shipped as its scene-file TOML."""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -13,6 +15,8 @@ import sdrs.ray  # noqa: E402
 SCENE = """
 dt = 0.01
 ground = true
+
+[contact]
 friction = 0.5
 
 [[object]]
@@ -37,7 +41,14 @@ def build(scene: sdrs.Scene) -> sdrs.Objective:
 
 @pytest.fixture(scope="module")
 def cluster():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    # The workers import `build` from this module: put the tests folder on their path.
+    tests = os.path.dirname(os.path.abspath(__file__))
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        runtime_env={"env_vars": {"PYTHONPATH": tests}},
+    )
     yield
     ray.shutdown()
 

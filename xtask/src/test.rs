@@ -94,7 +94,9 @@ fn skip_python(ci: bool, reason: &str) -> Result<()> {
 /// Runs `cmd`, failing with `what` when it does not succeed; prints how long it took.
 fn run_timed(mut cmd: Command, what: &str) -> Result<()> {
     let clock = Instant::now();
-    let status = cmd.status().with_context(|| format!("cannot start {what}"))?;
+    let status = cmd
+        .status()
+        .with_context(|| format!("cannot start {what}"))?;
     eprintln!("xtask test: {what}: {:.1} s", clock.elapsed().as_secs_f64());
     if !status.success() {
         bail!("{what} failed ({status})");
@@ -118,7 +120,11 @@ fn python_tests(root: &Path, ci: bool) -> Result<()> {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("target"));
-    let target = if target.is_absolute() { target } else { root.join(target) };
+    let target = if target.is_absolute() {
+        target
+    } else {
+        root.join(target)
+    };
     let venv = target.join("python-venv");
     let bin = venv.join("bin");
     let clock = Instant::now();
@@ -137,14 +143,15 @@ fn python_tests(root: &Path, ci: bool) -> Result<()> {
         pip.args(["-m", "pip", "install", "--quiet", "--upgrade"])
             .args(PYTHON_PACKAGES);
         if let Err(e) = run_timed(pip, "pip install of maturin, numpy, pytest, torch and ray") {
-            return skip_python(ci, &format!("the packages could not be installed from PyPI ({e})"));
+            return skip_python(
+                ci,
+                &format!("the packages could not be installed from PyPI ({e})"),
+            );
         }
     }
-    let path = std::env::join_paths(
-        std::iter::once(bin.clone()).chain(std::env::split_paths(
-            &std::env::var_os("PATH").unwrap_or_default(),
-        )),
-    )?;
+    let path = std::env::join_paths(std::iter::once(bin.clone()).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))?;
     let mut maturin = Command::new(bin.join("maturin"));
     maturin
         .current_dir(root.join("python"))

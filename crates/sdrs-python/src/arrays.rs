@@ -11,7 +11,11 @@ use pyo3::types::PyDict;
 
 /// `x` as a C-contiguous float64 array with `dims` (each `Some(len)` fixed, `None` free),
 /// finite; `name` and `shape` (e.g. `"(n,) = (7,)"`) are for the messages.
-pub fn read(x: &Bound<'_, PyAny>, name: &str, dims: &[Option<usize>]) -> PyResult<(Vec<f64>, Vec<usize>)> {
+pub fn read(
+    x: &Bound<'_, PyAny>,
+    name: &str,
+    dims: &[Option<usize>],
+) -> PyResult<(Vec<f64>, Vec<usize>)> {
     let py = x.py();
     let kwargs = PyDict::new(py);
     kwargs.set_item("dtype", "float64")?;
@@ -26,7 +30,12 @@ pub fn read(x: &Bound<'_, PyAny>, name: &str, dims: &[Option<usize>]) -> PyResul
         .map(|d| d.map_or("any".to_string(), |n| n.to_string()))
         .collect::<Vec<_>>()
         .join(", ");
-    if shape.len() != dims.len() || shape.iter().zip(dims).any(|(s, d)| d.is_some_and(|d| d != *s)) {
+    if shape.len() != dims.len()
+        || shape
+            .iter()
+            .zip(dims)
+            .any(|(s, d)| d.is_some_and(|d| d != *s))
+    {
         let trailing = if dims.len() == 1 { "," } else { "" };
         return Err(PyValueError::new_err(format!(
             "{name} must have shape ({expected}{trailing}), got {shape:?}"
@@ -66,9 +75,18 @@ pub fn vector3(x: &Bound<'_, PyAny>, name: &str) -> PyResult<Vector3<f64>> {
 
 /// The pose at translation `xyz` with roll, pitch, yaw `rpy` (rad, about fixed x, y, z, as
 /// in URDF), each optional.
-pub fn pose(xyz: Option<&Bound<'_, PyAny>>, rpy: Option<&Bound<'_, PyAny>>) -> PyResult<Isometry3<f64>> {
-    let t = xyz.map(|x| vector3(x, "xyz")).transpose()?.unwrap_or_else(Vector3::zeros);
-    let r = rpy.map(|x| vector3(x, "rpy")).transpose()?.unwrap_or_else(Vector3::zeros);
+pub fn pose(
+    xyz: Option<&Bound<'_, PyAny>>,
+    rpy: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Isometry3<f64>> {
+    let t = xyz
+        .map(|x| vector3(x, "xyz"))
+        .transpose()?
+        .unwrap_or_else(Vector3::zeros);
+    let r = rpy
+        .map(|x| vector3(x, "rpy"))
+        .transpose()?
+        .unwrap_or_else(Vector3::zeros);
     Ok(Isometry3::from_parts(
         Translation3::from(t),
         UnitQuaternion::from_euler_angles(r.x, r.y, r.z),
@@ -95,6 +113,10 @@ pub fn rows_to_numpy<'py>(
 }
 
 /// A flat row-major buffer as a NumPy array of `shape`.
-pub fn shaped<'py>(py: Python<'py>, flat: Vec<f64>, shape: &[usize]) -> PyResult<Bound<'py, PyArrayDyn<f64>>> {
+pub fn shaped<'py>(
+    py: Python<'py>,
+    flat: Vec<f64>,
+    shape: &[usize],
+) -> PyResult<Bound<'py, PyArrayDyn<f64>>> {
     PyArray1::from_vec(py, flat).reshape(shape.to_vec())
 }

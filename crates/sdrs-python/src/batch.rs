@@ -45,7 +45,9 @@ fn on_threads<T: Send>(
     let mut builder = rayon::ThreadPoolBuilder::new();
     if let Some(n) = threads {
         if n == 0 {
-            return Err(PyValueError::new_err("threads must be at least 1 (or None for all cores)"));
+            return Err(PyValueError::new_err(
+                "threads must be at least 1 (or None for all cores)",
+            ));
         }
         builder = builder.num_threads(n);
     }
@@ -68,7 +70,11 @@ fn evaluate_batch<'py>(
     cs: &Bound<'py, PyAny>,
     ps: Option<&Bound<'py, PyAny>>,
     threads: Option<usize>,
-) -> PyResult<(Bound<'py, PyArrayDyn<f64>>, Bound<'py, PyArrayDyn<f64>>, Bound<'py, PyArrayDyn<f64>>)> {
+) -> PyResult<(
+    Bound<'py, PyArrayDyn<f64>>,
+    Bound<'py, PyArrayDyn<f64>>,
+    Bound<'py, PyArrayDyn<f64>>,
+)> {
     let items = pairs(objective, cs, ps)?;
     let results = on_threads(py, threads, || {
         items
@@ -77,13 +83,26 @@ fn evaluate_batch<'py>(
             .collect::<Result<Vec<_>, _>>()
     })?
     .raise()?;
-    let (m, k) = (sdrs::diff::Policy::parameters(&objective.0.policy), objective.0.design.parameters());
+    let (m, k) = (
+        sdrs::diff::Policy::parameters(&objective.0.policy),
+        objective.0.design.parameters(),
+    );
     let b = results.len();
     let losses = results.iter().map(|e| e.loss).collect();
-    let dc = results.iter().flat_map(|e| e.parameters.iter().copied()).collect();
+    let dc = results
+        .iter()
+        .flat_map(|e| e.parameters.iter().copied())
+        .collect();
     let dp = results
         .iter()
-        .flat_map(|e| e.design.clone().unwrap_or_else(|| DVector::zeros(k)).data.as_vec().clone())
+        .flat_map(|e| {
+            e.design
+                .clone()
+                .unwrap_or_else(|| DVector::zeros(k))
+                .data
+                .as_vec()
+                .clone()
+        })
         .collect();
     Ok((
         arrays::shaped(py, losses, &[b])?,

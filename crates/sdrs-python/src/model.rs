@@ -104,6 +104,10 @@ impl PyModel {
     }
 
     fn __repr__(&self) -> String {
-        format!("Model({} links, {} DoF)", self.0.links().len(), self.0.dof())
+        format!(
+            "Model({} links, {} DoF)",
+            self.0.links().len(),
+            self.0.dof()
+        )
     }
 }

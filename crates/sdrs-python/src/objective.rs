@@ -11,8 +11,8 @@ use nalgebra::{DVector, Point3};
 use numpy::{PyArray1, PyArrayDyn};
 use pyo3::prelude::*;
 use sdrs::diff::{
-    CentreOfMass, Policy, DesignMap, Distance, Effort, Evaluation, LinkPoint, Loss, LossGradient,
-    Objective, PointTarget, Sum, Trajectory, adjoint, rollout_policy,
+    CentreOfMass, DesignMap, Distance, Effort, Evaluation, LinkPoint, Loss, LossGradient,
+    Objective, PointTarget, Policy, Sum, Trajectory, adjoint, rollout_policy,
 };
 use sdrs::dynamics::{Model, Motion, Simulator, State};
 use std::sync::{Arc, Mutex};
@@ -38,7 +38,11 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 pub struct SharedLoss(Arc<dyn Loss + Send + Sync>);
 
 impl Loss for SharedLoss {
-    fn evaluate(&self, model: &Model, trajectory: &Trajectory) -> sdrs::diff::Result<(f64, LossGradient)> {
+    fn evaluate(
+        &self,
+        model: &Model,
+        trajectory: &Trajectory,
+    ) -> sdrs::diff::Result<(f64, LossGradient)> {
         self.0.evaluate(model, trajectory)
     }
 }
@@ -48,7 +52,11 @@ impl Loss for SharedLoss {
 struct SharedSum(Vec<(f64, SharedLoss)>);
 
 impl Loss for SharedSum {
-    fn evaluate(&self, model: &Model, trajectory: &Trajectory) -> sdrs::diff::Result<(f64, LossGradient)> {
+    fn evaluate(
+        &self,
+        model: &Model,
+        trajectory: &Trajectory,
+    ) -> sdrs::diff::Result<(f64, LossGradient)> {
         let sum = self
             .0
             .iter()
@@ -69,13 +77,22 @@ impl PyLinkPoint {
     #[staticmethod]
     fn fixed(model: &PyModel, link: &str, point: &Bound<'_, PyAny>) -> PyResult<Self> {
         let p = arrays::vector3(point, "point")?;
-        Ok(Self(LinkPoint::fixed(&model.0, link, Point3::from(p)).raise()?))
+        Ok(Self(
+            LinkPoint::fixed(&model.0, link, Point3::from(p)).raise()?,
+        ))
     }
 
     /// The mean of vertices `vertices` of hull `hull` of link `link`.
     #[staticmethod]
-    fn vertex_mean(model: &PyModel, link: &str, hull: usize, vertices: Vec<usize>) -> PyResult<Self> {
-        Ok(Self(LinkPoint::vertex_mean(&model.0, link, hull, &vertices).raise()?))
+    fn vertex_mean(
+        model: &PyModel,
+        link: &str,
+        hull: usize,
+        vertices: Vec<usize>,
+    ) -> PyResult<Self> {
+        Ok(Self(
+            LinkPoint::vertex_mean(&model.0, link, hull, &vertices).raise()?,
+        ))
     }
 }
 
@@ -103,10 +120,17 @@ pub struct PyPointTarget;
 impl PyPointTarget {
     #[new]
     #[pyo3(signature = (point, target, every_step=false))]
-    fn new(point: &PyLinkPoint, target: &Bound<'_, PyAny>, every_step: bool) -> PyResult<PyClassInitializer<Self>> {
+    fn new(
+        point: &PyLinkPoint,
+        target: &Bound<'_, PyAny>,
+        every_step: bool,
+    ) -> PyResult<PyClassInitializer<Self>> {
         let target = arrays::vector3(target, "target")?;
         let loss = PointTarget::at(point.0.clone(), target).raise()?;
-        Ok(PyClassInitializer::from(PyLoss::of(when(loss, every_step, PointTarget::every_step))).add_subclass(Self))
+        Ok(
+            PyClassInitializer::from(PyLoss::of(when(loss, every_step, PointTarget::every_step)))
+                .add_subclass(Self),
+        )
     }
 }
 
@@ -133,7 +157,10 @@ impl PyCentreOfMass {
             None => CentreOfMass::robot(&model.0, target),
         }
         .raise()?;
-        Ok(PyClassInitializer::from(PyLoss::of(when(loss, every_step, CentreOfMass::every_step))).add_subclass(Self))
+        Ok(
+            PyClassInitializer::from(PyLoss::of(when(loss, every_step, CentreOfMass::every_step)))
+                .add_subclass(Self),
+        )
     }
 }
 
@@ -145,9 +172,17 @@ pub struct PyDistance;
 impl PyDistance {
     #[new]
     #[pyo3(signature = (a, b, distance, every_step=false))]
-    fn new(a: &PyLinkPoint, b: &PyLinkPoint, distance: f64, every_step: bool) -> PyResult<PyClassInitializer<Self>> {
+    fn new(
+        a: &PyLinkPoint,
+        b: &PyLinkPoint,
+        distance: f64,
+        every_step: bool,
+    ) -> PyResult<PyClassInitializer<Self>> {
         let loss = Distance::new(a.0.clone(), b.0.clone(), distance).raise()?;
-        Ok(PyClassInitializer::from(PyLoss::of(when(loss, every_step, Distance::every_step))).add_subclass(Self))
+        Ok(
+            PyClassInitializer::from(PyLoss::of(when(loss, every_step, Distance::every_step)))
+                .add_subclass(Self),
+        )
     }
 }
 
@@ -203,8 +238,17 @@ impl PyDesignMap {
 
     /// Coordinate `axis` (0, 1, 2) of link `link`'s attachment moves by `weight` per unit of
     /// `parameter`.
-    fn attachment(&mut self, model: &PyModel, link: &str, axis: usize, parameter: usize, weight: f64) -> PyResult<()> {
-        self.0.attachment(&model.0, link, axis, parameter, weight).raise()?;
+    fn attachment(
+        &mut self,
+        model: &PyModel,
+        link: &str,
+        axis: usize,
+        parameter: usize,
+        weight: f64,
+    ) -> PyResult<()> {
+        self.0
+            .attachment(&model.0, link, axis, parameter, weight)
+            .raise()?;
         Ok(())
     }
 
@@ -234,7 +278,11 @@ impl PyDesignMap {
     }
 
     /// The design vector for parameters `p`.
-    fn design<'py>(&self, py: Python<'py>, p: &Bound<'_, PyAny>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    fn design<'py>(
+        &self,
+        py: Python<'py>,
+        p: &Bound<'_, PyAny>,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let p = arrays::vector(p, "p", Some(self.0.parameters()))?;
         Ok(to_numpy(py, &self.0.design(&p).raise()?))
     }
@@ -256,7 +304,10 @@ impl PyObjective {
     /// The design parameters from a Python value (zeros for `None`).
     pub fn design_parameters(&self, p: Option<&Bound<'_, PyAny>>) -> PyResult<DVector<f64>> {
         let k = self.0.design.parameters();
-        p.map_or_else(|| Ok(DVector::zeros(k)), |p| arrays::vector(p, "p (design parameters)", Some(k)))
+        p.map_or_else(
+            || Ok(DVector::zeros(k)),
+            |p| arrays::vector(p, "p (design parameters)", Some(k)),
+        )
     }
 
     /// Simulates from rest at `start` (the objective's start for `None`) with policy
@@ -346,7 +397,12 @@ impl PyObjective {
 
     /// The loss and its gradients for policy parameters `c` and design parameters `p`.
     #[pyo3(signature = (c, p=None))]
-    fn evaluate(&self, py: Python<'_>, c: &Bound<'_, PyAny>, p: Option<&Bound<'_, PyAny>>) -> PyResult<PyEvaluation> {
+    fn evaluate(
+        &self,
+        py: Python<'_>,
+        c: &Bound<'_, PyAny>,
+        p: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyEvaluation> {
         let c = self.policy_parameters(c)?;
         let p = self.design_parameters(p)?;
         Ok(PyEvaluation(py.detach(|| self.0.evaluate(&c, &p)).raise()?))
@@ -364,7 +420,9 @@ impl PyObjective {
     ) -> PyResult<PyRollout> {
         let c = self.policy_parameters(c)?;
         let p = self.design_parameters(p)?;
-        let q0 = q0.map(|q| arrays::vector(q, "q0", Some(self.0.model.dof()))).transpose()?;
+        let q0 = q0
+            .map(|q| arrays::vector(q, "q0", Some(self.0.model.dof())))
+            .transpose()?;
         let (model, sim, trajectory, start) = py.detach(|| self.simulate(&c, &p, q0)).raise()?;
         Ok(PyRollout {
             model,
@@ -408,7 +466,11 @@ impl PyEvaluation {
     #[getter]
     fn states<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArrayDyn<f64>>> {
         let n = self.0.initial.len();
-        arrays::rows_to_numpy(py, self.0.trajectory.states.iter().map(|s| s.q.as_slice()), n)
+        arrays::rows_to_numpy(
+            py,
+            self.0.trajectory.states.iter().map(|s| s.q.as_slice()),
+            n,
+        )
     }
     /// Active hull pairs at every step.
     #[getter]
@@ -433,7 +495,11 @@ impl PyRollout {
     #[getter]
     fn states<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArrayDyn<f64>>> {
         let n = self.model.dof();
-        arrays::rows_to_numpy(py, self.trajectory.0.states.iter().map(|s| s.q.as_slice()), n)
+        arrays::rows_to_numpy(
+            py,
+            self.trajectory.0.states.iter().map(|s| s.q.as_slice()),
+            n,
+        )
     }
 
     /// The gradient of a loss with partials `state_gradients` (`(H + 1, n)`) with respect to
@@ -444,7 +510,11 @@ impl PyRollout {
         &self,
         py: Python<'py>,
         state_gradients: &Bound<'py, PyAny>,
-    ) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>, Option<Bound<'py, PyArray1<f64>>>)> {
+    ) -> PyResult<(
+        Bound<'py, PyArray1<f64>>,
+        Bound<'py, PyArray1<f64>>,
+        Option<Bound<'py, PyArray1<f64>>>,
+    )> {
         let loss = sim::state_loss(&self.model, &self.trajectory.0, state_gradients)?;
         let mut g = py
             .detach(|| {
@@ -456,7 +526,10 @@ impl PyRollout {
             })
             .raise()?;
         g.start_at_rest(&self.model, &self.start);
-        let dp = g.design.as_ref().map(|d| to_numpy(py, &self.design.pullback(d)));
+        let dp = g
+            .design
+            .as_ref()
+            .map(|d| to_numpy(py, &self.design.pullback(d)));
         Ok((to_numpy(py, &g.initial), to_numpy(py, &g.parameters), dp))
     }
 }

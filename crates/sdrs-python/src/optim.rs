@@ -66,7 +66,10 @@ fn py_projected_step<'py>(
     let g = arrays::vector(gradient, "gradient", n)?;
     let lo = arrays::vector(lower, "lower", n)?;
     let hi = arrays::vector(upper, "upper", n)?;
-    Ok(to_numpy(py, &projected_step(&x, &g, radius, &lo, &hi).raise()?))
+    Ok(to_numpy(
+        py,
+        &projected_step(&x, &g, radius, &lo, &hi).raise()?,
+    ))
 }
 
 /// One block of parameters for `minimise`: its box `[lower, upper]`, its initial
@@ -78,7 +81,12 @@ pub struct PyBlock(Block);
 #[pymethods]
 impl PyBlock {
     #[new]
-    fn new(lower: &Bound<'_, PyAny>, upper: &Bound<'_, PyAny>, radius: f64, max_radius: f64) -> PyResult<Self> {
+    fn new(
+        lower: &Bound<'_, PyAny>,
+        upper: &Bound<'_, PyAny>,
+        radius: f64,
+        max_radius: f64,
+    ) -> PyResult<Self> {
         let lower = arrays::vector(lower, "lower", None)?;
         let upper = arrays::vector(upper, "upper", Some(lower.len()))?;
         Ok(Self(Block {
@@ -130,10 +138,14 @@ fn py_minimise(
         let e = objective.0.evaluate(&x[0], x.get(1).unwrap_or(&zeros))?;
         let mut gradient = vec![e.parameters.clone()];
         if codesign {
-            gradient.push(e.design.clone().ok_or(sdrs::diff::DiffError::InvalidInput {
-                what: "the design gradient",
-                reason: "the steps gave no design blocks".into(),
-            })?);
+            gradient.push(
+                e.design
+                    .clone()
+                    .ok_or(sdrs::diff::DiffError::InvalidInput {
+                        what: "the design gradient",
+                        reason: "the steps gave no design blocks".into(),
+                    })?,
+            );
         }
         Ok((e.loss, gradient, ()))
     };
@@ -142,7 +154,11 @@ fn py_minimise(
         .detach(|| minimise(x0, blocks, evaluate, iterations, |_| {}))
         .raise()?;
     Ok(PyOptimum {
-        parameters: best.parameters.iter().map(|p| to_numpy(py, p).unbind()).collect(),
+        parameters: best
+            .parameters
+            .iter()
+            .map(|p| to_numpy(py, p).unbind())
+            .collect(),
         loss: best.loss,
         history: best.history,
     })

@@ -9,7 +9,9 @@ use nalgebra::DVector;
 use numpy::PyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use sdrs::diff::{Channel, CubicSpline, OpenLoop, Policy, PolicyDerivatives, PolicyInput, SineWaves};
+use sdrs::diff::{
+    Channel, CubicSpline, OpenLoop, Policy, PolicyDerivatives, PolicyInput, SineWaves,
+};
 use sdrs::dynamics::Control;
 
 /// Adds the classes of this module.
@@ -102,7 +104,12 @@ pub struct PyOpenLoop(OpenLoop);
 impl PyOpenLoop {
     #[new]
     #[pyo3(signature = (base, dofs, steps, channel="position"))]
-    fn new(base: &PyControl, dofs: Vec<usize>, steps: usize, channel: &str) -> PyResult<PyClassInitializer<Self>> {
+    fn new(
+        base: &PyControl,
+        dofs: Vec<usize>,
+        steps: usize,
+        channel: &str,
+    ) -> PyResult<PyClassInitializer<Self>> {
         let channel = match channel {
             "position" => Channel::Position,
             "force" => Channel::Force,
@@ -113,7 +120,10 @@ impl PyOpenLoop {
             }
         };
         let p = OpenLoop::with_channel(base.0.clone(), dofs, steps, channel).raise()?;
-        Ok(PyClassInitializer::from(PyPolicy(AnyPolicy::OpenLoop(p.clone()))).add_subclass(Self(p)))
+        Ok(
+            PyClassInitializer::from(PyPolicy(AnyPolicy::OpenLoop(p.clone())))
+                .add_subclass(Self(p)),
+        )
     }
 
     /// The parameters that reproduce `base` (its targets or forces at every step).
@@ -144,7 +154,12 @@ pub struct PyCubicSpline;
 #[pymethods]
 impl PyCubicSpline {
     #[new]
-    fn new(base: &PyControl, dofs: Vec<usize>, points: usize, duration: f64) -> PyResult<PyClassInitializer<Self>> {
+    fn new(
+        base: &PyControl,
+        dofs: Vec<usize>,
+        points: usize,
+        duration: f64,
+    ) -> PyResult<PyClassInitializer<Self>> {
         let p = CubicSpline::new(base.0.clone(), dofs, points, duration).raise()?;
         Ok(PyClassInitializer::from(PyPolicy(AnyPolicy::CubicSpline(p))).add_subclass(Self))
     }

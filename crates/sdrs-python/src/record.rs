@@ -22,6 +22,9 @@ fn load_trajectory(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Bound<'
     out.set_item("dt", file.header.dt)?;
     out.set_item("links", file.header.links.clone())?;
     out.set_item("dofs", file.header.dofs.clone())?;
-    out.set_item("states", arrays::rows_to_numpy(py, states.iter().map(|q| q.as_slice()), n)?)?;
+    out.set_item(
+        "states",
+        arrays::rows_to_numpy(py, states.iter().map(|q| q.as_slice()), n)?,
+    )?;
     Ok(out)
 }

@@ -11,7 +11,9 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use sdrs::TrajectoryFile;
-use sdrs::diff::{LossGradient, Recording, Seeds, Trajectory, adjoint, rollout, rollout_policy, tangent};
+use sdrs::diff::{
+    LossGradient, Recording, Seeds, Trajectory, adjoint, rollout, rollout_policy, tangent,
+};
 use sdrs::dynamics::{Control, Model, Motion, Simulator, State};
 use std::sync::Mutex;
 
@@ -154,7 +156,12 @@ impl PyMotion {
     }
 
     /// The generalized velocity over the last step of `dt`.
-    fn velocity<'py>(&self, py: Python<'py>, model: &PyModel, dt: f64) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    fn velocity<'py>(
+        &self,
+        py: Python<'py>,
+        model: &PyModel,
+        dt: f64,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         Ok(to_numpy(py, &self.0.velocity(&model.0, dt).raise()?))
     }
 
@@ -295,7 +302,8 @@ impl PySimulator {
         let mut seeds = Seeds::zeros(&self.model, trajectory.0.parameters(), k);
         seeds.initial = initial;
         if let Some(p) = parameters {
-            seeds.parameters = arrays::matrix(p, "parameters", Some(trajectory.0.parameters()), Some(k))?;
+            seeds.parameters =
+                arrays::matrix(p, "parameters", Some(trajectory.0.parameters()), Some(k))?;
         }
         if let Some(d) = design {
             seeds.design = arrays::matrix(d, "design", Some(self.model.design_len()), Some(k))?;
@@ -312,9 +320,18 @@ impl PySimulator {
 }
 
 /// The partials of a loss of the states alone, from an `(H + 1, n)` array.
-pub fn state_loss(model: &Model, trajectory: &Trajectory, gradients: &Bound<'_, PyAny>) -> PyResult<LossGradient> {
+pub fn state_loss(
+    model: &Model,
+    trajectory: &Trajectory,
+    gradients: &Bound<'_, PyAny>,
+) -> PyResult<LossGradient> {
     let steps = trajectory.steps();
-    let g: DMatrix<f64> = arrays::matrix(gradients, "state_gradients", Some(steps + 1), Some(model.dof()))?;
+    let g: DMatrix<f64> = arrays::matrix(
+        gradients,
+        "state_gradients",
+        Some(steps + 1),
+        Some(model.dof()),
+    )?;
     let mut loss = LossGradient::zeros(model, steps);
     for (t, row) in loss.states.iter_mut().enumerate() {
         *row = g.row(t).transpose();

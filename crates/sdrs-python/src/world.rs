@@ -45,7 +45,10 @@ impl PyHull {
     #[new]
     fn new(vertices: &Bound<'_, PyAny>) -> PyResult<Self> {
         let m = arrays::matrix(vertices, "vertices", None, Some(3))?;
-        let points = m.row_iter().map(|r| Point3::new(r[0], r[1], r[2])).collect();
+        let points = m
+            .row_iter()
+            .map(|r| Point3::new(r[0], r[1], r[2]))
+            .collect();
         Ok(Self(ConvexHull::new(points).raise()?))
     }
 
@@ -118,7 +121,14 @@ impl PyLink {
         };
         let attachment = arrays::pose(xyz, rpy)?;
         let hulls = hulls.into_iter().map(|h| h.0).collect();
-        let mut link = Link::new(name, parent, attachment, kind, hulls, MassModel::Lumped { mass });
+        let mut link = Link::new(
+            name,
+            parent,
+            attachment,
+            kind,
+            hulls,
+            MassModel::Lumped { mass },
+        );
         if let Some(j) = joint_name {
             link = link.with_joint_name(j);
         }
@@ -341,7 +351,10 @@ impl PyScene {
         })
     }
 
-    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String, std::path::PathBuf))> {
+    fn __reduce__<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyAny>, (String, std::path::PathBuf))> {
         let from_str = py.get_type::<PyScene>().getattr("from_str")?;
         Ok((from_str, (self.to_toml()?, self.directory())))
     }
@@ -424,4 +437,3 @@ impl PyObjectHandle {
         PyRange::new(py, r.start as isize, r.end as isize)
     }
 }
-

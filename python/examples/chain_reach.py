@@ -133,12 +133,12 @@ def adam(objective: sdrs.Objective, iterations: int, learning_rate: float = 0.01
         optimiser.zero_grad()
         loss = sdrs.torch.loss(objective, c, p)
         loss.backward()
-        best = min(best, float(loss))
+        best = min(best, float(loss.detach()))
         optimiser.step()
         with torch.no_grad():
             c.clamp_(-TRAVEL, TRAVEL)
             p.clamp_(*LENGTH_CHANGE)
-    return min(best, float(sdrs.torch.loss(objective, c, p))), c.detach().numpy(), p.detach().numpy()
+    return min(best, float(sdrs.torch.loss(objective, c.detach(), p.detach()))), c.detach().numpy(), p.detach().numpy()
 
 
 def main() -> None:

@@ -110,7 +110,7 @@ class TrustRegion(torch.optim.Optimizer):
 
     def _evaluate(self, closure: Callable[[], torch.Tensor]) -> tuple:
         with torch.enable_grad():
-            value = float(closure())
+            value = float(closure().detach())
         points = [g["params"][0].detach().clone() for g in self.param_groups]
         grads = [g["params"][0].grad.detach().clone() for g in self.param_groups]
         return value, points, grads

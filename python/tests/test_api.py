@@ -30,6 +30,11 @@ def test_world_model_and_names():
     world.add_ground()
     world.set_friction(0.5)
     assert world.contact is not None and world.contact.mu == 0.5
+    assert world.contact.stiffness > 0.0 and world.contact.skip_adjacent
+    world.tolerance = 1e-6
+    assert world.tolerance == 1e-6
+    custom = sdrs.ContactSettings(stiffness=2.0, mu=0.3)
+    assert (custom.stiffness, custom.mu, custom.skip_adjacent) == (2.0, 0.3, False)
     world.gravity = 9.81
     assert world.gravity == 9.81
     box = world.add_object("box", sdrs.Hull.box((HALF, HALF, HALF)), 2.0, xyz=(1.0, 0.0, 0.5))

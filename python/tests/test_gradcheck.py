@@ -89,6 +89,6 @@ def test_loss_function_matches_evaluate():
     loss = sdrs.torch.loss(objective, c, p)
     loss.backward()
     e = objective.evaluate(push(), [0.01, 0.0])
-    assert float(loss) == e.loss
+    assert float(loss.detach()) == e.loss
     assert np.array_equal(c.grad.numpy(), e.parameters) and np.array_equal(p.grad.numpy(), e.design)
     assert torch.autograd.gradcheck(lambda p: sdrs.torch.loss(objective, c.detach(), p), (p,), **TOLERANCES)

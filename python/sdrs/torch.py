@@ -107,6 +107,8 @@ class TrustRegion(torch.optim.Optimizer):
                 raise ValueError("each TrustRegion group holds exactly one parameter tensor (one block)")
         super().__init__(groups, {})
         self.best_loss: Optional[float] = None
+        self._x: list = []  # the best point so far, per block
+        self._g: list = []  # the gradient there, per block
 
     def _evaluate(self, closure: Callable[[], torch.Tensor]) -> tuple:
         with torch.enable_grad():

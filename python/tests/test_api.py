@@ -116,7 +116,7 @@ def test_step_and_rollout_shapes_and_dtypes():
 def test_bad_shapes_and_nan_raise_value_error():
     sim, _ = box_world()
     model = sim.model
-    with pytest.raises(ValueError, match=r"q must have shape \(6,\), got \[3\]"):
+    with pytest.raises(ValueError, match=r"q must have shape \(6,\), got \(3,\)"):
         sdrs.Motion.at_rest(model, np.zeros(3))
     with pytest.raises(ValueError, match="q holds NaN at flat index 1: values must be finite"):
         sdrs.Motion.at_rest(model, [0.0, float("nan"), 0, 0, 0, 0])

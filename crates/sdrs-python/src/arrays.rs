@@ -10,7 +10,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 /// `x` as a C-contiguous float64 array with `dims` (each `Some(len)` fixed, `None` free),
-/// finite; `name` and `shape` (e.g. `"(n,) = (7,)"`) are for the messages.
+/// finite; `name` names it in the messages (which give the expected shape, `any` for a free
+/// length).
 pub fn read(
     x: &Bound<'_, PyAny>,
     name: &str,
@@ -25,20 +26,20 @@ pub fn read(
         .map_err(|e| PyValueError::new_err(format!("{name} must be an array of numbers: {e}")))?;
     let array: PyReadonlyArrayDyn<'_, f64> = array.extract()?;
     let shape = array.shape().to_vec();
-    let expected = dims
-        .iter()
-        .map(|d| d.map_or("any".to_string(), |n| n.to_string()))
-        .collect::<Vec<_>>()
-        .join(", ");
     if shape.len() != dims.len()
         || shape
             .iter()
             .zip(dims)
             .any(|(s, d)| d.is_some_and(|d| d != *s))
     {
-        let trailing = if dims.len() == 1 { "," } else { "" };
+        let expected = dims
+            .iter()
+            .map(|d| d.map_or("any".into(), |n| n.to_string()));
+        let got = shape.iter().map(|n| n.to_string());
         return Err(PyValueError::new_err(format!(
-            "{name} must have shape ({expected}{trailing}), got {shape:?}"
+            "{name} must have shape {}, got {}",
+            tuple(expected),
+            tuple(got)
         )));
     }
     let values = array.as_slice()?.to_vec();
@@ -49,6 +50,13 @@ pub fn read(
         )));
     }
     Ok((values, shape))
+}
+
+/// A shape as Python writes it: `(3,)`, `(2, 3)`.
+fn tuple(items: impl Iterator<Item = String>) -> String {
+    let items: Vec<String> = items.collect();
+    let trailing = if items.len() == 1 { "," } else { "" };
+    format!("({}{trailing})", items.join(", "))
 }
 
 /// A vector of length `n` (any length for `None`).

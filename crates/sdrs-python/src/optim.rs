@@ -1,0 +1,165 @@
+//! The optimisers of `sdrs-diff`: Adam, the projected step of SDRS eq. 15, and the
+//! trust-region loop `minimise` over an objective's policy (and design) parameters.
+
+use crate::arrays::{self, to_numpy};
+use crate::errors::Raise;
+use crate::objective::PyObjective;
+use nalgebra::DVector;
+use numpy::PyArray1;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use sdrs::diff::{Adam, Block, minimise, projected_step};
+
+/// Adds the classes and functions of this module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyAdam>()?;
+    m.add_class::<PyBlock>()?;
+    m.add_class::<PyOptimum>()?;
+    m.add_function(wrap_pyfunction!(py_projected_step, m)?)?;
+    m.add_function(wrap_pyfunction!(py_minimise, m)?)?;
+    Ok(())
+}
+
+/// Adam (Kingma and Ba) for `n` parameters: `step(params, gradient)` returns the new
+/// parameters.
+#[pyclass(name = "Adam", module = "sdrs")]
+pub struct PyAdam(Adam);
+
+#[pymethods]
+impl PyAdam {
+    #[new]
+    #[pyo3(signature = (n, learning_rate, beta1=0.9, beta2=0.999, epsilon=1e-8))]
+    fn new(n: usize, learning_rate: f64, beta1: f64, beta2: f64, epsilon: f64) -> Self {
+        let mut adam = Adam::new(n, learning_rate);
+        (adam.beta1, adam.beta2, adam.epsilon) = (beta1, beta2, epsilon);
+        Self(adam)
+    }
+
+    /// One step from `params` along `gradient`: the new parameters.
+    fn step<'py>(
+        &mut self,
+        py: Python<'py>,
+        params: &Bound<'py, PyAny>,
+        gradient: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let mut x = arrays::vector(params, "params", None)?;
+        let g = arrays::vector(gradient, "gradient", None)?;
+        self.0.step(&mut x, &g).raise()?;
+        Ok(to_numpy(py, &x))
+    }
+}
+
+/// The step of SDRS eq. 15: the minimiser of `gᵀΔ` with `|Δ| ≤ radius` and
+/// `lower ≤ x + Δ ≤ upper`.
+#[pyfunction]
+#[pyo3(name = "projected_step")]
+fn py_projected_step<'py>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    gradient: &Bound<'py, PyAny>,
+    radius: f64,
+    lower: &Bound<'py, PyAny>,
+    upper: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let x = arrays::vector(x, "x", None)?;
+    let n = Some(x.len());
+    let g = arrays::vector(gradient, "gradient", n)?;
+    let lo = arrays::vector(lower, "lower", n)?;
+    let hi = arrays::vector(upper, "upper", n)?;
+    Ok(to_numpy(
+        py,
+        &projected_step(&x, &g, radius, &lo, &hi).raise()?,
+    ))
+}
+
+/// One block of parameters for `minimise`: its box `[lower, upper]`, its initial
+/// trust-region radius and the largest radius.
+#[pyclass(name = "Block", module = "sdrs", frozen, from_py_object)]
+#[derive(Clone)]
+pub struct PyBlock(Block);
+
+#[pymethods]
+impl PyBlock {
+    #[new]
+    fn new(
+        lower: &Bound<'_, PyAny>,
+        upper: &Bound<'_, PyAny>,
+        radius: f64,
+        max_radius: f64,
+    ) -> PyResult<Self> {
+        let lower = arrays::vector(lower, "lower", None)?;
+        let upper = arrays::vector(upper, "upper", Some(lower.len()))?;
+        Ok(Self(Block {
+            lower,
+            upper,
+            radius,
+            max_radius,
+        }))
+    }
+}
+
+/// Where `minimise` ended: the best `parameters` (one array per block), their `loss`, and
+/// the best loss after each iteration `history` (the start's first).
+#[pyclass(name = "Optimum", module = "sdrs", frozen, get_all)]
+pub struct PyOptimum {
+    /// The best parameters, per block.
+    parameters: Vec<Py<PyArray1<f64>>>,
+    /// The loss there.
+    loss: f64,
+    /// The best loss after each iteration.
+    history: Vec<f64>,
+}
+
+/// The trust-region loop of SDRS sec. V (`sdrs_diff::minimise`) on `objective`: block 0 is
+/// the policy parameters, block 1 (optional) the design parameters, starting at `start`
+/// (one array per block), for `iterations` iterations. Runs in Rust with the GIL released.
+#[pyfunction]
+#[pyo3(name = "minimise")]
+fn py_minimise(
+    py: Python<'_>,
+    objective: &PyObjective,
+    start: Vec<Bound<'_, PyAny>>,
+    blocks: Vec<PyBlock>,
+    iterations: usize,
+) -> PyResult<PyOptimum> {
+    if start.is_empty() || start.len() > 2 {
+        return Err(PyValueError::new_err(format!(
+            "minimise takes 1 block (policy parameters) or 2 (policy, design), got {}",
+            start.len()
+        )));
+    }
+    let mut x0 = vec![objective.policy_parameters(&start[0])?];
+    if let Some(p) = start.get(1) {
+        x0.push(objective.design_parameters(Some(p))?);
+    }
+    let codesign = x0.len() == 2;
+    let zeros = DVector::zeros(objective.0.design.parameters());
+    let evaluate = |x: &[DVector<f64>]| -> Result<_, sdrs::diff::DiffError> {
+        let e = objective.0.evaluate(&x[0], x.get(1).unwrap_or(&zeros))?;
+        let mut gradient = vec![e.parameters.clone()];
+        if codesign {
+            gradient.push(
+                e.design
+                    .clone()
+                    .ok_or(sdrs::diff::DiffError::InvalidInput {
+                        what: "the design gradient",
+                        reason: "the steps gave no design blocks".into(),
+                    })?,
+            );
+        }
+        Ok((e.loss, gradient, ()))
+    };
+    let blocks = blocks.into_iter().map(|b| b.0).collect();
+    let best = py
+        .detach(|| minimise(x0, blocks, evaluate, iterations, |_| {}))
+        .raise()?;
+    Ok(PyOptimum {
+        parameters: best
+            .parameters
+            .iter()
+            .map(|p| to_numpy(py, p).unbind())
+            .collect(),
+        loss: best.loss,
+        history: best.history,
+    })
+}

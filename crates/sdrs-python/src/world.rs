@@ -1,0 +1,439 @@
+//! Building a world: hulls, links, contact settings, [`sdrs::World`], scene files and the
+//! handles of robots and objects.
+
+use crate::arrays;
+use crate::errors::Raise;
+use crate::model::PyModel;
+use crate::sim::{PyControl, PyMotion, PySimulator};
+use nalgebra::Point3;
+use numpy::PyArrayDyn;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyRange;
+use sdrs::contact::PlaneBarrier;
+use sdrs::dynamics::{
+    ContactKind, ContactSettings, FrictionSettings, JointKind, Link, MassModel, UrdfOptions,
+};
+use sdrs::geometry::ConvexHull;
+use sdrs::{ObjectHandle, RobotHandle, Scene, World};
+use std::str::FromStr;
+
+/// Adds the classes of this module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyHull>()?;
+    m.add_class::<PyLink>()?;
+    m.add_class::<PyContactSettings>()?;
+    m.add_class::<PyWorld>()?;
+    m.add_class::<PyScene>()?;
+    m.add_class::<PySceneSetup>()?;
+    m.add_class::<PyRobotHandle>()?;
+    m.add_class::<PyObjectHandle>()?;
+    Ok(())
+}
+
+/// A convex hull in V-representation: the collision shape of a link, whose vertices are
+/// design variables.
+///
+/// `Hull(vertices)` takes an `(n, 3)` array of points (the hull of them is kept);
+/// `Hull.box(half_extents)` is a box centred at the origin.
+#[pyclass(name = "Hull", module = "sdrs", frozen, from_py_object)]
+#[derive(Clone)]
+pub struct PyHull(pub ConvexHull);
+
+#[pymethods]
+impl PyHull {
+    #[new]
+    fn new(vertices: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let m = arrays::matrix(vertices, "vertices", None, Some(3))?;
+        let points = m
+            .row_iter()
+            .map(|r| Point3::new(r[0], r[1], r[2]))
+            .collect();
+        Ok(Self(ConvexHull::new(points).raise()?))
+    }
+
+    /// A box with half extents `(hx, hy, hz)` centred at the origin.
+    #[staticmethod]
+    #[pyo3(name = "box")]
+    fn cuboid(half_extents: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let h = arrays::vector3(half_extents, "half_extents")?;
+        Ok(Self(ConvexHull::cuboid(h).raise()?))
+    }
+
+    /// The vertices, `(n, 3)`, in the order design maps index them.
+    #[getter]
+    fn vertices<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArrayDyn<f64>>> {
+        let rows: Vec<[f64; 3]> = self.0.vertices().iter().map(|p| [p.x, p.y, p.z]).collect();
+        arrays::rows_to_numpy(py, rows.into_iter(), 3)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Hull({} vertices)", self.0.vertices().len())
+    }
+}
+
+/// One link of a robot: its joint to the parent, attachment, hulls and lumped mass.
+///
+/// `joint` is `"fixed"`, `"revolute"`, `"prismatic"`, `"spherical"` or `"free"`; revolute
+/// and prismatic joints need `axis`. `parent` is the index of an earlier link in the same
+/// list (`None` for a root, placed at the robot's base). The attachment (the joint frame in
+/// the parent's frame) is `xyz` and roll-pitch-yaw `rpy`. `limits = (lower, upper)` bounds a
+/// 1-DoF joint.
+#[pyclass(name = "Link", module = "sdrs", frozen, from_py_object)]
+#[derive(Clone)]
+pub struct PyLink(pub Link);
+
+#[pymethods]
+impl PyLink {
+    #[new]
+    #[pyo3(signature = (name, joint, *, axis=None, parent=None, xyz=None, rpy=None, hulls=Vec::new(), mass=1.0, limits=None, joint_name=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        name: String,
+        joint: &str,
+        axis: Option<&Bound<'_, PyAny>>,
+        parent: Option<usize>,
+        xyz: Option<&Bound<'_, PyAny>>,
+        rpy: Option<&Bound<'_, PyAny>>,
+        hulls: Vec<PyHull>,
+        mass: f64,
+        limits: Option<(f64, f64)>,
+        joint_name: Option<String>,
+    ) -> PyResult<Self> {
+        let axis = || -> PyResult<_> {
+            let a = axis.ok_or_else(|| {
+                PyValueError::new_err(format!("link '{name}': a {joint} joint needs an axis"))
+            })?;
+            arrays::vector3(a, "axis")
+        };
+        let kind = match joint {
+            "fixed" => JointKind::Fixed,
+            "revolute" => JointKind::Revolute { axis: axis()? },
+            "prismatic" => JointKind::Prismatic { axis: axis()? },
+            "spherical" => JointKind::Spherical,
+            "free" => JointKind::Free,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "link '{name}': unknown joint kind '{other}' (allowed: fixed, revolute, \
+                     prismatic, spherical, free)"
+                )));
+            }
+        };
+        let attachment = arrays::pose(xyz, rpy)?;
+        let hulls = hulls.into_iter().map(|h| h.0).collect();
+        let mut link = Link::new(
+            name,
+            parent,
+            attachment,
+            kind,
+            hulls,
+            MassModel::Lumped { mass },
+        );
+        if let Some(j) = joint_name {
+            link = link.with_joint_name(j);
+        }
+        if let Some((lower, upper)) = limits {
+            link = link.with_limits(lower, upper);
+        }
+        Ok(Self(link))
+    }
+
+    /// The link's name.
+    #[getter]
+    fn name(&self) -> &str {
+        &self.0.name
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Link('{}', {})", self.0.name, self.0.joint.kind_name())
+    }
+}
+
+/// SDRS hull contact: separating-plane barrier of `stiffness` (default support), optional
+/// plane friction of coefficient `mu`; `skip_adjacent` leaves parent-child pairs out.
+#[pyclass(name = "ContactSettings", module = "sdrs", frozen, from_py_object)]
+#[derive(Clone)]
+pub struct PyContactSettings(pub ContactSettings);
+
+#[pymethods]
+impl PyContactSettings {
+    #[new]
+    #[pyo3(signature = (stiffness=1.0, mu=None, skip_adjacent=false))]
+    fn new(stiffness: f64, mu: Option<f64>, skip_adjacent: bool) -> PyResult<Self> {
+        let mut contact =
+            ContactSettings::new(ContactKind::Hulls(PlaneBarrier::default()), stiffness).raise()?;
+        if let Some(mu) = mu {
+            contact = contact.with_friction(FrictionSettings::new(mu).raise()?);
+        }
+        Ok(Self(contact.with_skip_adjacent(skip_adjacent)))
+    }
+
+    /// Barrier stiffness κ.
+    #[getter]
+    fn stiffness(&self) -> f64 {
+        self.0.stiffness
+    }
+
+    /// Friction coefficient, or `None` without friction.
+    #[getter]
+    fn mu(&self) -> Option<f64> {
+        self.0.friction.as_ref().map(|f| f.mu)
+    }
+
+    /// Whether parent-child link pairs are left out of contact.
+    #[getter]
+    fn skip_adjacent(&self) -> bool {
+        self.0.skip_adjacent
+    }
+}
+
+/// A world under construction (`sdrs::World`): robots, free objects and a ground, built into
+/// a [`Simulator`](PySimulator) by `build()`.
+#[pyclass(name = "World", module = "sdrs")]
+pub struct PyWorld(World);
+
+#[pymethods]
+impl PyWorld {
+    #[new]
+    fn new(dt: f64) -> PyResult<Self> {
+        Ok(Self(World::new(dt).raise()?))
+    }
+
+    /// Adds the 40 m x 40 m ground slab whose top face is z = 0.
+    fn add_ground(&mut self) {
+        self.0 = self.0.clone().with_ground();
+    }
+
+    /// Friction of coefficient `mu` on the current contact.
+    fn set_friction(&mut self, mu: f64) -> PyResult<()> {
+        self.0 = self.0.clone().with_friction(mu).raise()?;
+        Ok(())
+    }
+
+    /// Replaces the contact settings (`None`: no contact); they are kept as given.
+    fn set_contact(&mut self, contact: Option<PyContactSettings>) {
+        self.0.set_contact(contact.map(|c| c.0));
+    }
+
+    /// Adds a free object (6 DoF) of `mass` kg with `hull`, starting at `xyz`, `rpy`.
+    #[pyo3(signature = (name, hull, mass, xyz=None, rpy=None))]
+    fn add_object(
+        &mut self,
+        name: &str,
+        hull: PyHull,
+        mass: f64,
+        xyz: Option<&Bound<'_, PyAny>>,
+        rpy: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyObjectHandle> {
+        let pose = arrays::pose(xyz, rpy)?;
+        Ok(PyObjectHandle(self.0.add_object(name, hull.0, mass, pose)))
+    }
+
+    /// Adds a robot's links (parents first) with its roots placed at `xyz`, `rpy`, every
+    /// link and joint name prefixed with `prefix`.
+    #[pyo3(signature = (links, xyz=None, rpy=None, prefix=""))]
+    fn add_robot(
+        &mut self,
+        links: Vec<PyLink>,
+        xyz: Option<&Bound<'_, PyAny>>,
+        rpy: Option<&Bound<'_, PyAny>>,
+        prefix: &str,
+    ) -> PyResult<PyRobotHandle> {
+        let base = arrays::pose(xyz, rpy)?;
+        let links = links.into_iter().map(|l| l.0).collect();
+        Ok(PyRobotHandle(self.0.add_robot_as(prefix, links, base)))
+    }
+
+    /// Adds a robot from a URDF file with its root at `xyz`, `rpy`.
+    #[pyo3(signature = (path, xyz=None, rpy=None, prefix=""))]
+    fn add_urdf(
+        &mut self,
+        path: std::path::PathBuf,
+        xyz: Option<&Bound<'_, PyAny>>,
+        rpy: Option<&Bound<'_, PyAny>>,
+        prefix: &str,
+    ) -> PyResult<PyRobotHandle> {
+        let base = arrays::pose(xyz, rpy)?;
+        let robot = self
+            .0
+            .add_urdf_as(prefix, path, &UrdfOptions::default(), base)
+            .raise()?;
+        Ok(PyRobotHandle(robot))
+    }
+
+    /// Gravity (m/s², along −z).
+    #[getter]
+    fn get_gravity(&mut self) -> f64 {
+        self.0.settings_mut().gravity
+    }
+
+    #[setter]
+    fn set_gravity(&mut self, gravity: f64) -> PyResult<()> {
+        let settings = self.0.settings_mut();
+        *settings = settings.clone().with_gravity(gravity).raise()?;
+        Ok(())
+    }
+
+    /// The Newton tolerance of each step (|∇O|∞, N or N·m).
+    #[getter]
+    fn get_tolerance(&mut self) -> f64 {
+        self.0.settings_mut().tolerance
+    }
+
+    #[setter]
+    fn set_tolerance(&mut self, tolerance: f64) -> PyResult<()> {
+        let settings = self.0.settings_mut();
+        *settings = settings.clone().with_tolerance(tolerance).raise()?;
+        Ok(())
+    }
+
+    /// The contact settings, or `None` without contact.
+    #[getter]
+    fn contact(&mut self) -> Option<PyContactSettings> {
+        self.0.settings_mut().contact.clone().map(PyContactSettings)
+    }
+
+    /// The model and its simulator (the world stays as it is, to build again).
+    fn build(&self, py: Python<'_>) -> PyResult<PySimulator> {
+        let world = self.0.clone();
+        let (model, sim) = py.detach(|| world.build()).raise()?;
+        Ok(PySimulator::new(model, sim))
+    }
+}
+
+/// A scene file (TOML): robots, objects, ground, contact, solver settings and controls.
+/// Pickles as its TOML text (with the folder its relative paths start from), which is how
+/// `sdrs.ray` ships scenes to workers.
+#[pyclass(name = "Scene", module = "sdrs", frozen)]
+pub struct PyScene(Scene);
+
+#[pymethods]
+impl PyScene {
+    /// Reads the scene file at `path`; relative paths start from its folder.
+    #[staticmethod]
+    fn from_file(path: std::path::PathBuf) -> PyResult<Self> {
+        Ok(Self(Scene::from_file(path).raise()?))
+    }
+
+    /// Reads a scene from TOML `text`; relative paths start from `directory` (default: the
+    /// current folder).
+    #[staticmethod]
+    #[pyo3(signature = (text, directory=None))]
+    fn from_str(text: &str, directory: Option<std::path::PathBuf>) -> PyResult<Self> {
+        let scene = Scene::from_str(text).raise()?;
+        Ok(Self(match directory {
+            Some(d) => scene.with_directory(d),
+            None => scene,
+        }))
+    }
+
+    /// The scene as TOML text (reads back into the same scene).
+    fn to_toml(&self) -> PyResult<String> {
+        self.0.to_toml().raise()
+    }
+
+    /// The folder relative paths start from.
+    #[getter]
+    fn directory(&self) -> std::path::PathBuf {
+        self.0.directory().to_path_buf()
+    }
+
+    /// The world the scene describes: simulator, start motion, control, robots and objects.
+    fn build(&self, py: Python<'_>) -> PyResult<PySceneSetup> {
+        let setup = py.detach(|| self.0.build()).raise()?;
+        Ok(PySceneSetup {
+            simulator: Py::new(py, PySimulator::new(setup.model, setup.simulator))?,
+            motion: Py::new(py, PyMotion(setup.motion))?,
+            control: Py::new(py, PyControl(setup.control))?,
+            steps: setup.steps,
+            robots: setup.robots.into_iter().map(PyRobotHandle).collect(),
+            objects: setup.object_links.iter().map(|l| l.index()).collect(),
+        })
+    }
+
+    fn __reduce__<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyAny>, (String, std::path::PathBuf))> {
+        let from_str = py.get_type::<PyScene>().getattr("from_str")?;
+        Ok((from_str, (self.to_toml()?, self.directory())))
+    }
+}
+
+/// What a scene builds: the simulator (with its model), the start motion, the control, the
+/// number of steps the file asks for, the robots and the objects' links.
+#[pyclass(name = "SceneSetup", module = "sdrs", frozen, get_all)]
+pub struct PySceneSetup {
+    /// The simulator (its `model` is the scene's model).
+    simulator: Py<PySimulator>,
+    /// The start motion.
+    motion: Py<PyMotion>,
+    /// The control of every step (PD gains and targets from the file).
+    control: Py<PyControl>,
+    /// The `steps` the file asks for, if any.
+    steps: Option<usize>,
+    /// The robots, in file order.
+    robots: Vec<PyRobotHandle>,
+    /// The objects' link indices, in file order.
+    objects: Vec<usize>,
+}
+
+/// A robot in a world: its links, its coordinates and the prefix of its names.
+#[pyclass(name = "RobotHandle", module = "sdrs", frozen, from_py_object)]
+#[derive(Clone)]
+pub struct PyRobotHandle(pub RobotHandle);
+
+#[pymethods]
+impl PyRobotHandle {
+    /// Its link indices in the world's model.
+    #[getter]
+    fn links<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyRange>> {
+        let r = self.0.link_range();
+        PyRange::new(py, r.start as isize, r.end as isize)
+    }
+
+    /// Its coordinates in the world's state.
+    #[getter]
+    fn dofs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyRange>> {
+        let r = self.0.dofs();
+        PyRange::new(py, r.start as isize, r.end as isize)
+    }
+
+    /// The prefix of its link and joint names.
+    #[getter]
+    fn prefix(&self) -> &str {
+        self.0.prefix()
+    }
+
+    /// Its link named `name` (without the prefix), as a link index of `model`.
+    fn link(&self, model: &PyModel, name: &str) -> PyResult<usize> {
+        Ok(self.0.link(&model.0, name).raise()?.index())
+    }
+
+    /// The coordinates of its joint named `name` (without the prefix) in `model`'s state.
+    fn joint_dofs(&self, model: &PyModel, name: &str) -> PyResult<Vec<usize>> {
+        let joint = self.0.joint(&model.0, name).raise()?;
+        Ok(model.0.dofs(joint).collect())
+    }
+}
+
+/// A free object in a world: its link and its six coordinates.
+#[pyclass(name = "ObjectHandle", module = "sdrs", frozen, from_py_object)]
+#[derive(Clone)]
+pub struct PyObjectHandle(pub ObjectHandle);
+
+#[pymethods]
+impl PyObjectHandle {
+    /// Its link index.
+    #[getter]
+    fn link(&self) -> usize {
+        self.0.link().index()
+    }
+
+    /// Its six coordinates (translation, then rotation) in the world's state.
+    #[getter]
+    fn dofs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyRange>> {
+        let r = self.0.dofs();
+        PyRange::new(py, r.start as isize, r.end as isize)
+    }
+}

@@ -1,0 +1,139 @@
+"""PyTorch integration: rollouts and objectives as ``torch.autograd.Function`` s whose
+backward pass runs the Rust adjoint, and :class:`TrustRegion`, the projected trust-region step
+of SDRS eq. 15 as a ``torch.optim.Optimizer``.
+
+Tensors are float64 on the CPU. ``rollout(objective, c, p, q0)`` returns the states
+``(H + 1, n)``; any torch loss of them back-propagates to the policy parameters ``c``, the
+design parameters ``p`` and the start ``q0`` (a start at rest: the poses before it move with
+it). ``loss(objective, c, p)`` returns the objective's own loss (computed in Rust) as a
+scalar with the same gradients.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+import numpy as np
+import torch
+
+from . import Objective, SimulationError, projected_step
+
+__all__ = ["rollout", "loss", "TrustRegion"]
+
+
+def _numpy(x: Optional[torch.Tensor]) -> Optional[np.ndarray]:
+    return None if x is None else x.detach().cpu().numpy().astype(np.float64)
+
+
+def _tensor(x: Optional[np.ndarray], like: torch.Tensor) -> Optional[torch.Tensor]:
+    return None if x is None else torch.from_numpy(np.asarray(x)).to(like.device, torch.float64)
+
+
+class _Rollout(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, objective, c, p, q0):  # type: ignore[override]
+        run = objective.rollout(_numpy(c), _numpy(p), _numpy(q0))
+        ctx.run = run
+        ctx.has = (p is not None, q0 is not None)
+        return _tensor(run.states, c)
+
+    @staticmethod
+    def backward(ctx, grad):  # type: ignore[override]
+        dq0, dc, dp = ctx.run.backward(_numpy(grad))
+        has_p, has_q0 = ctx.has
+        if has_p and dp is None:
+            raise RuntimeError("the steps gave no design gradient (design blocks are off)")
+        return (
+            None,
+            _tensor(dc, grad),
+            _tensor(dp, grad) if has_p else None,
+            _tensor(dq0, grad) if has_q0 else None,
+        )
+
+
+class _Loss(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, objective, c, p):  # type: ignore[override]
+        e = objective.evaluate(_numpy(c), _numpy(p))
+        ctx.gradients = (e.parameters, e.design)
+        return torch.tensor(e.loss, dtype=torch.float64, device=c.device)
+
+    @staticmethod
+    def backward(ctx, grad):  # type: ignore[override]
+        dc, dp = ctx.gradients
+        if ctx.needs_input_grad[2] and dp is None:
+            raise RuntimeError("the steps gave no design gradient (design blocks are off)")
+        return (
+            None,
+            grad * _tensor(dc, grad),
+            grad * _tensor(dp, grad) if ctx.needs_input_grad[2] else None,
+        )
+
+
+def rollout(
+    objective: Objective,
+    c: torch.Tensor,
+    p: Optional[torch.Tensor] = None,
+    q0: Optional[torch.Tensor] = None,
+) -> torch.Tensor:
+    """The states ``(H + 1, n)`` of ``objective``'s rollout from rest at ``q0`` (its start
+    for ``None``) with policy parameters ``c`` and design parameters ``p`` (zeros for
+    ``None``), differentiable in ``c``, ``p`` and ``q0``."""
+    return _Rollout.apply(objective, c, p, q0)
+
+
+def loss(objective: Objective, c: torch.Tensor, p: Optional[torch.Tensor] = None) -> torch.Tensor:
+    """``objective``'s loss at policy parameters ``c`` and design parameters ``p`` (zeros for
+    ``None``), a scalar differentiable in ``c`` and ``p``."""
+    return _Loss.apply(objective, c, p)
+
+
+class TrustRegion(torch.optim.Optimizer):
+    """The trust-region loop of SDRS sec. V (``sdrs_diff::minimise``) as a torch optimiser.
+
+    Each parameter group is one block with a box (``lower``, ``upper``: tensors like its one
+    parameter), an initial ``radius`` and a ``max_radius``. ``step(closure)`` takes the
+    eq. 15 step of every block from the best point so far along its gradient there; the
+    closure (which must zero the gradients, compute the loss and call ``backward``) is
+    evaluated at the trial point, which is kept if it lowers the loss (the radii grow by 1.5
+    up to their maxima) and dropped otherwise (the radii halve). The first call also
+    evaluates the start. After a step the parameters hold the best point; ``step`` returns its
+    loss. With the same objective this gives the same iterates as ``sdrs.minimise``.
+    """
+
+    def __init__(self, groups: list) -> None:
+        for g in groups:
+            if len(g["params"]) != 1:
+                raise ValueError("each TrustRegion group holds exactly one parameter tensor (one block)")
+        super().__init__(groups, {})
+        self.best_loss: Optional[float] = None
+        self._x: list = []  # the best point so far, per block
+        self._g: list = []  # the gradient there, per block
+
+    def _evaluate(self, closure: Callable[[], torch.Tensor]) -> tuple:
+        with torch.enable_grad():
+            value = float(closure().detach())
+        points = [g["params"][0].detach().clone() for g in self.param_groups]
+        grads = [g["params"][0].grad.detach().clone() for g in self.param_groups]
+        return value, points, grads
+
+    @torch.no_grad()
+    def step(self, closure: Callable[[], torch.Tensor]) -> float:  # type: ignore[override]
+        if self.best_loss is None:
+            self.best_loss, self._x, self._g = self._evaluate(closure)
+        for group, x, g in zip(self.param_groups, self._x, self._g):
+            d = projected_step(
+                x.numpy(), g.numpy(), group["radius"], _numpy(group["lower"]), _numpy(group["upper"])
+            )
+            group["params"][0].copy_(x + torch.from_numpy(d))
+        try:
+            value, points, grads = self._evaluate(closure)
+        except (SimulationError, ValueError):  # a trial the simulator rejects is a failed step
+            value = float("inf")
+        accepted = value < self.best_loss
+        if accepted:
+            self.best_loss, self._x, self._g = value, points, grads
+        for group, x in zip(self.param_groups, self._x):
+            group["radius"] = min(group["radius"] * 1.5, group["max_radius"]) if accepted else group["radius"] * 0.5
+            group["params"][0].copy_(x)
+        return self.best_loss

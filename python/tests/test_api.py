@@ -1,0 +1,280 @@
+"""Every public call of the package at least once: building, inspecting by name, stepping,
+rolling out, differentiating, optimising, trajectory files; shapes, dtypes and the mapping
+of Rust errors to Python exceptions."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+import sdrs
+from scenes import DT, HALF, REST, STEPS, box_world, chain_links, chain_on_ground, push, sliding_box
+
+SCENE = """
+dt = 0.01
+ground = true
+steps = 20
+
+[[object]]
+name = "box"
+shape = { type = "box", half_extents = [0.1, 0.1, 0.1] }
+mass = 1.0
+pose = { xyz = [0.0, 0.0, 0.1008] }
+"""
+
+
+def test_world_model_and_names():
+    world = sdrs.World(DT)
+    world.add_ground()
+    world.set_friction(0.5)
+    assert world.contact is not None and world.contact.mu == 0.5
+    assert world.contact.stiffness > 0.0 and world.contact.skip_adjacent
+    world.tolerance = 1e-6
+    assert world.tolerance == 1e-6
+    custom = sdrs.ContactSettings(stiffness=2.0, mu=0.3)
+    assert (custom.stiffness, custom.mu, custom.skip_adjacent) == (2.0, 0.3, False)
+    world.gravity = 9.81
+    assert world.gravity == 9.81
+    box = world.add_object("box", sdrs.Hull.box((HALF, HALF, HALF)), 2.0, xyz=(1.0, 0.0, 0.5))
+    arm = world.add_robot(chain_links(2), xyz=(0.0, 0.0, 1.0), prefix="arm_")
+    sim = world.build()
+    model = sim.model
+    assert model.dof == 6 + 2
+    assert model.link_names == ["ground", "box", "arm_link0", "arm_link1"]
+    assert len(model.joint_names) == 4 and len(model.dof_names) == 8
+    assert model.link("arm_link1") == 3 and arm.link(model, "link1") == 3
+    assert model.joint_names[3] == "arm_link1 joint"
+    assert arm.joint_dofs(model, "link1 joint") == [7] and model.joint_dofs("arm_link0 joint") == [6]
+    assert list(box.dofs) == list(range(0, 6)) and box.link == 1
+    assert list(arm.dofs) == [6, 7] and list(arm.links) == [2, 3] and arm.prefix == "arm_"
+    assert model.parent(3) == 2 and model.parent(2) is None
+    masses = model.masses
+    assert masses.dtype == np.float64 and masses.shape == (4,) and masses[1] == pytest.approx(2.0)
+    v = model.hull_vertices(1, 0)
+    assert v.shape == (8, 3) and np.allclose(np.abs(v), HALF)
+    assert model.design.dtype == np.float64 and model.design.shape[0] > 0
+    moved = model.with_design(model.design)
+    assert np.array_equal(moved.design, model.design)
+    assert model.neutral().shape == (8,)
+    assert sim.dt == DT
+    assert "Model(4 links, 8 DoF)" == repr(model)
+    hull = sdrs.Hull([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]])
+    assert hull.vertices.shape == (4, 3) and "4 vertices" in repr(hull)
+    link = sdrs.Link("l", "fixed")
+    assert link.name == "l" and "fixed" in repr(link)
+
+
+def test_unknown_names_raise_key_error_with_the_rust_message():
+    sim, _ = box_world()
+    with pytest.raises(KeyError, match="no link named 'boxx'.*box"):
+        sim.model.link("boxx")
+    with pytest.raises(KeyError, match="no joint named"):
+        sim.model.joint_dofs("nope")
+    with pytest.raises(ValueError, match="unknown joint kind 'hinge'.*allowed"):
+        sdrs.Link("l", "hinge")
+    with pytest.raises(ValueError, match="needs an axis"):
+        sdrs.Link("l", "revolute")
+
+
+def test_step_and_rollout_shapes_and_dtypes():
+    sim, box = box_world()
+    model = sim.model
+    motion = sdrs.Motion.at_rest(model, np.zeros(6))
+    control = sdrs.Control(model)
+    report = sim.step(motion, control)
+    assert report["iterations"] >= 1 and report["active_pairs"] >= 1
+    q = motion.q
+    assert q.dtype == np.float64 and q.shape == (6,)
+    assert abs(q[2]) < 1e-3  # resting on the ground
+    v = motion.velocity(model, DT)
+    assert v.shape == (6,)
+    thrown = sdrs.Motion.from_velocity(model, np.zeros(6), [1.0, 0, 0, 0, 0, 0], DT)
+    assert thrown.velocity(model, DT)[0] == pytest.approx(1.0)
+    copy, before = motion.copy(), motion.q
+    sim.step(copy, sdrs.Control(model))
+    assert np.array_equal(motion.q, before)  # the copy is independent
+    controls = []
+    for f in push(5):
+        u = control.copy()
+        force = np.zeros(6)
+        force[box.dofs[0]] = f
+        u.force = force
+        controls.append(u)
+    for name in ("kp", "kd", "position", "velocity", "force"):
+        assert getattr(control, name).shape == (6,)
+    control.kp, control.kd, control.position, control.velocity = [np.zeros(6)] * 4
+    t = sim.rollout(motion, controls)
+    assert t.steps == 5 and t.states.shape == (6, 6) and t.states.dtype == np.float64
+    assert t.target_positions.shape == (5, 6) and t.forces.shape == (5, 6)
+    assert t.forces[0, 0] == pytest.approx(push(5)[0])
+    assert len(t.iterations) == 5 and len(t.active_pairs) == 5
+    assert t.states[-1, 0] > t.states[0, 0]  # pushed along x
+
+
+def test_bad_shapes_and_nan_raise_value_error():
+    sim, _ = box_world()
+    model = sim.model
+    with pytest.raises(ValueError, match=r"q must have shape \(6,\), got \(3,\)"):
+        sdrs.Motion.at_rest(model, np.zeros(3))
+    with pytest.raises(ValueError, match="q holds NaN at flat index 1: values must be finite"):
+        sdrs.Motion.at_rest(model, [0.0, float("nan"), 0, 0, 0, 0])
+    control = sdrs.Control(model)
+    with pytest.raises(ValueError, match=r"force must have shape \(6,\)"):
+        control.force = np.zeros((2, 3))
+    with pytest.raises(ValueError, match="vertices must have shape"):
+        sdrs.Hull(np.zeros((4, 2)))
+    objective = sliding_box()
+    with pytest.raises(ValueError, match=r"c \(policy parameters\) must have shape \(12,\)"):
+        objective.evaluate(np.zeros(3))
+    with pytest.raises(ValueError, match="must be finite"):
+        objective.evaluate(np.full(STEPS, np.inf))
+    with pytest.raises(ValueError, match="recording 'all' is unknown"):
+        sim.rollout(sdrs.Motion.at_rest(model), [], recording="all")
+
+
+def test_a_penetrating_start_raises_penetration_error():
+    sim, _ = box_world()
+    sunk = sdrs.Motion.at_rest(sim.model, [0.0, 0.0, -0.05, 0.0, 0.0, 0.0])
+    with pytest.raises(sdrs.PenetrationError, match="links 'ground' and 'box' overlap"):
+        sim.step(sunk, sdrs.Control(sim.model))
+    assert issubclass(sdrs.PenetrationError, sdrs.SimulationError)
+    assert issubclass(sdrs.ConvergenceError, sdrs.SimulationError)
+
+
+def test_a_step_that_cannot_converge_raises_convergence_error():
+    world = sdrs.World(DT)
+    world.add_ground()
+    world.tolerance = 1e-300  # below round-off: Newton cannot reach it
+    world.add_object("box", sdrs.Hull.box((HALF, HALF, HALF)), 1.0, xyz=(0.0, 0.0, REST))
+    sim = world.build()
+    with pytest.raises(sdrs.ConvergenceError, match="Newton did not converge"):
+        sim.step(sdrs.Motion.at_rest(sim.model), sdrs.Control(sim.model))
+
+
+def test_scene_files_build_and_pickle_as_toml(tmp_path):
+    scene = sdrs.Scene.from_str(SCENE)
+    setup = scene.build()
+    assert setup.steps == 20 and setup.objects == [1] and setup.robots == []
+    motion = setup.motion
+    for _ in range(setup.steps):
+        setup.simulator.step(motion, setup.control)
+    assert np.linalg.norm(motion.q[:3]) < 1e-4
+    text = scene.to_toml()
+    path = tmp_path / "box.toml"
+    path.write_text(text)
+    again = sdrs.Scene.from_file(str(path))
+    assert again.to_toml() == text and str(again.directory) == str(tmp_path)
+    clone = pickle.loads(pickle.dumps(scene))
+    assert clone.to_toml() == text
+    with pytest.raises(ValueError, match="<string>:2"):
+        sdrs.Scene.from_str("dt = 0.01\nground = 3\n")
+    with pytest.raises(OSError, match="missing.toml"):
+        sdrs.Scene.from_file(str(tmp_path / "missing.toml"))
+
+
+def test_urdf_robots(tmp_path):
+    urdf = tmp_path / "arm.urdf"
+    urdf.write_text(
+        """<robot name="arm">
+  <link name="base"><collision><geometry><box size="0.1 0.1 0.1"/></geometry></collision>
+    <inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="arm"><collision><geometry><box size="0.05 0.05 0.3"/></geometry></collision>
+    <inertial><mass value="0.5"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="shoulder" type="revolute"><parent link="base"/><child link="arm"/>
+    <origin xyz="0 0 0.2"/><axis xyz="0 1 0"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+</robot>"""
+    )
+    world = sdrs.World(DT)
+    robot = world.add_urdf(str(urdf), xyz=(0.0, 0.0, 1.0), prefix="r_")
+    model = world.build().model
+    assert robot.joint_dofs(model, "shoulder") == [0] and model.link("r_arm") == 1
+
+
+def test_policies_adjoint_tangent_and_trajectory_files(tmp_path):
+    objective = chain_on_ground()
+    sim_world = sdrs.World(DT)
+    sim_world.add_ground()
+    sim_world.add_robot(chain_links(), xyz=(0.0, 0.0, 0.27))
+    sim = sim_world.build()
+    model = sim.model
+    base = sdrs.Control(model)
+    base.kp = [5.0, 0.0, 0.0]
+    start = sdrs.Motion.at_rest(model, [0.3, 0.2, 0.2])
+    spline = sdrs.CubicSpline(base, [0], 4, STEPS * DT)
+    waves = sdrs.SineWaves(base, [0], 1)
+    open_loop = sdrs.OpenLoop(base, [0], STEPS)
+    assert isinstance(spline, sdrs.Policy) and spline.parameters == 4 and waves.parameters == 3
+    assert np.array_equal(open_loop.initial(), np.zeros(STEPS))
+    assert "CubicSpline" in repr(spline)
+    t = sim.rollout_policy(start, waves, [0.2, 1.0, 0.0], STEPS)
+    assert t.states.shape == (STEPS + 1, 3)
+    t = sim.rollout_policy(start, spline, [0.0, 0.2, 0.4, 0.6], STEPS)
+    dl = np.zeros((STEPS + 1, 3))
+    dl[-1, 0] = 1.0
+    g = sim.adjoint(t, dl)
+    assert g.parameters.shape == (4,) and g.initial.shape == (3,)
+    assert g.target_position.shape == (STEPS, 3) and g.force.shape == (STEPS, 3)
+    assert g.initial_previous.shape == (6 * len(model.link_names),) and g.design.shape == model.design.shape
+    seeds = np.zeros((3, 4))
+    j = sim.tangent(t, seeds, parameters=np.eye(4))
+    assert j.shape == (STEPS + 1, 3, 4)
+    # Forward and reverse mode agree: dθ^H_0/dc.
+    assert np.allclose(j[-1, 0, :], g.parameters, rtol=1e-8, atol=1e-12)
+    jd = sim.tangent(t, np.zeros((3, 1)), design=np.ones((model.design.shape[0], 1)))
+    assert jd.shape == (STEPS + 1, 3, 1)
+    path = tmp_path / "chain.jsonl"
+    t.save(model, DT, str(path))
+    loaded = sdrs.load_trajectory(str(path))
+    assert loaded["dt"] == DT and loaded["dofs"] == model.dof_names
+    assert np.array_equal(loaded["states"], t.states)
+    t.save(model, DT, str(tmp_path / "chain.npz"))
+    assert np.load(tmp_path / "chain.npz") is not None
+    assert objective.steps == STEPS and objective.parameters == STEPS
+
+
+def test_objective_losses_design_and_optimisers():
+    from scenes import designed_box
+
+    objective = designed_box()
+    assert objective.design_parameters == 2
+    e = objective.evaluate(push(), [0.0, 0.0])
+    assert e.loss == pytest.approx(float(np.sum(push() ** 2)))
+    assert e.parameters.shape == (STEPS,) and e.design.shape == (2,) and e.initial.shape == (6,)
+    assert e.states.shape == (STEPS + 1, 6) and len(e.active_pairs) == STEPS
+    assert objective.model([0.01, 0.0]).hull_vertices(1, 0).shape == (8, 3)
+    sim, box = box_world()
+    model = sim.model
+    corner = sdrs.LinkPoint.fixed(model, "box", (HALF, 0.0, 0.0))
+    centre = sdrs.LinkPoint.vertex_mean(model, "box", 0, list(range(8)))
+    losses = sdrs.Sum(
+        [
+            (1.0, sdrs.PointTarget(corner, (0.5, 0.0, 0.1))),
+            (0.5, sdrs.PointTarget(centre, (0.5, 0.0, 0.1), every_step=True)),
+            (0.1, sdrs.CentreOfMass(model, (0.5, 0.0, 0.1), links=["box"])),
+            (0.1, sdrs.CentreOfMass(model, (0.5, 0.0, 0.1), every_step=True)),
+            (0.2, sdrs.Distance(corner, centre, 0.05)),
+            (1e-3, sdrs.Effort(torque=1.0, target_change=1.0)),
+        ]
+    )
+    assert isinstance(losses, sdrs.Loss)
+    design = sdrs.DesignMap(model, 1)
+    design.attachment(model, "box", 0, 0, 1.0)
+    design.set(0, 0, 1.0)
+    assert design.parameters == 1 and design.design([0.1]).shape == model.design.shape
+    policy = sdrs.OpenLoop(sdrs.Control(model), [box.dofs[0]], STEPS, channel="force")
+    objective = sdrs.Objective(sim, policy, losses, STEPS, design=design, recording="blocks")
+    e = objective.evaluate(push(), [0.0])
+    assert np.isfinite(e.loss) and e.design.shape == (1,)
+    adam = sdrs.Adam(2, 0.1)
+    x = adam.step([1.0, 1.0], [1.0, -1.0])
+    assert np.allclose(x, [0.9, 1.1])
+    d = sdrs.projected_step(np.zeros(2), np.ones(2), 0.5, -np.ones(2), np.full(2, 0.1))
+    assert np.linalg.norm(d) == pytest.approx(0.5)
+    block = sdrs.Block(np.full(STEPS, -10.0), np.full(STEPS, 10.0), 0.5, 2.0)
+    best = sdrs.minimise(objective, [push()], [block], 3)
+    assert isinstance(best, sdrs.Optimum) and len(best.history) == 4
+    assert best.loss <= best.history[0] and best.parameters[0].shape == (STEPS,)
+    with pytest.raises(ValueError, match="1 block .* or 2"):
+        sdrs.minimise(objective, [], [], 3)

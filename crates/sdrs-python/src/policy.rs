@@ -10,7 +10,8 @@ use numpy::PyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use sdrs::diff::{
-    Channel, CubicSpline, OpenLoop, Policy, PolicyDerivatives, PolicyInput, SineWaves,
+    Channel, ControlCotangent, ControlTangent, CubicSpline, OpenLoop, Policy, PolicyGradient,
+    PolicyInput, PolicyTangent, SineWaves,
 };
 use sdrs::dynamics::Control;
 
@@ -55,8 +56,24 @@ impl Policy for AnyPolicy {
         self.inner().control(parameters, input)
     }
 
-    fn derivatives(&self, parameters: &DVector<f64>, input: &PolicyInput) -> PolicyDerivatives {
-        self.inner().derivatives(parameters, input)
+    fn pullback(
+        &self,
+        parameters: &DVector<f64>,
+        input: &PolicyInput,
+        cotangent: ControlCotangent,
+        gradient: PolicyGradient,
+    ) {
+        self.inner().pullback(parameters, input, cotangent, gradient)
+    }
+
+    fn pushforward(
+        &self,
+        parameters: &DVector<f64>,
+        input: &PolicyInput,
+        tangent: PolicyTangent,
+        control: &mut ControlTangent,
+    ) {
+        self.inner().pushforward(parameters, input, tangent, control)
     }
 
     fn check(&self, parameters: &DVector<f64>) -> sdrs::diff::Result<()> {

@@ -50,8 +50,8 @@ impl RigidBodyData {
         let block = |k: usize, j: usize| 6 * (n * k + j);
         // Only subtree columns of P_k are ever non-zero.
         for k in 0..n {
-            for i in self.subtree_starts[k]..self.subtree_starts[k + 1] {
-                let at = block(k, self.subtree[i]);
+            for &j in &self.subtree[self.subtree_starts[k]..self.subtree_starts[k + 1]] {
+                let at = block(k, j);
                 self.blocks[at..at + 6].fill(0.0);
             }
         }
@@ -60,8 +60,7 @@ impl RigidBodyData {
             for j in k..n {
                 self.minv[(k, j)] = 0.0;
             }
-            for i in self.subtree_starts[k]..self.subtree_starts[k + 1] {
-                let j = self.subtree[i];
+            for &j in &self.subtree[self.subtree_starts[k]..self.subtree_starts[k + 1]] {
                 let at = block(k, j);
                 let pk = Vector6::from_column_slice(&self.blocks[at..at + 6]);
                 let r = (f64::from(j == k) - s.dot(&pk)) / d;

@@ -9,7 +9,7 @@
 //! Then the Python package (`python/`): a venv under the target folder
 //! (`target/python-venv`, reused when present), maturin, numpy, pytest, torch and ray from
 //! PyPI (installed only when one of them does not import), the extension built into it
-//! (`maturin develop --release`) and `pytest python/tests`. Outside CI, no `python3` or no
+//! (`maturin develop --profile test`: the optimised test profile, so the extension reuses the dependencies the Rust tests built) and `pytest python/tests`. Outside CI, no `python3` or no
 //! network to PyPI skips the Python tests with a message (as does `SDRS_SKIP_PYTHON_TESTS=1`);
 //! under CI they must run.
 
@@ -155,11 +155,14 @@ fn python_tests(root: &Path, ci: bool) -> Result<()> {
     let mut maturin = Command::new(bin.join("maturin"));
     maturin
         .current_dir(root.join("python"))
-        .args(["develop", "--release", "--quiet"])
+        .args(["develop", "--profile", "test", "--quiet"])
         .env("VIRTUAL_ENV", &venv)
         .env("PATH", &path)
         .env("CARGO_TARGET_DIR", &target);
-    run_timed(maturin, "maturin develop --release (the sdrs extension)")?;
+    run_timed(
+        maturin,
+        "maturin develop --profile test (the sdrs extension, sharing the tests' build)",
+    )?;
     let mut pytest = Command::new(bin.join("python"));
     pytest
         .current_dir(root.join("python"))

@@ -63,7 +63,8 @@ impl Policy for AnyPolicy {
         cotangent: ControlCotangent,
         gradient: PolicyGradient,
     ) {
-        self.inner().pullback(parameters, input, cotangent, gradient)
+        self.inner()
+            .pullback(parameters, input, cotangent, gradient)
     }
 
     fn pushforward(
@@ -73,7 +74,8 @@ impl Policy for AnyPolicy {
         tangent: PolicyTangent,
         control: &mut ControlTangent,
     ) {
-        self.inner().pushforward(parameters, input, tangent, control)
+        self.inner()
+            .pushforward(parameters, input, tangent, control)
     }
 
     fn check(&self, parameters: &DVector<f64>) -> sdrs::diff::Result<()> {

@@ -734,7 +734,8 @@ impl Simulator {
     /// ([`HessianFactor::factorize_modified`]: eigenvalues `λ` replaced by
     /// `max(|λ|, floor)`), factorised in the simulator's reused buffers.
     fn descent_direction(&mut self, eval: &Evaluation, direction: &mut DVector<f64>) -> Result<()> {
-        self.workspace.factor
+        self.workspace
+            .factor
             .factorize_modified(&eval.hessian, self.settings.eigenvalue_floor)?;
         if direction.len() == eval.gradient.len() {
             direction.copy_from(&eval.gradient);

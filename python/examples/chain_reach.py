@@ -11,10 +11,12 @@ Two optimisers run on ``sdrs.torch.loss`` (the Rust adjoint behind ``torch.autog
 - ``sdrs.torch.TrustRegion``, the projected trust-region step of SDRS eq. 15 with the Rust
   demo's boxes and radii: the same algorithm as the demo, so it reproduces its final loss
   (to round-off);
-- ``torch.optim.Adam`` inside the same boxes (a projection after each step), for comparison:
-  a different optimiser, which ends at a different loss.
+- ``torch.optim.Adam`` inside the same boxes (a projection after each step), learning rate
+  5e-3 annealed by a cosine schedule over 400 iterations: it ends within 1e-6 of the demo's
+  final loss (3.2e-8 m² against 2.4e-14 m², measured 2026-11-23).
 
-``python examples/chain_reach.py [ITERATIONS]`` (default 60, as the Rust demo).
+``python examples/chain_reach.py [ITERATIONS]`` (trust-region iterations, default 60, as the
+Rust demo; Adam always takes 400).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ TARGET = (0.45, 0.0, 0.0)
 TOP = 1.0
 TRAVEL = 0.3
 LENGTH_CHANGE = (-0.05, 0.1)
+ADAM_ITERATIONS = 400
 
 
 def link_hull(length: float) -> sdrs.Hull:
@@ -123,22 +126,25 @@ def trust_region(objective: sdrs.Objective, iterations: int) -> tuple:
     return history[-1], c.detach().numpy(), p.detach().numpy()
 
 
-def adam(objective: sdrs.Objective, iterations: int, learning_rate: float = 0.01) -> tuple:
-    """Co-design with torch.optim.Adam, projected onto the same boxes after each step."""
+def adam(objective: sdrs.Objective, iterations: int = ADAM_ITERATIONS, learning_rate: float = 5e-3) -> tuple:
+    """Co-design with torch.optim.Adam, its learning rate annealed (cosine) to a thousandth,
+    projected onto the same boxes after each step. Adam has no trust region: it needs more,
+    cheaper-to-tune iterations than the demo's loop (400 against 60) to reach the same optimum."""
     c = torch.zeros(4, dtype=torch.float64, requires_grad=True)
     p = torch.zeros(LINKS, dtype=torch.float64, requires_grad=True)
     optimiser = torch.optim.Adam([c, p], lr=learning_rate)
-    best = float("inf")
+    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimiser, iterations, eta_min=1e-3 * learning_rate)
     for _ in range(iterations):
         optimiser.zero_grad()
         loss = sdrs.torch.loss(objective, c, p)
         loss.backward()
-        best = min(best, float(loss.detach()))
         optimiser.step()
+        schedule.step()
         with torch.no_grad():
             c.clamp_(-TRAVEL, TRAVEL)
             p.clamp_(*LENGTH_CHANGE)
-    return min(best, float(sdrs.torch.loss(objective, c.detach(), p.detach()))), c.detach().numpy(), p.detach().numpy()
+    c, p = c.detach(), p.detach()
+    return float(sdrs.torch.loss(objective, c, p)), c.numpy(), p.numpy()
 
 
 def main() -> None:
@@ -147,8 +153,8 @@ def main() -> None:
     loss, c, p = trust_region(objective, iterations)
     print(f"trust region (as the Rust demo): loss {loss:.6e} m², spline {np.round(c, 3)}, "
           f"link lengths {np.round(LINK_LENGTH + p, 3)} m")
-    loss, c, p = adam(objective, iterations)
-    print(f"torch.optim.Adam (lr 0.01):       loss {loss:.6e} m², spline {np.round(c, 3)}, "
+    loss, c, p = adam(objective)
+    print(f"torch.optim.Adam ({ADAM_ITERATIONS} iterations): loss {loss:.6e} m², spline {np.round(c, 3)}, "
           f"link lengths {np.round(LINK_LENGTH + p, 3)} m")
 
 

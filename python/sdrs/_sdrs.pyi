@@ -51,8 +51,20 @@ class Link:
     def name(self) -> str: ...
 
 class ContactSettings:
-    """SDRS hull contact of barrier ``stiffness``, optional friction ``mu``."""
-    def __init__(self, stiffness: float = 1.0, mu: Optional[float] = None, skip_adjacent: bool = False) -> None: ...
+    """Contact of ``model`` ``"hulls"`` (SDRS plane barrier of ``support``, default 0.4 mm),
+    ``"long_range"`` (long-range potential, blending margin ``epsilon``) or ``"ipc"``
+    (activation distance ``support``), barrier ``stiffness``, optional friction ``mu``."""
+    def __init__(
+        self,
+        stiffness: float = 1.0,
+        mu: Optional[float] = None,
+        skip_adjacent: bool = False,
+        model: str = "hulls",
+        support: Optional[float] = None,
+        epsilon: Optional[float] = None,
+    ) -> None: ...
+    @property
+    def model(self) -> str: ...
     @property
     def stiffness(self) -> float: ...
     @property

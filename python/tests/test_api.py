@@ -35,6 +35,7 @@ def test_world_model_and_names():
     assert world.tolerance == 1e-6
     custom = sdrs.ContactSettings(stiffness=2.0, mu=0.3)
     assert (custom.stiffness, custom.mu, custom.skip_adjacent) == (2.0, 0.3, False)
+    assert custom.model == "hulls"
     world.gravity = 9.81
     assert world.gravity == 9.81
     box = world.add_object("box", sdrs.Hull.box((HALF, HALF, HALF)), 2.0, xyz=(1.0, 0.0, 0.5))
@@ -278,3 +279,42 @@ def test_objective_losses_design_and_optimisers():
     assert best.loss <= best.history[0] and best.parameters[0].shape == (STEPS,)
     with pytest.raises(ValueError, match="1 block .* or 2"):
         sdrs.minimise(objective, [], [], 3)
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        dict(model="hulls", support=1e-3, stiffness=0.1),
+        dict(model="long_range", epsilon=0.5, stiffness=1e-8),
+        dict(model="ipc", support=1e-2, stiffness=1e2),
+    ],
+)
+def test_every_contact_model_holds_a_box_above_the_ground(settings):
+    contact = sdrs.ContactSettings(**settings)
+    assert contact.model == settings["model"] and contact.stiffness == settings["stiffness"]
+    world = sdrs.World(DT)
+    world.add_ground()
+    world.set_contact(contact)
+    drop = 0.05
+    world.add_object("box", sdrs.Hull.box((HALF, HALF, HALF)), 1.0, xyz=(0.0, 0.0, HALF + drop))
+    sim = world.build()
+    motion = sdrs.Motion.at_rest(sim.model)  # coordinates relative to the placement
+    control = sdrs.Control(sim.model)
+    for _ in range(60):
+        report = sim.step(motion, control)
+    # It fell 5 cm and stopped on the ground (within 5 mm: each model's own rest distance).
+    height = HALF + drop + motion.q[2]
+    assert report["active_pairs"] == 1 and HALF - 1e-4 < height < HALF + 5e-3
+
+
+def test_contact_settings_errors_name_the_model_and_its_parameters():
+    with pytest.raises(ValueError, match="unknown: use 'hulls', 'long_range' or 'ipc'"):
+        sdrs.ContactSettings(model="springs")
+    with pytest.raises(ValueError, match="'long_range' needs `epsilon`"):
+        sdrs.ContactSettings(model="long_range")
+    with pytest.raises(ValueError, match="'ipc' needs `support`"):
+        sdrs.ContactSettings(model="ipc")
+    with pytest.raises(ValueError, match="takes no `epsilon`"):
+        sdrs.ContactSettings(model="hulls", epsilon=0.1)
+    with pytest.raises(ValueError):
+        sdrs.ContactSettings(model="ipc", support=-1.0)

@@ -10,6 +10,7 @@
 
 use pyo3::exceptions::{PyException, PyKeyError, PyOSError, PyValueError};
 use pyo3::prelude::*;
+use sdrs::contact::ContactError;
 use sdrs::diff::DiffError;
 use sdrs::dynamics::DynamicsError;
 use sdrs::geometry::GeometryError;
@@ -94,6 +95,11 @@ pub fn geometry(error: GeometryError) -> PyErr {
     PyValueError::new_err(error.to_string())
 }
 
+/// A contact-model parameter out of range as a `ValueError`.
+pub fn contact(error: ContactError) -> PyErr {
+    PyValueError::new_err(error.to_string())
+}
+
 /// A trajectory-file error as a Python exception.
 pub fn record(error: TrajectoryError) -> PyErr {
     match error {
@@ -122,4 +128,5 @@ raise_with!(DynamicsError, dynamics);
 raise_with!(DiffError, diff);
 raise_with!(SceneError, scene);
 raise_with!(GeometryError, geometry);
+raise_with!(ContactError, contact);
 raise_with!(TrajectoryError, record);

@@ -11,6 +11,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyRange;
 use sdrs::contact::PlaneBarrier;
+use sdrs::contact::ipc::potential::Ipc;
+use sdrs::contact::long_range::LongRange;
 use sdrs::dynamics::{
     ContactKind, ContactSettings, FrictionSettings, JointKind, Link, MassModel, UrdfOptions,
 };
@@ -149,8 +151,11 @@ impl PyLink {
     }
 }
 
-/// SDRS hull contact: separating-plane barrier of `stiffness` (default support), optional
-/// plane friction of coefficient `mu`; `skip_adjacent` leaves parent-child pairs out.
+/// Contact settings: the `model` (`"hulls"`, SDRS's separating-plane barrier between convex
+/// hulls, of support `support` (default 0.4 mm); `"long_range"`, the long-range potential
+/// between collision meshes with blending margin `epsilon`; `"ipc"`, the IPC barrier between
+/// collision meshes with activation distance `support`), its `stiffness`, optional friction of
+/// coefficient `mu`; `skip_adjacent` leaves parent-child pairs out.
 #[pyclass(name = "ContactSettings", module = "sdrs", frozen, from_py_object)]
 #[derive(Clone)]
 pub struct PyContactSettings(pub ContactSettings);
@@ -158,14 +163,67 @@ pub struct PyContactSettings(pub ContactSettings);
 #[pymethods]
 impl PyContactSettings {
     #[new]
-    #[pyo3(signature = (stiffness=1.0, mu=None, skip_adjacent=false))]
-    fn new(stiffness: f64, mu: Option<f64>, skip_adjacent: bool) -> PyResult<Self> {
-        let mut contact =
-            ContactSettings::new(ContactKind::Hulls(PlaneBarrier::default()), stiffness).raise()?;
+    #[pyo3(signature = (stiffness=1.0, mu=None, skip_adjacent=false, model="hulls", support=None, epsilon=None))]
+    fn new(
+        stiffness: f64,
+        mu: Option<f64>,
+        skip_adjacent: bool,
+        model: &str,
+        support: Option<f64>,
+        epsilon: Option<f64>,
+    ) -> PyResult<Self> {
+        let needs = |value: Option<f64>, what: &str| {
+            value.ok_or_else(|| {
+                PyValueError::new_err(format!("contact model '{model}' needs {what}"))
+            })
+        };
+        let refuse = |value: Option<f64>, name: &str| match value {
+            Some(_) => Err(PyValueError::new_err(format!(
+                "contact model '{model}' takes no `{name}`"
+            ))),
+            None => Ok(()),
+        };
+        let kind = match model {
+            "hulls" => {
+                refuse(epsilon, "epsilon")?;
+                ContactKind::Hulls(match support {
+                    Some(s) => PlaneBarrier::new(s).raise()?,
+                    None => PlaneBarrier::default(),
+                })
+            }
+            "long_range" => {
+                refuse(support, "support")?;
+                let epsilon = needs(epsilon, "`epsilon`, the blending margin ε > 0")?;
+                ContactKind::LongRange(LongRange::new(epsilon).raise()?)
+            }
+            "ipc" => {
+                refuse(epsilon, "epsilon")?;
+                let dhat = needs(support, "`support`, the activation distance d̂ > 0 (m)")?;
+                ContactKind::Ipc(Ipc::new(dhat).raise()?)
+            }
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "contact model '{other}' is unknown: use 'hulls', 'long_range' or 'ipc'"
+                )));
+            }
+        };
+        let mut contact = ContactSettings::new(kind, stiffness).raise()?;
         if let Some(mu) = mu {
             contact = contact.with_friction(FrictionSettings::new(mu).raise()?);
         }
         Ok(Self(contact.with_skip_adjacent(skip_adjacent)))
+    }
+
+    /// The contact model: `"hulls"`, `"long_range"` or `"ipc"`.
+    #[getter]
+    fn model(&self) -> &'static str {
+        match self.0.kind {
+            ContactKind::Hulls(_) => "hulls",
+            ContactKind::LongRange(_) => "long_range",
+            ContactKind::Ipc(_) => "ipc",
+            // `ContactKind` is non-exhaustive: a model added after these bindings.
+            _ => "other",
+        }
     }
 
     /// Barrier stiffness κ.

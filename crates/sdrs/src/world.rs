@@ -187,7 +187,8 @@ impl World {
     }
 
     /// Adds a free rigid object (6 DoF) named `name`, of `mass` kg with the given hull,
-    /// starting at `pose`.
+    /// starting at `pose`. The hull's surface triangles are its collision mesh too, so the
+    /// object collides under every contact model (hulls, long-range, IPC).
     pub fn add_object(
         &mut self,
         name: &str,
@@ -196,14 +197,19 @@ impl World {
         pose: Isometry3<f64>,
     ) -> ObjectHandle {
         let start = self.dof();
-        self.links.push(Link::new(
-            name,
-            None,
-            pose,
-            JointKind::Free,
-            vec![hull],
-            MassModel::Lumped { mass },
-        ));
+        let mesh = TriMesh::new(hull.vertices().to_vec(), hull.triangles().to_vec())
+            .expect("a convex hull's own triangles form a valid mesh");
+        self.links.push(
+            Link::new(
+                name,
+                None,
+                pose,
+                JointKind::Free,
+                vec![hull],
+                MassModel::Lumped { mass },
+            )
+            .with_mesh(mesh),
+        );
         ObjectHandle {
             link: LinkId::new(self.links.len() - 1),
             dofs: start..start + 6,

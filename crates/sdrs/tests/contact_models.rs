@@ -106,3 +106,29 @@ fn a_block_rests_on_the_ground_under_every_contact_model() {
         );
     }
 }
+
+#[test]
+fn an_object_added_with_its_hull_collides_under_the_mesh_models_too() {
+    use sdrs::contact::ipc::potential::Ipc;
+    for kind in [
+        ContactKind::LongRange(LongRange::new(0.5).unwrap()),
+        ContactKind::Ipc(Ipc::new(0.01).unwrap()),
+    ] {
+        let stiffness = match kind {
+            ContactKind::LongRange(_) => 1e-8,
+            _ => 1e2,
+        };
+        let mut world = World::new(0.01).unwrap().with_ground();
+        world.set_contact(Some(ContactSettings::new(kind, stiffness).unwrap()));
+        let cube = ConvexHull::cuboid(Vector3::repeat(0.1)).unwrap();
+        world.add_object("box", cube, 1.0, Isometry3::translation(0.0, 0.0, 0.15));
+        let (model, mut sim) = world.build().unwrap();
+        let mut motion = Motion::at_rest(&model, State::zero(&model));
+        for _ in 0..60 {
+            sim.advance(&mut motion, &Control::passive(&model)).unwrap();
+        }
+        // Dropped 5 cm, it rests on the ground instead of falling through it.
+        let height = 0.15 + motion.state.q[2];
+        assert!((0.1 - 1e-4..0.105).contains(&height), "box at {height} m");
+    }
+}

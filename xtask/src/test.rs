@@ -9,7 +9,7 @@
 //! Then the Python package (`python/`): a venv under the target folder
 //! (`target/python-venv`, reused when present), maturin, numpy, pytest, torch and ray from
 //! PyPI (installed only when one of them does not import), the extension built into it
-//! (`maturin develop --profile test`: the optimised test profile, so the extension reuses the dependencies the Rust tests built) and `pytest python/tests`. Outside CI, no `python3` or no
+//! (`maturin develop --release`) and `pytest python/tests`. Outside CI, no `python3` or no
 //! network to PyPI skips the Python tests with a message (as does `SDRS_SKIP_PYTHON_TESTS=1`);
 //! under CI they must run.
 
@@ -155,7 +155,7 @@ fn python_tests(root: &Path, ci: bool) -> Result<()> {
     let mut maturin = Command::new(bin.join("maturin"));
     maturin
         .current_dir(root.join("python"))
-        .args(["develop", "--profile", "test", "--quiet"])
+        .args(["develop", "--release", "--quiet"])
         .env("VIRTUAL_ENV", &venv)
         .env("PATH", &path)
         .env("CARGO_TARGET_DIR", &target);

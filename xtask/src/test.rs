@@ -159,10 +159,7 @@ fn python_tests(root: &Path, ci: bool) -> Result<()> {
         .env("VIRTUAL_ENV", &venv)
         .env("PATH", &path)
         .env("CARGO_TARGET_DIR", &target);
-    run_timed(
-        maturin,
-        "maturin develop --profile test (the sdrs extension, sharing the tests' build)",
-    )?;
+    run_timed(maturin, "maturin develop --release (the sdrs extension)")?;
     let mut pytest = Command::new(bin.join("python"));
     pytest
         .current_dir(root.join("python"))

@@ -1,0 +1,3 @@
+//! Integration tests of sdrs-ncp (one binary).
+
+mod solver;

@@ -4,7 +4,8 @@
 
 use nalgebra::{Isometry3, Point3, Translation3, UnitQuaternion, Vector3};
 use sdrs_geometry::ConvexHull;
-use sdrs_geometry::contact::{ContactPoint, hull_halfspace_contacts};
+use sdrs_geometry::contact::{ContactPoint, hull_halfspace_contacts, hull_pair_contacts};
+use sdrs_geometry::gjk::GjkCache;
 
 fn cube(h: f64) -> ConvexHull {
     ConvexHull::cuboid(Vector3::new(h, h, h)).unwrap()
@@ -102,4 +103,172 @@ fn halfspace_rejects_bad_input() {
     let mut bad = pose;
     bad.translation.vector.x = f64::INFINITY;
     assert!(hull_halfspace_contacts(&hull, &bad, &Vector3::z(), 0.0, 0.0).is_err());
+}
+
+fn pair(
+    a: &ConvexHull,
+    pose_a: &Isometry3<f64>,
+    b: &ConvexHull,
+    pose_b: &Isometry3<f64>,
+    margin: f64,
+) -> Vec<ContactPoint> {
+    hull_pair_contacts(a, pose_a, b, pose_b, margin, &mut GjkCache::default()).unwrap()
+}
+
+/// Points on a sphere of radius `r` (Fibonacci lattice), a sphere-like hull.
+fn ball(r: f64, count: usize) -> ConvexHull {
+    let golden = std::f64::consts::PI * (3.0 - 5f64.sqrt());
+    let pts: Vec<_> = (0..count)
+        .map(|i| {
+            let z = 1.0 - 2.0 * (i as f64 + 0.5) / count as f64;
+            let rho = (1.0 - z * z).sqrt();
+            let a = golden * i as f64;
+            Point3::new(r * rho * a.cos(), r * rho * a.sin(), r * z)
+        })
+        .collect();
+    ConvexHull::new(pts).unwrap()
+}
+
+/// Overlap `h_A(d) + h_B(−d)` of two placed hulls along unit direction `d`.
+fn overlap(
+    a: &ConvexHull,
+    pa: &Isometry3<f64>,
+    b: &ConvexHull,
+    pb: &Isometry3<f64>,
+    d: &Vector3<f64>,
+) -> f64 {
+    d.dot(&a.support_point(pa, d).coords) - d.dot(&b.support_point(pb, &-d).coords)
+}
+
+#[test]
+fn box_on_box_offset_patch_is_the_overlap_rectangle() {
+    let c = cube(0.5);
+    for (gap, margin) in [(-0.01, 0.0), (0.01, 0.02)] {
+        let pose_b = Isometry3::translation(0.7, 0.1, 1.0 + gap);
+        let contacts = pair(&c, &Isometry3::identity(), &c, &pose_b, margin);
+        let xy = sorted_xy(&contacts);
+        let expected = [(0.2, -0.4), (0.2, 0.5), (0.5, -0.4), (0.5, 0.5)];
+        assert_eq!(xy.len(), 4, "gap {gap}: {xy:?}");
+        for (got, want) in xy.iter().zip(expected) {
+            assert!((got.0 - want.0).abs() < 1e-9 && (got.1 - want.1).abs() < 1e-9);
+        }
+        for ct in &contacts {
+            assert!((ct.separation - gap).abs() < 1e-9, "{}", ct.separation);
+            assert!((ct.position.z - (0.5 + 0.5 * gap)).abs() < 1e-9);
+            assert!((ct.normal.into_inner() - Vector3::z()).norm() < 1e-9);
+        }
+        if gap > 0.0 {
+            // Farther apart than the margin: nothing.
+            assert!(pair(&c, &Isometry3::identity(), &c, &pose_b, 0.5 * gap).is_empty());
+        }
+    }
+}
+
+#[test]
+fn box_on_box_rotated_patch_lies_in_both_faces() {
+    // B turned by 0.4 rad about z: the overlap of the two squares is an octagon; the patch
+    // keeps 4 of its corners, all on both faces and 1 cm deep.
+    let c = cube(0.5);
+    let rot = UnitQuaternion::from_scaled_axis(Vector3::new(0.0, 0.0, 0.4));
+    let pose_b = Isometry3::from_parts(Translation3::new(0.2, -0.1, 0.99), rot);
+    let contacts = pair(&c, &Isometry3::identity(), &c, &pose_b, 0.0);
+    assert_eq!(contacts.len(), 4);
+    for ct in &contacts {
+        assert!((ct.separation + 0.01).abs() < 1e-9);
+        let p = ct.position;
+        assert!(p.x.abs() <= 0.5 + 1e-9 && p.y.abs() <= 0.5 + 1e-9);
+        let local = pose_b.inverse() * ct.point_b();
+        assert!(local.x.abs() <= 0.5 + 1e-9 && local.y.abs() <= 0.5 + 1e-9);
+        assert!((local.z + 0.5).abs() < 1e-9);
+    }
+    // The patch spans most of the overlap: its area is at least half the octagon's.
+    let p: Vec<_> = contacts.iter().map(|c| c.position.coords).collect();
+    let area = 0.5 * ((p[1] - p[0]).cross(&(p[3] - p[2]))).norm();
+    assert!(area > 0.3, "patch area {area}");
+}
+
+#[test]
+fn ball_pairs_match_spheres() {
+    let (ra, rb) = (0.5, 0.3);
+    let (a, b) = (ball(ra, 400), ball(rb, 300));
+    let dir = Vector3::new(0.3, -0.5, 0.8).normalize();
+    // Facet error of the lattice: below 2 % of the radii.
+    let tol = 0.02 * (ra + rb);
+    for gap in [-0.05, 0.03] {
+        let pose_b = Isometry3::from_parts(
+            Translation3::from(dir * (ra + rb + gap)),
+            UnitQuaternion::from_scaled_axis(Vector3::new(0.1, 0.2, 0.3)),
+        );
+        let contacts = pair(&a, &Isometry3::identity(), &b, &pose_b, 0.05);
+        assert!(!contacts.is_empty());
+        let ct = contacts[0];
+        assert!(
+            (ct.separation - gap).abs() < tol,
+            "gap {gap}: {}",
+            ct.separation
+        );
+        assert!(ct.normal.dot(&dir) > 0.98, "normal {:?}", ct.normal);
+        assert!((ct.position.coords - dir * (ra + 0.5 * gap)).norm() < 0.1);
+    }
+}
+
+#[test]
+fn penetration_depth_is_the_minimum_overlap_over_directions() {
+    let a = ball(0.4, 60);
+    let b = cube(0.3);
+    let pose_b = Isometry3::from_parts(
+        Translation3::new(0.35, 0.2, 0.3),
+        UnitQuaternion::from_scaled_axis(Vector3::new(0.5, -0.2, 0.7)),
+    );
+    let contacts = pair(&a, &Isometry3::identity(), &b, &pose_b, 0.0);
+    let depth = -contacts[0].separation;
+    let n = contacts[0].normal.into_inner();
+    assert!(depth > 0.0);
+    assert!((overlap(&a, &Isometry3::identity(), &b, &pose_b, &n) - depth).abs() < 1e-12);
+    // Brute force over a Fibonacci grid of directions: never below our depth, and the grid
+    // minimum within its resolution of it.
+    let count = 200_000;
+    let golden = std::f64::consts::PI * (3.0 - 5f64.sqrt());
+    let brute = (0..count)
+        .map(|i| {
+            let z = 1.0 - 2.0 * (i as f64 + 0.5) / count as f64;
+            let rho = (1.0 - z * z).sqrt();
+            let t = golden * i as f64;
+            Vector3::new(rho * t.cos(), rho * t.sin(), z)
+        })
+        .map(|d| overlap(&a, &Isometry3::identity(), &b, &pose_b, &d))
+        .fold(f64::INFINITY, f64::min);
+    assert!(brute >= depth - 1e-12, "brute {brute} < depth {depth}");
+    assert!(brute - depth < 5e-3, "brute {brute}, depth {depth}");
+}
+
+#[test]
+fn normal_moves_continuously_with_the_pose() {
+    // A cube pressed 2 cm into a ball-like hull, rotated in 1 mrad steps: the normal turns by
+    // at most a few mrad per step (no jumps while the supporting features do not switch).
+    let a = ball(0.5, 200);
+    let b = cube(0.2);
+    let mut last: Option<Vector3<f64>> = None;
+    for k in 0..50 {
+        let rot = UnitQuaternion::from_scaled_axis(Vector3::new(0.1, 0.2, 0.3 + 1e-3 * k as f64));
+        let pose_b = Isometry3::from_parts(Translation3::new(0.0, 0.0, 0.68), rot);
+        let contacts = pair(&a, &Isometry3::identity(), &b, &pose_b, 0.0);
+        let n = contacts[0].normal.into_inner();
+        if let Some(m) = last {
+            assert!((n - m).norm() < 5e-3, "step {k}: jump {}", (n - m).norm());
+        }
+        last = Some(n);
+    }
+}
+
+#[test]
+fn pair_rejects_bad_input() {
+    let c = cube(0.5);
+    let id = Isometry3::identity();
+    let mut cache = GjkCache::default();
+    assert!(hull_pair_contacts(&c, &id, &c, &id, f64::NAN, &mut cache).is_err());
+    let mut bad = id;
+    bad.translation.vector.y = f64::NAN;
+    assert!(hull_pair_contacts(&c, &bad, &c, &id, 0.0, &mut cache).is_err());
+    assert!(hull_pair_contacts(&c, &id, &c, &bad, 0.0, &mut cache).is_err());
 }

@@ -19,10 +19,12 @@
 
 mod frame;
 mod halfspace;
+mod pair;
 mod patch;
 
 pub use frame::contact_frame;
 pub use halfspace::hull_halfspace_contacts;
+pub use pair::hull_pair_contacts;
 
 use nalgebra::{Point3, Rotation3, Unit, Vector3};
 

@@ -10,10 +10,14 @@ use nalgebra::Vector3;
 /// the one forming the largest triangle with those two, and the one adding the most area to
 /// that triangle. Points adding no area (collinear or coincident to round-off) are left out.
 pub(crate) fn select_patch(candidates: &[ContactPoint], length_scale: f64) -> Vec<ContactPoint> {
-    let Some(first) = candidates.iter().enumerate().fold(None, |best, (i, c)| match best {
-        Some((_, s)) if s <= c.separation => best,
-        _ => Some((i, c.separation)),
-    }) else {
+    let Some(first) = candidates
+        .iter()
+        .enumerate()
+        .fold(None, |best, (i, c)| match best {
+            Some((_, s)) if s <= c.separation => best,
+            _ => Some((i, c.separation)),
+        })
+    else {
         return Vec::new();
     };
     let n = candidates[first.0].normal.into_inner();

@@ -4,8 +4,12 @@
 
 use nalgebra::{Isometry3, Point3, Translation3, UnitQuaternion, Vector3};
 use sdrs_geometry::ConvexHull;
+use sdrs_geometry::contact::derivatives::{
+    ContactJacobian, halfspace_contact_jacobian, pair_contact_jacobian,
+};
 use sdrs_geometry::contact::{ContactPoint, hull_halfspace_contacts, hull_pair_contacts};
 use sdrs_geometry::gjk::GjkCache;
+use sdrs_geometry::twist::{Twist, perturb};
 
 fn cube(h: f64) -> ConvexHull {
     ConvexHull::cuboid(Vector3::new(h, h, h)).unwrap()
@@ -271,4 +275,166 @@ fn pair_rejects_bad_input() {
     bad.translation.vector.y = f64::NAN;
     assert!(hull_pair_contacts(&c, &bad, &c, &id, 0.0, &mut cache).is_err());
     assert!(hull_pair_contacts(&c, &id, &c, &bad, 0.0, &mut cache).is_err());
+}
+
+/// Checks `jacobian` of every contact against central differences of `contacts` in each of
+/// the 12 twist directions (perturbed contacts matched to the unperturbed ones by position).
+fn check_jacobian(
+    pose_a: &Isometry3<f64>,
+    pose_b: &Isometry3<f64>,
+    contacts: &dyn Fn(&Isometry3<f64>, &Isometry3<f64>) -> Vec<ContactPoint>,
+    jacobian: &dyn Fn(&ContactPoint) -> ContactJacobian,
+) -> usize {
+    let base = contacts(pose_a, pose_b);
+    assert!(!base.is_empty());
+    let eps = 1e-6;
+    for c in &base {
+        let j = jacobian(c);
+        for col in 0..12 {
+            let mut xi = Twist::zeros();
+            xi[col % 6] = eps;
+            let at = |sign: f64| {
+                let (pa, pb) = if col < 6 {
+                    (perturb(pose_a, &(xi * sign)), *pose_b)
+                } else {
+                    (*pose_a, perturb(pose_b, &(xi * sign)))
+                };
+                let moved = contacts(&pa, &pb);
+                assert_eq!(
+                    moved.len(),
+                    base.len(),
+                    "a feature switched in column {col}"
+                );
+                *moved
+                    .iter()
+                    .min_by(|x, y| {
+                        let dx = (x.position - c.position).norm();
+                        let dy = (y.position - c.position).norm();
+                        dx.partial_cmp(&dy).unwrap()
+                    })
+                    .unwrap()
+            };
+            let (p, m) = (at(1.0), at(-1.0));
+            let close = |fd: Vector3<f64>, an: Vector3<f64>, what: &str| {
+                assert!(
+                    (fd - an).norm() < 1e-6 * (1.0 + an.norm()),
+                    "{what}, column {col}: fd {fd:?} vs analytic {an:?}"
+                );
+            };
+            close(
+                (p.position - m.position) / (2.0 * eps),
+                j.position.column(col).into(),
+                "position",
+            );
+            close(
+                (p.normal.into_inner() - m.normal.into_inner()) / (2.0 * eps),
+                j.normal.column(col).into(),
+                "normal",
+            );
+            let ds = (p.separation - m.separation) / (2.0 * eps);
+            assert!(
+                (ds - j.separation[col]).abs() < 1e-6,
+                "separation, column {col}: fd {ds} vs analytic {}",
+                j.separation[col]
+            );
+            // dR by central differences of the matrices; δφ = ½ Σᵢ Rᵢ × dRᵢ.
+            let dr = (p.frame.matrix() - m.frame.matrix()) / (2.0 * eps);
+            let r = c.frame.matrix();
+            let dphi: Vector3<f64> = (0..3)
+                .map(|i| r.column(i).cross(&dr.column(i)))
+                .sum::<Vector3<f64>>()
+                * 0.5;
+            close(dphi, j.frame.column(col).into(), "frame");
+        }
+    }
+    base.len()
+}
+
+#[test]
+fn halfspace_jacobian_matches_finite_differences() {
+    // The plane is attached to body A, whose pose moves it: normal R_A n, offset through
+    // pose_a * (offset n).
+    let (n_local, offset) = (Vector3::new(0.1, 0.3, 1.0).normalize(), 0.2);
+    let hull = cube(0.4);
+    let contacts = |pa: &Isometry3<f64>, pb: &Isometry3<f64>| {
+        let n = pa.rotation * n_local;
+        let d = n.dot(&(pa * Point3::from(n_local * offset)).coords);
+        hull_halfspace_contacts(&hull, pb, &n, d, 0.05).unwrap()
+    };
+    for rot in [Vector3::new(0.3, -0.2, 0.5), Vector3::new(0.1, 0.3, 0.0)] {
+        let pose_b = Isometry3::from_parts(
+            Translation3::new(0.2, -0.3, 0.75),
+            UnitQuaternion::from_scaled_axis(rot),
+        );
+        let count = check_jacobian(&Isometry3::identity(), &pose_b, &contacts, &|c| {
+            halfspace_contact_jacobian(c, &pose_b)
+        });
+        assert!(count >= 1);
+    }
+}
+
+#[test]
+fn pair_jacobian_matches_finite_differences() {
+    let big = cube(0.5);
+    let small = cube(0.2);
+    let rot = |v: [f64; 3]| UnitQuaternion::from_scaled_axis(Vector3::from(v));
+    let cases = [
+        // A slightly tilted small box pressed into a big one: B's lowest corner on A's face.
+        // (Exactly parallel faces are a mode boundary: the normal switches between the two
+        // faces under a tilt of either body.)
+        (
+            big.clone(),
+            Isometry3::from_parts(Translation3::new(0.05, 0.0, -0.1), rot([0.0, 0.0, 0.2])),
+            small.clone(),
+            Isometry3::from_parts(Translation3::new(0.1, 0.05, 0.6), rot([0.03, 0.02, 0.7])),
+            1,
+        ),
+        // A tilted small box pushed up into a big one: A's highest corner on B's face.
+        (
+            small.clone(),
+            Isometry3::from_parts(Translation3::new(0.1, 0.05, -0.6), rot([0.03, -0.02, 0.3])),
+            big.clone(),
+            Isometry3::from_parts(Translation3::new(0.0, 0.0, 0.0), rot([0.0, 0.0, -0.2])),
+            1,
+        ),
+        // A tilted box's corner in a ball-like hull's face (apart and overlapping).
+        (
+            ball(0.5, 200),
+            Isometry3::translation(0.0, 0.1, 0.0),
+            small.clone(),
+            Isometry3::from_parts(Translation3::new(0.05, 0.1, 0.82), rot([0.5, 0.4, 0.1])),
+            1,
+        ),
+        (
+            ball(0.5, 200),
+            Isometry3::translation(0.0, 0.1, 0.0),
+            small,
+            Isometry3::from_parts(Translation3::new(0.05, 0.1, 0.78), rot([0.5, 0.4, 0.1])),
+            1,
+        ),
+    ];
+    for (a, pose_a, b, pose_b, expected) in cases {
+        let contacts = |pa: &Isometry3<f64>, pb: &Isometry3<f64>| pair(&a, pa, &b, pb, 0.05);
+        let count = check_jacobian(&pose_a, &pose_b, &contacts, &|c| {
+            pair_contact_jacobian(&a, &pose_a, &b, &pose_b, c).unwrap()
+        });
+        assert_eq!(count, expected);
+    }
+}
+
+#[test]
+fn pair_jacobian_reports_edge_crossings() {
+    // The overlap rectangle of two offset boxes has corners where edges cross.
+    let c = cube(0.5);
+    let pose_b = Isometry3::translation(0.7, 0.1, 0.99);
+    let contacts = pair(&c, &Isometry3::identity(), &c, &pose_b, 0.0);
+    let results: Vec<_> = contacts
+        .iter()
+        .map(|ct| pair_contact_jacobian(&c, &Isometry3::identity(), &c, &pose_b, ct))
+        .collect();
+    assert_eq!(results.iter().filter(|r| r.is_ok()).count(), 2);
+    assert!(results.iter().any(|r| matches!(
+        r,
+        Err(sdrs_geometry::GeometryError::UnsupportedContactFeature(_))
+    )));
 }

@@ -17,6 +17,7 @@
 //! - [`derivatives`]: the [`derivatives::ContactJacobian`] of a contact with respect to the
 //!   world twists of A and B ([`crate::twist`] convention), appendix C.
 
+pub mod derivatives;
 mod frame;
 mod halfspace;
 mod pair;

@@ -83,6 +83,14 @@ pub enum NcpError {
         /// What is allowed.
         allowed: &'static str,
     },
+    /// Collision detection refused a pose or setting.
+    #[error(transparent)]
+    Geometry(#[from] sdrs_geometry::GeometryError),
+    /// The joint-space inertia is not positive definite (a DoF moves no mass).
+    #[error(
+        "the joint-space inertia matrix is not positive definite: every DoF must move some mass"
+    )]
+    SingularInertia,
     /// The rigid-body algorithms or the model refused the input.
     #[error(transparent)]
     Dynamics(#[from] sdrs_dynamics::DynamicsError),

@@ -1,3 +1,4 @@
 //! Integration tests of sdrs-ncp (one binary).
 
 mod solver;
+mod stepper;

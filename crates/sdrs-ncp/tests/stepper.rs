@@ -229,3 +229,92 @@ fn newtons_cradle_with_zero_restitution_shares_the_momentum() {
         );
     }
 }
+
+#[test]
+fn pendulum_matches_the_analytic_period() {
+    // A point-like 1 kg bob (a 2 cm cube) on a massless-looking 1 m arm: small swings have
+    // period 2π √(l/g) (the cube's own inertia adds (2/3)(0.01)² to l² — a 7e-5 relative
+    // change, below the tolerance).
+    let corners = ConvexHull::cuboid(Vector3::repeat(0.01)).unwrap();
+    let bob = ConvexHull::new(
+        corners
+            .vertices()
+            .iter()
+            .map(|p| p - Vector3::new(0.0, 0.0, 1.0))
+            .collect(),
+    )
+    .unwrap();
+    let arm = Link::new(
+        "bob",
+        None,
+        Isometry3::identity(),
+        JointKind::Revolute { axis: Vector3::x() },
+        vec![bob],
+        MassModel::Lumped { mass: 1.0 },
+    );
+    let model = Model::new(vec![arm]).unwrap();
+    let dt = 1e-4;
+    let mut sim = NcpSimulator::new(model.clone(), NcpSettings::new(dt).unwrap());
+    let mut state = State::new(&model, DVector::from_vec(vec![0.05])).unwrap();
+    let mut v = DVector::zeros(1);
+    // Times of the downward zero crossings of q, interpolated within the step.
+    let mut crossings = Vec::new();
+    let mut previous = state.q[0];
+    for step in 1..40_000 {
+        sim.step(&mut state, &mut v, &Control::passive(&model))
+            .unwrap();
+        let q = state.q[0];
+        if previous > 0.0 && q <= 0.0 {
+            crossings.push(step as f64 * dt - dt * q / (q - previous));
+        }
+        previous = q;
+    }
+    let period = crossings[1] - crossings[0];
+    let analytic = 2.0 * std::f64::consts::PI * (1.0 / G).sqrt();
+    assert!(
+        (period - analytic).abs() < 1e-3 * analytic,
+        "period {period} vs {analytic}"
+    );
+}
+
+#[test]
+fn bad_step_inputs_are_typed_errors() {
+    let model = cubes(&[0.0], 0.1);
+    let mut sim = NcpSimulator::new(model.clone(), NcpSettings::new(1e-3).unwrap());
+    let mut state = State::zero(&model);
+    let mut short = DVector::zeros(3);
+    assert!(matches!(
+        sim.step(&mut state, &mut short, &Control::passive(&model)),
+        Err(sdrs_ncp::NcpError::SizeMismatch { .. })
+    ));
+    let mut nan = DVector::from_element(6, f64::NAN);
+    assert!(matches!(
+        sim.step(&mut state, &mut nan, &Control::passive(&model)),
+        Err(sdrs_ncp::NcpError::NonFinite { .. })
+    ));
+    let mut control = Control::passive(&model);
+    control.force[2] = f64::INFINITY;
+    let mut v = DVector::zeros(6);
+    assert!(matches!(
+        sim.step(&mut state, &mut v, &control),
+        Err(sdrs_ncp::NcpError::NonFinite { .. })
+    ));
+    for bad in [
+        NcpSettings::new(f64::NAN).err(),
+        NcpSettings::new(1e-3).unwrap().with_friction(-0.1).err(),
+        NcpSettings::new(1e-3).unwrap().with_margin(-1.0).err(),
+        NcpSettings::new(1e-3)
+            .unwrap()
+            .with_drift_correction(1e-4, 1.5)
+            .err(),
+        NcpSettings::new(1e-3)
+            .unwrap()
+            .with_ground(Vector3::zeros(), 0.0)
+            .err(),
+    ] {
+        assert!(matches!(
+            bad,
+            Some(sdrs_ncp::NcpError::InvalidSetting { .. })
+        ));
+    }
+}

@@ -21,7 +21,7 @@
 //! - complementarity `max_i |z_i · σ̂_i|`;
 //!
 //! all three at most the tolerance. `ρ` starts at the largest eigenvalue of `G` (power
-//! iteration) unless given, and with adaptation on it is rescaled by 5 when the ADMM primal
+//! iteration) unless given, and with adaptation on (off by default) it is rescaled by 5 when the ADMM primal
 //! residual `‖λ − z‖` and dual residual `ρ ‖z − z_prev‖` differ by more than a factor 10
 //! (residual balancing, Boyd et al. 2011 sec. 3.4.1), at most every 10 iterations since each
 //! change refactorises `G + ρ I`.

@@ -14,6 +14,29 @@
 //!   Cholesky factor of `M`, the NCP, then `v⁺ = v_f + M⁻¹ J_cᵀ λ`, `q⁺ = q ⊕ Δt v⁺`).
 //! - [`error`]: the error type [`NcpError`].
 
+//!
+//! ## The idea and where each equation lives
+//!
+//! Instead of SDRS's smooth barrier (position level, Newton), contact here is hard: per step
+//! one frictional-contact NCP in the impulses.
+//!
+//! - eq. 1 (Signorini + Coulomb + maximal dissipation as a cone complementarity problem with
+//!   the De Saxcé correction `Γ_μ`): [`solver::problem`], [`solver::cone`], solved in
+//!   [`solver::admm`]; modes in [`solver::mode`];
+//! - eq. 2 (constrained dynamics `M v̇ + b − τ = J_cᵀ λ`): `M` by CRBA and the free
+//!   acceleration by ABA from `sdrs_dynamics::algorithms`, `J_c` in [`stepper`];
+//! - eq. 3 (symplectic Euler `v⁺ = v + Δt (v̇_f + M⁻¹ J_cᵀ λ)`, here with `λ` an impulse):
+//!   [`NcpSimulator::step`].
+//!
+//! ## Limitations
+//! - One friction coefficient for every contact; restitution 0 (impacts are inelastic).
+//! - PD control is explicit (stiff gains need a small step).
+//! - ADMM with the De Saxcé fixed point is not guaranteed to converge: random rank-deficient
+//!   problems with non-physical Jacobians can stall; the solver then returns
+//!   [`NcpError::NotConverged`]. With many contact rows per DoF (Solo-12's feet) it needs
+//!   thousands of iterations at a 1e-12 tolerance.
+//! - No derivatives yet (the implicit differentiation of eq. 8-11 comes in `implicit*`).
+
 pub mod error;
 pub mod solver;
 pub mod stepper;

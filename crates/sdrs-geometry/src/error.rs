@@ -113,6 +113,12 @@ pub enum GeometryError {
         /// Upper corner.
         maxs: [f64; 3],
     },
+    /// A contact whose geometry the contact derivatives do not cover.
+    #[error(
+        "cannot differentiate this contact: {0}; contact derivatives cover a vertex of one body \
+         against a face of the other, with the normal a face normal of either body"
+    )]
+    UnsupportedContactFeature(&'static str),
     /// Mass properties need a positive density.
     #[error("density must be finite and positive, got {0}")]
     InvalidDensity(f64),

@@ -44,6 +44,7 @@
 
 pub mod aabb;
 pub mod broad_phase;
+pub mod contact;
 pub mod error;
 pub mod gjk;
 pub mod hull;

@@ -1,6 +1,7 @@
 //! Integration tests of sdrs-geometry (one binary, one module per component).
 
 mod broad_phase;
+mod contact;
 mod gjk;
 mod hull;
 mod mass;

@@ -1,0 +1,49 @@
+//! # sdrs-ncp
+//!
+//! Hard frictional contact at the velocity level, beside sdrs's position-level SDRS stepper:
+//! the contact impulses solve the nonlinear complementarity problem (NCP) of Le Lidec,
+//! Montaut, de Mont-Marin, Schramm and Carpentier, "Highly-Efficient Differentiable Simulation
+//! for Robotics" (`../shared/papers/efficient-differentiable-simulation-ncp-implicit.txt`,
+//! sec. II-B and II-C).
+//!
+//! - [`solver`]: eq. 1, `K_μ ∋ λ ⊥ σ + Γ_μ(σ) ∈ K_μ*` with `σ = G λ + g`, solved by ADMM on
+//!   the second-order cones ([`solve`]), and the contact modes ([`ContactMode`]) the implicit
+//!   differentiation (eq. 8-11) builds on.
+//! - [`stepper`]: [`NcpSimulator`], the velocity-level step of eq. 2-3 (free velocity from
+//!   ABA, contact patches from `sdrs_geometry::contact`, `G = J_c M⁻¹ J_cᵀ` through the
+//!   Cholesky factor of `M`, the NCP, then `v⁺ = v_f + M⁻¹ J_cᵀ λ`, `q⁺ = q ⊕ Δt v⁺`).
+//! - [`error`]: the error type [`NcpError`].
+
+//!
+//! ## The idea and where each equation lives
+//!
+//! Instead of SDRS's smooth barrier (position level, Newton), contact here is hard: per step
+//! one frictional-contact NCP in the impulses.
+//!
+//! - eq. 1 (Signorini + Coulomb + maximal dissipation as a cone complementarity problem with
+//!   the De Saxcé correction `Γ_μ`): [`solver::problem`], [`solver::cone`], solved in
+//!   [`solver::admm`]; modes in [`solver::mode`];
+//! - eq. 2 (constrained dynamics `M v̇ + b − τ = J_cᵀ λ`): `M` by CRBA and the free
+//!   acceleration by ABA from `sdrs_dynamics::algorithms`, `J_c` in [`stepper`];
+//! - eq. 3 (symplectic Euler `v⁺ = v + Δt (v̇_f + M⁻¹ J_cᵀ λ)`, here with `λ` an impulse):
+//!   [`NcpSimulator::step`].
+//!
+//! ## Limitations
+//! - One friction coefficient for every contact; restitution 0 (impacts are inelastic).
+//! - PD control is explicit (stiff gains need a small step).
+//! - ADMM with the De Saxcé fixed point is not guaranteed to converge: random rank-deficient
+//!   problems with non-physical Jacobians can stall; the solver then returns
+//!   [`NcpError::NotConverged`]. With many contact rows per DoF (Solo-12's feet) it needs
+//!   thousands of iterations at a 1e-12 tolerance.
+//! - No derivatives yet (the implicit differentiation of eq. 8-11 comes in `implicit*`).
+
+pub mod error;
+pub mod solver;
+pub mod stepper;
+
+pub use error::NcpError;
+pub use solver::{
+    ContactMode, NcpProblem, NcpSolution, Residuals, SolverSettings, SolverSettingsBuilder, solve,
+};
+pub use stepper::settings::NcpSettings;
+pub use stepper::{NcpSimulator, NcpStepReport, StepContact};

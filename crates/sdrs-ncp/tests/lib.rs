@@ -1,0 +1,5 @@
+//! Integration tests of sdrs-ncp (one binary).
+
+mod robot;
+mod solver;
+mod stepper;

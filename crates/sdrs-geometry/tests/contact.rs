@@ -277,6 +277,9 @@ fn pair_rejects_bad_input() {
     assert!(hull_pair_contacts(&c, &id, &c, &bad, 0.0, &mut cache).is_err());
 }
 
+/// Contacts as a function of the two poses.
+type ContactsAt<'a> = &'a dyn Fn(&Isometry3<f64>, &Isometry3<f64>) -> Vec<ContactPoint>;
+
 /// Checks `jacobian` of every contact against central differences of `contacts` in each of
 /// the twist directions `columns` (perturbed contacts matched to the unperturbed ones by
 /// position).
@@ -284,7 +287,7 @@ fn check_jacobian(
     columns: &[usize],
     pose_a: &Isometry3<f64>,
     pose_b: &Isometry3<f64>,
-    contacts: &dyn Fn(&Isometry3<f64>, &Isometry3<f64>) -> Vec<ContactPoint>,
+    contacts: ContactsAt,
     jacobian: &dyn Fn(&ContactPoint) -> ContactJacobian,
 ) -> usize {
     let base = contacts(pose_a, pose_b);

@@ -15,6 +15,7 @@
 //! - [`error`]: the error type [`NcpError`].
 
 pub mod error;
+pub mod implicit;
 pub mod solver;
 pub mod stepper;
 

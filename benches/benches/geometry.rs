@@ -1,12 +1,14 @@
-//! Suite `geometry`: GJK distance, broad phase and sphere-tree construction.
+//! Suite `geometry`: GJK distance, broad phase, sphere-tree construction and contact patches.
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
 use sdrs_benches::{bench_cold_and_warm, hull_cloud, hull_pairs, runner};
 use sdrs_geometry::broad_phase::{
     AllPairs, BroadPhase, BvhCrate, OwnBvh, PairFinder, ParryBvh, Proxy,
 };
+use sdrs_geometry::contact::{hull_halfspace_contacts, hull_pair_contacts};
 use sdrs_geometry::gjk::{GjkCache, GjkSettings, Proximity, gjk_distance};
-use sdrs_geometry::{SphereTree, TriMesh};
+use sdrs_geometry::{ConvexHull, SphereTree, TriMesh};
 use std::hint::black_box;
 
 const VERTEX_COUNTS: [usize; 5] = [8, 32, 96, 384, 768];
@@ -144,5 +146,43 @@ fn sphere_tree(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, gjk, broad_phase, sphere_tree);
+/// Contact patches for hard contact: a box resting 1 mm deep on the ground (4 points), and a
+/// box on a box, resting face on face 1 mm deep (turned 0.4 rad: clipping two squares) and
+/// 1 mm apart within a 2 mm margin (GJK normal), each with a warm GJK cache.
+fn contact_patches(c: &mut Criterion) {
+    let mut group = c.benchmark_group("contact_patch");
+    let cube = ConvexHull::cuboid(Vector3::new(0.5, 0.5, 0.5)).unwrap();
+    let ground_pose = Isometry3::translation(0.1, 0.2, 0.499);
+    group.bench_function("box_on_ground", |bench| {
+        bench.iter(|| {
+            let contacts =
+                hull_halfspace_contacts(&cube, black_box(&ground_pose), &Vector3::z(), 0.0, 1e-3);
+            black_box(contacts.unwrap().len())
+        })
+    });
+    let turned = UnitQuaternion::from_scaled_axis(Vector3::new(0.0, 0.0, 0.4));
+    for (name, z) in [
+        ("box_on_box_overlapping", 0.999),
+        ("box_on_box_apart", 1.001),
+    ] {
+        let pose_b = Isometry3::from_parts(Translation3::new(0.2, -0.1, z), turned);
+        let mut cache = GjkCache::default();
+        group.bench_function(name, |bench| {
+            bench.iter(|| {
+                let contacts = hull_pair_contacts(
+                    &cube,
+                    &Isometry3::identity(),
+                    &cube,
+                    black_box(&pose_b),
+                    2e-3,
+                    &mut cache,
+                );
+                black_box(contacts.unwrap().len())
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, gjk, broad_phase, sphere_tree, contact_patches);
 criterion_main!(benches);

@@ -116,7 +116,8 @@ pub enum GeometryError {
     /// A contact whose geometry the contact derivatives do not cover.
     #[error(
         "cannot differentiate this contact: {0}; contact derivatives cover a vertex of one body \
-         against a face of the other, with the normal a face normal of either body"
+         against a face of the other and crossing edges, with the normal a face normal of \
+         either body"
     )]
     UnsupportedContactFeature(&'static str),
     /// Mass properties need a positive density.

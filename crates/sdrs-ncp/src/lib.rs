@@ -38,6 +38,7 @@
 //! - No derivatives yet (the implicit differentiation of eq. 8-11 comes in `implicit*`).
 
 pub mod error;
+pub mod implicit;
 pub mod solver;
 pub mod stepper;
 

@@ -16,9 +16,12 @@
 //!   relative velocities `Rᵀ(v_B − v_A)` change.
 //!
 //! A vertex moves as `dx = v_V + ω_V × (x − t_V)`, a plane's normal as `dm = ω_P × m` and a
-//! face normal as `dn = ω_N × n`; the rest is the quotient rule. The contacts not covered —
-//! corners of a clipped patch where an edge of A crosses an edge of B, and edge-edge normals —
-//! give [`GeometryError::UnsupportedContactFeature`].
+//! face normal as `dn = ω_N × n`; the rest is the quotient rule. The other corners of a
+//! clipped patch are where an edge of A crosses an edge of B seen along `n`: a 3x3 linear
+//! system for the two edge parameters and the separation, differentiated implicitly. Contacts
+//! whose normal is not a face normal (edge-edge normals of overlapping hulls, or GJK normals
+//! between an edge and an edge or vertex of separated hulls) give
+//! [`GeometryError::UnsupportedContactFeature`].
 
 use super::{ContactPoint, frame::reference_axis};
 use crate::error::{GeometryError, Result};
@@ -78,8 +81,9 @@ pub fn halfspace_contact_jacobian(
 ///
 /// The contact's features are recognised from the geometry: the normal must be an outward
 /// face normal of A (or an inward one of B) to `1e-9`, and `point_b` a vertex of B (then
-/// `point_a` lies on a face of A) or `point_a` a vertex of A (then `point_b` on a face of B),
-/// to `1e-9` times the hulls' size. Otherwise [`GeometryError::UnsupportedContactFeature`].
+/// `point_a` lies on a face of A), `point_a` a vertex of A (then `point_b` on a face of B), or
+/// `point_a` and `point_b` on an edge of A and of B (a crossing), to `1e-9` times the hulls'
+/// size. Otherwise [`GeometryError::UnsupportedContactFeature`].
 pub fn pair_contact_jacobian(
     a: &ConvexHull,
     pose_a: &Isometry3<f64>,
@@ -111,14 +115,26 @@ pub fn pair_contact_jacobian(
         let (hull, pose) = hulls[k];
         hull.vertices().iter().any(|v| (pose * v - p).norm() <= tol)
     };
+    let origins = [pose_a, pose_b].map(|p| Point3::from(p.translation.vector));
     let (vertex_body, vertex, plane_point) = if is_vertex(1, &contact.point_b()) {
         (1, contact.point_b(), contact.point_a())
     } else if is_vertex(0, &contact.point_a()) {
         (0, contact.point_a(), contact.point_b())
     } else {
-        return Err(GeometryError::UnsupportedContactFeature(
-            "the point is where an edge of A crosses an edge of B in the patch",
-        ));
+        let edge = |k: usize, p: &Point3<f64>| edge_through(hulls[k].0, hulls[k].1, p, tol);
+        let (Some(edge_a), Some(edge_b)) =
+            (edge(0, &contact.point_a()), edge(1, &contact.point_b()))
+        else {
+            return Err(GeometryError::UnsupportedContactFeature(
+                "the point is neither a vertex of one hull nor on an edge of each",
+            ));
+        };
+        return edge_crossing_jacobian(&EdgeCrossing {
+            edges: [edge_a, edge_b],
+            normal: n,
+            normal_body,
+            origins,
+        });
     };
     // The plane: the face of the other body through the point, best aligned with the normal.
     let plane_body = 1 - vertex_body;
@@ -141,8 +157,27 @@ pub fn pair_contact_jacobian(
         plane_normal,
         normal: n,
         normal_body,
-        origins: [pose_a, pose_b].map(|p| Point3::from(p.translation.vector)),
+        origins,
     }))
+}
+
+/// The world endpoints of a boundary edge of the hull whose segment passes within `tol` of
+/// `p` (not at an endpoint).
+fn edge_through(
+    hull: &ConvexHull,
+    pose: &Isometry3<f64>,
+    p: &Point3<f64>,
+    tol: f64,
+) -> Option<[Point3<f64>; 2]> {
+    let v = hull.vertices();
+    (0..v.len()).find_map(|i| {
+        hull.neighbours(i).iter().find_map(|&j| {
+            let (a, b) = (pose * v[i], pose * v[j as usize]);
+            let e = b - a;
+            let t = (p - a).dot(&e) / e.norm_squared();
+            ((0.0..=1.0).contains(&t) && (a + e * t - p).norm() <= tol).then_some([a, b])
+        })
+    })
 }
 
 /// World outward unit normals of the hull's boundary triangles, with a corner of each.
@@ -167,6 +202,43 @@ struct VertexPlane {
     normal: Vector3<f64>,
     normal_body: usize,
     origins: [Point3<f64>; 2],
+}
+
+/// A patch corner where an edge of A and an edge of B cross when seen along the normal.
+struct EdgeCrossing {
+    /// World endpoints of A's edge, then B's.
+    edges: [[Point3<f64>; 2]; 2],
+    normal: Vector3<f64>,
+    normal_body: usize,
+    origins: [Point3<f64>; 2],
+}
+
+/// The corner solves `a₀ + t e_A + s n = b₀ + u e_B`, i.e. `M z = b₀ − a₀` with
+/// `M = [e_A, −e_B, n]`, `z = (t, u, s)`; `s` is the separation, the position
+/// `a₀ + t e_A + ½ s n`. Differentiating: `dz = M⁻¹ (db₀ − da₀ − t de_A + u de_B − s dn)`.
+fn edge_crossing_jacobian(c: &EdgeCrossing) -> Result<ContactJacobian> {
+    let [[a0, a1], [b0, b1]] = c.edges;
+    let (ea, eb, n) = (a1 - a0, b1 - b0, c.normal);
+    let m = Matrix3::from_columns(&[ea, -eb, n]);
+    let inverse = m
+        .try_inverse()
+        .ok_or(GeometryError::UnsupportedContactFeature(
+            "the crossing edges are parallel seen along the normal",
+        ))?;
+    let z = inverse * (b0 - a0);
+    let (t, u, s) = (z.x, z.y, z.z);
+    let da0 = moving(&a0, 0, &c.origins[0]);
+    let db0 = moving(&b0, 1, &c.origins[1]);
+    let dn = turning(&n, c.normal_body);
+    let dz = inverse * (db0 - da0 - turning(&ea, 0) * t + turning(&eb, 1) * u - dn * s);
+    let (dt, ds) = (dz.row(0), dz.row(2));
+    let position = da0 + ea * dt + turning(&ea, 0) * t + n * ds * 0.5 + dn * (0.5 * s);
+    Ok(ContactJacobian {
+        position,
+        normal: dn,
+        separation: ds.into_owned(),
+        frame: frame_variation(&n, &dn),
+    })
 }
 
 /// `d(ω × u)/dξ` for a direction `u` turning with body `body`: `−[u]×` in its ω columns.

@@ -102,7 +102,11 @@ fn resolution(args: &Args, out: &std::path::Path) -> Result<(), Box<dyn std::err
         finals.push(*travel.last().unwrap());
         curves = curves.series(
             &format!("M = {m}"),
-            travel.iter().enumerate().map(|(k, d)| (k as f64, *d)).collect(),
+            travel
+                .iter()
+                .enumerate()
+                .map(|(k, d)| (k as f64, *d))
+                .collect(),
         );
     }
     let mean = finals.iter().sum::<f64>() / finals.len() as f64;
@@ -169,15 +173,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         100.0 * (d2 / d1 - 1.0),
         100.0 * (PAPER_DISTANCE.1 / PAPER_DISTANCE.0 - 1.0)
     );
-    for (name, walker, run) in [("control only", &control, &run1), ("co-design", &codesign, &run2)] {
-        let model = walker.objective.design.model(&walker.objective.model, &run.design)?;
+    for (name, walker, run) in [
+        ("control only", &control, &run1),
+        ("co-design", &codesign, &run2),
+    ] {
+        let model = walker
+            .objective
+            .design
+            .model(&walker.objective.model, &run.design)?;
         println!(
             "{name}: smallest gap between hulls over the trajectory {:.2e} m",
             smallest_gap(&model, &run.end.trajectory.states)
         );
     }
     let history = |losses: &[f64]| -> Vec<(f64, f64)> {
-        losses.iter().enumerate().map(|(k, l)| (k as f64, *l)).collect()
+        losses
+            .iter()
+            .enumerate()
+            .map(|(k, l)| (k as f64, *l))
+            .collect()
     };
     let mut written = LinePlot::new("Quadruped: convergence (SDRS Fig. 11)")
         .x_label("iteration")
@@ -189,7 +203,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("control_only", "control only", &control, &run1),
         ("codesign", "co-design", &codesign, &run2),
     ] {
-        let model = walker.objective.design.model(&walker.objective.model, &run.design)?;
+        let model = walker
+            .objective
+            .design
+            .model(&walker.objective.model, &run.design)?;
         let animation = Animation::from_states(&model, DT, &run.end.trajectory.states)?;
         let plots = Plots {
             loss: history(&run.history),

@@ -101,7 +101,10 @@ pub fn wave_block(dofs: usize, waves: usize, amplitude: f64, radius: f64) -> Blo
 
 /// A design map with one parameter per coordinate of every vertex of the named links' hulls
 /// (x, y, z in the link's frame, vertices in hull order): the foot shapes as free vertices.
-pub fn vertex_design(model: &Model, links: &[&str]) -> Result<DesignMap, Box<dyn std::error::Error>> {
+pub fn vertex_design(
+    model: &Model,
+    links: &[&str],
+) -> Result<DesignMap, Box<dyn std::error::Error>> {
     let count: usize = links
         .iter()
         .map(|name| {
@@ -260,7 +263,12 @@ impl Walker {
         trajectory: &Trajectory,
     ) -> Result<Vec<f64>, Box<dyn std::error::Error>> {
         let model = self.objective.design.model(&self.objective.model, p)?;
-        Ok(travel(&model, &self.robot, &trajectory.states, &self.direction))
+        Ok(travel(
+            &model,
+            &self.robot,
+            &trajectory.states,
+            &self.direction,
+        ))
     }
 
     /// Minimises the loss from `c` (and the base design) for `iterations` trust-region
@@ -290,7 +298,11 @@ impl Walker {
             let e = self.objective.evaluate(&x[0], &p)?;
             let mut gradient = vec![e.parameters.clone()];
             if m > 0 {
-                gradient.push(e.design.clone().ok_or("the steps gave no design gradient")?);
+                gradient.push(
+                    e.design
+                        .clone()
+                        .ok_or("the steps gave no design gradient")?,
+                );
             }
             Ok((e.loss, gradient, e))
         };

@@ -16,7 +16,6 @@ fn quadruped_gradients_match_differences() {
     let c = walker.initial();
     let p = DVector::zeros(walker.objective.design.parameters());
     let at = walker.objective.evaluate(&c, &p).unwrap();
-    let design = at.design.clone().unwrap();
     let h = 1e-5;
     // Amplitude, frequency and phase of a hip and a knee wave; x and z of a foot vertex
     // near the ground and of one high up.

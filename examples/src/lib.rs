@@ -4,8 +4,12 @@
 //!
 //! - [`chain_reach`]: the chain-reach co-design of the SDRS paper (sec. V-B, Fig. 10), run by
 //!   the `chain_codesign` example (the README's demo).
+//! - [`quadruped`]: the spider walking up a slope (SDRS sec. V-C), run by the `quadruped`
+//!   example; [`walker`] holds what it shares with the other locomotion benchmarks.
 //! - [`robots`]: real robots held by PD (fixed-base arms) or dropped onto the ground and held
 //!   (floating bases), checked for errors, NaN, penetration, falls; run by the `robots` example.
 
 pub mod chain_reach;
+pub mod quadruped;
 pub mod robots;
+pub mod walker;

@@ -1,0 +1,134 @@
+//! The quadruped locomotion benchmark of the SDRS paper (sec. V-C, Fig. 11): a 9-link spider
+//! on a 15° slope walks uphill under PD control (k_p = 1e2, k_d = 1e1) whose targets are 4
+//! sine waves per actuated DoF (learnable amplitude, frequency and phase; the velocity
+//! target is their time derivative), for H = 550 steps; the loss is
+//! `|COM(θ^H) − (10 cos 15°, 0, 10 sin 15°)|²` (the paper's reward R is its negative), with
+//! the centre of mass starting at the origin. Co-design also moves every vertex of the 4 feet
+//! (96 vertices in 3 convex hulls each, [`crate::walker::capsule_pieces`]).
+//!
+//! The robot, from the issue's settings: a 1 kg body box of half-extents 0.15 x 0.08 x
+//! 0.03 m (the issue's 0.15 x 0.03 x 0.08 are y-up; our z is up), upper legs capsules of
+//! radius 2 cm and half-height 8 cm (0.1 kg), lower legs (the feet) of 1.5 cm and 6 cm
+//! (0.05 kg), hips within ±1.2 rad, knees within [−1.5, 0.1] rad. The upper legs leave the
+//! body's corners horizontally and diagonally outward on hips about the body's z axis; the
+//! lower legs hang straight down from knees about the leg's horizontal normal (negative
+//! angles lift the foot outward). That is 8 actuated DoF and 14 in all with the floating
+//! base: the paper's "16 DoF" cannot be had with 9 links and 1-DoF limited joints (the
+//! limits the issue gives are per hinge), so we keep the issue's links and limits.
+//!
+//! Where the paper is silent: Δt = 10 ms (as in the chain benchmark), friction μ = 0.8, the
+//! default SDRS contact of [`World`], wave amplitudes kept within ±0.6 rad, foot vertices
+//! within ±1 cm of where they start. Walking distance: how far the centre of mass moved
+//! along the slope.
+
+use crate::walker::{Walker, build_world, capsule_pieces};
+use sdrs::prelude::*;
+
+/// Steps of the horizon (the paper's H).
+pub const STEPS: usize = 550;
+/// Time step (s).
+pub const DT: f64 = 0.01;
+/// The slope (rad).
+pub const SLOPE: f64 = 15.0 * std::f64::consts::PI / 180.0;
+/// Sines per actuated DoF.
+pub const WAVES: usize = 4;
+/// The paper's walking distance, control only and co-design (m).
+pub const PAPER_DISTANCE: (f64, f64) = (4.90, 5.33);
+/// The paper's trust-region radii ᾱ_c and ᾱ_d.
+pub const PAPER_RADII: (f64, f64) = (0.3, 4e-3);
+/// Friction coefficient (the paper is silent).
+pub const MU: f64 = 0.8;
+/// Bound of the wave amplitudes (rad).
+pub const AMPLITUDE: f64 = 0.6;
+/// How far a foot vertex may move along each axis (m).
+pub const REACH: f64 = 0.01;
+
+/// The spider's links (body first, on a free joint), with `segments` points per ring of its
+/// capsule pieces (8: the paper's 96 vertices per leg; the resolution ablation of sec. V-I
+/// uses 8, 16, 32, 64 for M = 96 to 768).
+pub fn spider(segments: usize) -> Result<Vec<Link>, Box<dyn std::error::Error>> {
+    let body = Link::new(
+        "body",
+        None,
+        Isometry3::identity(),
+        JointKind::Free,
+        vec![ConvexHull::cuboid(Vector3::new(0.15, 0.08, 0.03))?],
+        MassModel::Lumped { mass: 1.0 },
+    );
+    let mut links = vec![body];
+    for (name, sx, sy) in [
+        ("front_left", 1.0, 1.0),
+        ("front_right", 1.0, -1.0),
+        ("back_left", -1.0, 1.0),
+        ("back_right", -1.0, -1.0),
+    ] {
+        let yaw = UnitQuaternion::from_scaled_axis(Vector3::z() * f64::atan2(sy, sx));
+        let hip = Isometry3::from_parts(Translation3::new(0.15 * sx, 0.08 * sy, 0.0), yaw);
+        let upper = links.len();
+        links.push(
+            Link::new(
+                format!("{name}_upper"),
+                Some(0),
+                hip,
+                JointKind::Revolute { axis: Vector3::z() },
+                capsule_pieces(0.02, 0.08, Vector3::x(), segments)?,
+                MassModel::Lumped { mass: 0.1 },
+            )
+            .with_limits(-1.2, 1.2),
+        );
+        links.push(
+            Link::new(
+                format!("{name}_foot"),
+                Some(upper),
+                Isometry3::translation(0.2, 0.0, 0.0),
+                JointKind::Revolute { axis: Vector3::y() },
+                capsule_pieces(0.015, 0.06, -Vector3::z(), segments)?,
+                MassModel::Lumped { mass: 0.05 },
+            )
+            .with_limits(-1.5, 0.1),
+        );
+    }
+    Ok(links)
+}
+
+/// The quadruped task, control only (call [`Walker::codesign`] for the feet), over `steps`
+/// steps, with `segments` points per capsule ring (see [`spider`]).
+pub fn quadruped(steps: usize, segments: usize) -> Result<Walker, Box<dyn std::error::Error>> {
+    let (model, settings, robot) = build_world(spider(segments)?, SLOPE, 5e-4, MU, DT)?;
+    let root = model.link_index("body")?;
+    let dofs: Vec<usize> = (model.dof_offset(root) + 6..model.dof()).collect();
+    let mut base = Control::passive(&model);
+    for &j in &dofs {
+        base.kp[j] = 1e2;
+        base.kd[j] = 1e1;
+    }
+    let direction = Vector3::new(SLOPE.cos(), 0.0, SLOPE.sin());
+    let names: Vec<&str> = robot
+        .iter()
+        .map(|&l| model.links()[l].name.as_str())
+        .collect();
+    let loss = CentreOfMass::links(&model, &names, direction * 10.0)?;
+    let feet = names
+        .iter()
+        .filter(|n| n.ends_with("_foot"))
+        .map(|n| n.to_string())
+        .collect();
+    Ok(Walker {
+        objective: Objective {
+            policy: SineWaves::new(base, dofs.clone(), WAVES)?,
+            loss,
+            start: State::zero(&model),
+            steps,
+            design: DesignMap::new(&model, 0),
+            settings,
+            recording: Recording::Blocks,
+            model,
+        },
+        robot,
+        root,
+        direction,
+        feet,
+        dofs,
+        waves: WAVES,
+    })
+}

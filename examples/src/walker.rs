@@ -1,0 +1,381 @@
+//! What the SDRS paper's two locomotion benchmarks (sec. V-C quadruped, V-D biped) share:
+//! capsule-shaped links as three convex pieces, the sine-wave controller's starting
+//! parameters and boxes, the foot-vertex design, the walking distance and the fall test.
+//!
+//! Each foot (and each capsule link) is `3 · 4 · segments` vertices in three convex hulls
+//! (`segments = 8`: the paper's 96 vertices, sec. V-C/V-D). The paper gets its 3 hulls from
+//! V-HACD of a foot mesh; a capsule is convex, so a decomposition returns it whole: we cut it
+//! ourselves into three pieces along its axis, each the hull of 4 rings of `segments` points
+//! on the capsule's surface (consecutive pieces share their boundary ring's position, so the
+//! union is the whole capsule up to the facets).
+
+use sdrs::prelude::*;
+use std::f64::consts::PI;
+
+/// Rings per capsule piece.
+const RINGS: usize = 4;
+/// Convex pieces per capsule.
+pub const PIECES: usize = 3;
+
+/// A capsule of `radius` and cylinder `half_height` from its joint at the origin along
+/// `axis` (a unit vector), as [`PIECES`] convex hulls of `RINGS · segments` vertices each.
+/// The end rings sit 15% of the radius in from the poles (a pole is a single point, which a
+/// ring of distinct vertices cannot be).
+pub fn capsule_pieces(
+    radius: f64,
+    half_height: f64,
+    axis: Vector3<f64>,
+    segments: usize,
+) -> Result<Vec<ConvexHull>, Box<dyn std::error::Error>> {
+    let axis = axis.normalize();
+    let side = axis.cross(&if axis.x.abs() < 0.9 {
+        Vector3::x()
+    } else {
+        Vector3::y()
+    });
+    let side = side.normalize();
+    let up = axis.cross(&side);
+    let length = 2.0 * (half_height + radius);
+    let inset = 0.15 * radius;
+    // The capsule's radius at distance `s` from the joint end.
+    let profile = |s: f64| -> f64 {
+        let from_end = s.min(length - s);
+        if from_end >= radius {
+            radius
+        } else {
+            (radius * radius - (radius - from_end).powi(2)).sqrt()
+        }
+    };
+    let mut hulls = Vec::with_capacity(PIECES);
+    for piece in 0..PIECES {
+        let mut points = Vec::with_capacity(RINGS * segments);
+        for ring in 0..RINGS {
+            let k = piece * (RINGS - 1) + ring;
+            let s = inset + (length - 2.0 * inset) * k as f64 / (PIECES * (RINGS - 1)) as f64;
+            let rho = profile(s);
+            for j in 0..segments {
+                // Alternate rings turn by half a segment: rounder pieces.
+                let a = 2.0 * PI * (j as f64 + 0.5 * (k % 2) as f64) / segments as f64;
+                let p = axis * s + (side * a.cos() + up * a.sin()) * rho;
+                points.push(Point3::from(p));
+            }
+        }
+        hulls.push(ConvexHull::new(points)?);
+    }
+    Ok(hulls)
+}
+
+/// The starting sine-wave parameters `(a, ω, φ)` of `waves` waves on each of `dofs` DoFs
+/// (the layout of [`SineWaves`]): the distributions, amplitudes in U(0.01, 0.04),
+/// frequencies 3 + N(0, 0.25²) clamped to [1.2, 7] rad/s, phases in U(−π, π), drawn from
+/// deterministic low-discrepancy sequences (golden-ratio and √2 fractional parts) so runs
+/// repeat exactly; the frequency's normal is replaced by the uniform of the same standard
+/// deviation, 3 ± 0.433.
+pub fn initial_waves(dofs: usize, waves: usize) -> DVector<f64> {
+    let golden = 0.5 * (5f64.sqrt() - 1.0);
+    let root2 = 2f64.sqrt() - 1.0;
+    let root3 = 3f64.sqrt() - 1.0;
+    let mut c = DVector::zeros(3 * dofs * waves);
+    for k in 0..dofs * waves {
+        let u = |step: f64| ((k + 1) as f64 * step).fract();
+        c[3 * k] = 0.01 + 0.03 * u(golden);
+        c[3 * k + 1] = (3.0 + 0.25 * 3f64.sqrt() * (2.0 * u(root3) - 1.0)).clamp(1.2, 7.0);
+        c[3 * k + 2] = -PI + 2.0 * PI * u(root2);
+    }
+    c
+}
+
+/// The box of the sine-wave parameters: amplitudes within ±`amplitude` rad, frequencies in
+/// [1.2, 7] rad/s (the clamp), phases in [−2π, 2π].
+pub fn wave_block(dofs: usize, waves: usize, amplitude: f64, radius: f64) -> Block {
+    let n = 3 * dofs * waves;
+    let lower = DVector::from_fn(n, |i, _| [-amplitude, 1.2, -2.0 * PI][i % 3]);
+    let upper = DVector::from_fn(n, |i, _| [amplitude, 7.0, 2.0 * PI][i % 3]);
+    Block {
+        lower,
+        upper,
+        radius,
+        max_radius: radius,
+    }
+}
+
+/// A design map with one parameter per coordinate of every vertex of the named links' hulls
+/// (x, y, z in the link's frame, vertices in hull order): the foot shapes as free vertices.
+pub fn vertex_design(
+    model: &Model,
+    links: &[&str],
+) -> Result<DesignMap, Box<dyn std::error::Error>> {
+    let count: usize = links
+        .iter()
+        .map(|name| {
+            model.link_index(name).map(|l| {
+                model.links()[l]
+                    .hulls
+                    .iter()
+                    .map(|h| h.vertices().len())
+                    .sum::<usize>()
+            })
+        })
+        .sum::<Result<usize, _>>()?;
+    let mut design = DesignMap::new(model, 3 * count);
+    let mut parameter = 0;
+    for name in links {
+        let link = &model.links()[model.link_index(name)?];
+        for (h, hull) in link.hulls.iter().enumerate() {
+            for v in 0..hull.vertices().len() {
+                for axis in 0..3 {
+                    let mut direction = Vector3::zeros();
+                    direction[axis] = 1.0;
+                    design.hull_vertices(model, name, h, &[v], &direction, parameter)?;
+                    parameter += 1;
+                }
+            }
+        }
+    }
+    Ok(design)
+}
+
+/// The box of a vertex design: every coordinate within ±`reach` m of where it starts.
+pub fn vertex_block(parameters: usize, reach: f64, radius: f64) -> Block {
+    Block {
+        lower: DVector::from_element(parameters, -reach),
+        upper: DVector::from_element(parameters, reach),
+        radius,
+        max_radius: radius,
+    }
+}
+
+/// The centre of mass of the links `links` in state `state`.
+pub fn centre_of_mass(model: &Model, links: &[usize], state: &State) -> Point3<f64> {
+    let kin = Kinematics::new(model, state);
+    let mut total = 0.0;
+    let mut sum = Vector3::zeros();
+    for &l in links {
+        let m = model.mass(l);
+        let first = model.second_moment(l).fixed_view::<3, 1>(0, 3).into_owned();
+        sum += (kin.poses()[l] * Point3::from(first)).coords;
+        total += m;
+    }
+    Point3::from(sum / total)
+}
+
+/// How far the centre of mass of `links` moved along `direction` (a unit vector) over the
+/// trajectory, at every state.
+pub fn travel(
+    model: &Model,
+    links: &[usize],
+    states: &[State],
+    direction: &Vector3<f64>,
+) -> Vec<f64> {
+    let start = centre_of_mass(model, links, &states[0]);
+    states
+        .iter()
+        .map(|s| (centre_of_mass(model, links, s) - start).dot(direction))
+        .collect()
+}
+
+/// The smallest gap (m) between hulls of different, non-adjacent links within 5 cm of each
+/// other, over the states: positive means every state was collision-free (GJK distances,
+/// independent of the contact model; touching or overlapping hulls count as 0).
+pub fn smallest_gap(model: &Model, states: &[State]) -> f64 {
+    use sdrs::geometry::gjk::{Proximity, distance};
+    let links = model.links();
+    let mut best = f64::INFINITY;
+    for state in states {
+        let kin = Kinematics::new(model, state);
+        for a in 0..links.len() {
+            for b in a + 1..links.len() {
+                if !model.may_touch(a, b, true) {
+                    continue;
+                }
+                let (pa, pb) = (&kin.poses()[a], &kin.poses()[b]);
+                for ha in &links[a].hulls {
+                    let near = ha.aabb(pa).inflated(0.05);
+                    for hb in &links[b].hulls {
+                        if !near.intersects(&hb.aabb(pb)) {
+                            continue;
+                        }
+                        let d = match distance(ha, pa, hb, pb) {
+                            Proximity::Separated(s) => s.distance,
+                            Proximity::Intersecting { .. } => 0.0,
+                        };
+                        best = best.min(d);
+                    }
+                }
+            }
+        }
+    }
+    best
+}
+
+/// A locomotion task: the objective (scene, sine-wave controller, foot design, loss on the
+/// robot's centre of mass), the robot's links, the walking direction and the feet.
+#[derive(Debug, Clone)]
+pub struct Walker {
+    /// The objective; its design map is empty (control only) until [`Walker::codesign`].
+    pub objective: Objective<SineWaves, CentreOfMass>,
+    /// The robot's links (the ground is not one of them).
+    pub robot: Vec<usize>,
+    /// The root link (the floating base).
+    pub root: usize,
+    /// The walking direction (unit, world frame).
+    pub direction: Vector3<f64>,
+    /// The feet's link names.
+    pub feet: Vec<String>,
+    /// Actuated DoFs, in the controller's order.
+    pub dofs: Vec<usize>,
+    /// Sines per DoF.
+    pub waves: usize,
+}
+
+/// One optimisation run: the loss after each iteration and where it ended.
+#[derive(Debug, Clone)]
+pub struct Run {
+    /// The best loss after each iteration (the first entry is the start's).
+    pub history: Vec<f64>,
+    /// The controller's parameters at the end.
+    pub controller: DVector<f64>,
+    /// The design parameters at the end (empty for control only).
+    pub design: DVector<f64>,
+    /// The loss, gradients and trajectory at the end.
+    pub end: sdrs::diff::Evaluation,
+}
+
+impl Walker {
+    /// The same task with the feet's vertices as the design ([`vertex_design`]).
+    pub fn codesign(mut self) -> Result<Self, Box<dyn std::error::Error>> {
+        let feet: Vec<&str> = self.feet.iter().map(String::as_str).collect();
+        self.objective.design = vertex_design(&self.objective.model, &feet)?;
+        self.objective.settings.design_derivatives = true;
+        Ok(self)
+    }
+
+    /// The controller's starting parameters ([`initial_waves`]).
+    pub fn initial(&self) -> DVector<f64> {
+        initial_waves(self.dofs.len(), self.waves)
+    }
+
+    /// How far the robot's centre of mass moved along [`Walker::direction`] at every state
+    /// of `trajectory`, for the robot built from design parameters `p`.
+    pub fn travel(
+        &self,
+        p: &DVector<f64>,
+        trajectory: &Trajectory,
+    ) -> Result<Vec<f64>, Box<dyn std::error::Error>> {
+        let model = self.objective.design.model(&self.objective.model, p)?;
+        Ok(travel(
+            &model,
+            &self.robot,
+            &trajectory.states,
+            &self.direction,
+        ))
+    }
+
+    /// Minimises the loss from `c` (and the base design) for `iterations` trust-region
+    /// iterations of SDRS eq. 15 with radii `control` and `design` (the paper's ᾱ_c, ᾱ_d),
+    /// wave amplitudes within ±`amplitude` rad and vertices within ±`reach` m; `progress` sees
+    /// every iteration.
+    #[allow(clippy::too_many_arguments)]
+    pub fn optimise(
+        &self,
+        c: DVector<f64>,
+        iterations: usize,
+        amplitude: f64,
+        control: f64,
+        design: f64,
+        reach: f64,
+        progress: impl FnMut(&Progress),
+    ) -> Result<Run, Box<dyn std::error::Error>> {
+        let m = self.objective.design.parameters();
+        let mut blocks = vec![wave_block(self.dofs.len(), self.waves, amplitude, control)];
+        let mut start = vec![c];
+        if m > 0 {
+            blocks.push(vertex_block(m, reach, design));
+            start.push(DVector::zeros(m));
+        }
+        let objective = |x: &[DVector<f64>]| -> Result<_, Box<dyn std::error::Error>> {
+            let p = x.get(1).cloned().unwrap_or_else(|| DVector::zeros(0));
+            let e = self.objective.evaluate(&x[0], &p)?;
+            let mut gradient = vec![e.parameters.clone()];
+            if m > 0 {
+                gradient.push(
+                    e.design
+                        .clone()
+                        .ok_or("the steps gave no design gradient")?,
+                );
+            }
+            Ok((e.loss, gradient, e))
+        };
+        let best = minimise(start, blocks, objective, iterations, progress)?;
+        Ok(Run {
+            history: best.history,
+            controller: best.parameters[0].clone(),
+            design: best
+                .parameters
+                .get(1)
+                .cloned()
+                .unwrap_or_else(|| DVector::zeros(0)),
+            end: best.data,
+        })
+    }
+}
+
+/// Builds a walker's world: a fixed 40 m x 40 m slab whose top face passes through the
+/// origin, tilted by `slope` (rad) about −y so that +x climbs, and the robot `links` (root
+/// first, a free joint) standing on it with its lowest vertex `gap` above the slab; then
+/// everything is shifted so that the robot's centre of mass starts at the origin. Friction
+/// `mu` and the default SDRS contact of [`World`].
+pub fn build_world(
+    links: Vec<Link>,
+    slope: f64,
+    gap: f64,
+    mu: f64,
+    dt: f64,
+) -> Result<(Model, StepSettings, Vec<usize>), Box<dyn std::error::Error>> {
+    let turn = Isometry3::from_parts(
+        Translation3::identity(),
+        UnitQuaternion::from_scaled_axis(Vector3::y() * -slope),
+    );
+    let lowest = links
+        .iter()
+        .scan(Vec::<Isometry3<f64>>::new(), |frames, link| {
+            let frame = match link.parent {
+                Some(p) => frames[p] * link.attachment,
+                None => link.attachment,
+            };
+            frames.push(frame);
+            Some(
+                link.hulls
+                    .iter()
+                    .flat_map(|h| h.vertices().iter().map(move |v| (frame * v).z))
+                    .fold(f64::INFINITY, f64::min),
+            )
+        })
+        .fold(f64::INFINITY, f64::min);
+    let build = |shift: Vector3<f64>| -> Result<(Model, StepSettings), Box<dyn std::error::Error>> {
+        let mut world = World::new(dt)?.with_friction(mu)?;
+        let shift = Isometry3::translation(shift.x, shift.y, shift.z);
+        let slab = Link::new(
+            "ground",
+            None,
+            Isometry3::translation(0.0, 0.0, -0.5),
+            JointKind::Fixed,
+            vec![ConvexHull::cuboid(Vector3::new(20.0, 20.0, 0.5))?],
+            MassModel::Lumped { mass: 1.0 },
+        );
+        world.add_robot(vec![slab], shift * turn);
+        world.add_robot(
+            links.clone(),
+            shift * turn * Isometry3::translation(0.0, 0.0, gap - lowest),
+        );
+        world.settings_mut().backward = true;
+        let (model, sim) = world.build()?;
+        Ok((model, sim.settings().clone()))
+    };
+    let (model, _) = build(Vector3::zeros())?;
+    let robot: Vec<usize> = (1..model.links().len()).collect();
+    let com = centre_of_mass(&model, &robot, &State::zero(&model));
+    let (model, mut settings) = build(-com.coords)?;
+    settings.design_derivatives = false;
+    Ok((model, settings, robot))
+}

@@ -13,7 +13,8 @@
 //!
 //! - end of stage 2 (grasp): `|COM_object − COM_object(θ^0)|²`, the object must stay still
 //!   while the jaw approaches (the paper puts the object's centre at zero);
-//! - end of the horizon: the relative motion of object and jaw, `|R_jawᵀ (COM_object −
+//! - end of the horizon: the jaw at its lift target, `|t_jaw − target|²` (stage 4 "raises the
+//!   gripper to a target position"), and the relative motion of object and jaw, `|R_jawᵀ (COM_object −
 //!   t_jaw) − r|²`, with `r` where the scripted grasp puts the object's centre in the jaw's
 //!   frame (the paper writes `|COM_object − COM_gripper|²`; the gripper's own frame is used
 //!   because a jaw holding an object keeps it at a fixed offset, not at its centre).
@@ -25,7 +26,7 @@
 
 use crate::blocks::JawBlocks;
 use crate::stages::AtStep;
-use sdrs::diff::{CentreOfMass, LinkPoint, Objective, RelativePosition, Sum};
+use sdrs::diff::{CentreOfMass, LinkPoint, Objective, PointTarget, RelativePosition, Sum};
 use sdrs::prelude::*;
 
 /// Time step (s).
@@ -205,11 +206,16 @@ pub fn single_jaw(grid: [usize; 3], steps: usize) -> Result<Task, Box<dyn std::e
     let still = CentreOfMass::links(&model, &["object"], object_start)?;
     // Where the scripted grasp puts the object's centre in the jaw's frame.
     let offset = object_start - (START + Vector3::new(-APPROACH, 0.0, -LOWER));
+    let lifted = Vector3::new(-APPROACH, 0.0, LIFT - LOWER);
     let centre = LinkPoint::fixed(&model, "object", Point3::origin())?;
     let held = RelativePosition::new(&model, centre, "jaw", offset)?;
+    // Stage 4 raises the jaw to its target: without this term a controller could keep the
+    // relative position by not lifting at all.
+    let raised = PointTarget::new(&model, "jaw", Point3::origin(), START + lifted)?;
     let loss = Sum::new()
         .with(1.0, AtStep::new(grasp, still))
-        .with(1.0, held);
+        .with(1.0, held)
+        .with(1.0, raised);
     let design = jaw.design(&model, "jaw")?;
     Ok(Task {
         objective: Objective {

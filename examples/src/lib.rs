@@ -8,8 +8,15 @@
 //!   example; [`walker`] holds what it shares with the other locomotion benchmarks.
 //! - [`robots`]: real robots held by PD (fixed-base arms) or dropped onto the ground and held
 //!   (floating bases), checked for errors, NaN, penetration, falls; run by the `robots` example.
+//! - [`single_jaw`]: the single-jaw gripper with topology change (sec. V-E, Fig. 14), run by
+//!   the `single_jaw` example; its jaw is a grid of [`blocks`] whose vertices are the design,
+//!   and its loss is staged ([`stages`]).
 
+pub mod blocks;
 pub mod chain_reach;
 pub mod quadruped;
 pub mod robots;
 pub mod walker;
+
+pub mod single_jaw;
+pub mod stages;

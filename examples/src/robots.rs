@@ -272,36 +272,13 @@ impl Trial {
 
     /// The smallest GJK distance between hulls of link pairs in contact.
     fn min_distance(&self, kin: &Kinematics) -> f64 {
-        let links = self.model.links();
         let skip = self
             .simulator
             .settings()
             .contact
             .as_ref()
             .is_some_and(|c| c.skip_adjacent);
-        let mut best = f64::INFINITY;
-        for a in 0..links.len() {
-            for b in a + 1..links.len() {
-                if !self.model.may_touch(a, b, skip) {
-                    continue;
-                }
-                let (pa, pb) = (&kin.poses()[a], &kin.poses()[b]);
-                for ha in &links[a].hulls {
-                    let near = ha.aabb(pa).inflated(0.05);
-                    for hb in &links[b].hulls {
-                        if !near.intersects(&hb.aabb(pb)) {
-                            continue;
-                        }
-                        let d = match distance(ha, pa, hb, pb) {
-                            Proximity::Separated(s) => s.distance,
-                            Proximity::Intersecting { .. } => 0.0,
-                        };
-                        best = best.min(d);
-                    }
-                }
-            }
-        }
-        best
+        min_distance(&self.model, kin, skip)
     }
 
     /// Why the robot counts as fallen or flown off, if it does: the root tipped more than
@@ -366,4 +343,34 @@ fn hold(model: &Model, state: &State, options: &TrialOptions, root: usize) -> Co
         control.position[j] = state.q[j];
     }
     control
+}
+
+/// The smallest GJK distance between hulls of link pairs of `model` that may touch
+/// (`skip_adjacent`: parent and child do not), at kinematics `kin`; 0 where hulls intersect,
+/// infinite when no hulls are within 5 cm of each other.
+pub fn min_distance(model: &Model, kin: &Kinematics, skip_adjacent: bool) -> f64 {
+    let links = model.links();
+    let mut best = f64::INFINITY;
+    for a in 0..links.len() {
+        for b in a + 1..links.len() {
+            if !model.may_touch(a, b, skip_adjacent) {
+                continue;
+            }
+            let (pa, pb) = (&kin.poses()[a], &kin.poses()[b]);
+            for ha in &links[a].hulls {
+                let near = ha.aabb(pa).inflated(0.05);
+                for hb in &links[b].hulls {
+                    if !near.intersects(&hb.aabb(pb)) {
+                        continue;
+                    }
+                    let d = match distance(ha, pa, hb, pb) {
+                        Proximity::Separated(s) => s.distance,
+                        Proximity::Intersecting { .. } => 0.0,
+                    };
+                    best = best.min(d);
+                }
+            }
+        }
+    }
+    best
 }

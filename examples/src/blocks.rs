@@ -1,0 +1,159 @@
+//! A jaw made of a grid of convex blocks whose vertices are the design (SDRS sec. III-B and
+//! V-E/V-F: "we evenly divide the gripper into 156 convex blocks").
+//!
+//! Each block is a box hull of 8 vertices; every vertex coordinate is one design parameter
+//! (its displacement from the initial box corner, in the link's frame), so a block can shrink,
+//! grow and shear independently of its neighbours: shrinking the blocks in one place opens a
+//! hole (a topology change) while the jaw stays a union of convex hulls.
+//!
+//! A hull whose 8 vertices collapse onto a plane is degenerate and the model rejects it, so
+//! [`JawBlocks::bounds`] keeps every vertex in its own octant of the block (seen from the
+//! block's centre): along each axis its distance to the centre stays within
+//! `[SHRINK, GROW]` times the block's initial half-extent. A block shrunk to the lower bound
+//! keeps 10% of its size — a 90% hole, not a missing block (chosen: the paper does not say how
+//! far blocks shrink; a true vanishing block would need a change of hull count).
+
+use sdrs::prelude::*;
+
+/// Smallest distance of a vertex to its block's centre, per axis, relative to the half-extent.
+pub const SHRINK: f64 = 0.1;
+/// Largest distance of a vertex to its block's centre, per axis, relative to the half-extent
+/// (blocks may grow into their neighbours: they are on one link, which has no self-contact).
+pub const GROW: f64 = 1.5;
+
+/// A grid of `counts[0] × counts[1] × counts[2]` box blocks of size `block` (full edge
+/// lengths), centred on the link's origin, plus the design parameters that move their vertices.
+#[derive(Debug, Clone)]
+pub struct JawBlocks {
+    /// The blocks' hulls, x fastest, then y, then z.
+    pub hulls: Vec<ConvexHull>,
+    /// Half-extents of one block (m).
+    pub half: Vector3<f64>,
+}
+
+impl JawBlocks {
+    /// The grid; errors when a count is zero or a size not positive.
+    ///
+    /// ```
+    /// use sdrs_examples::blocks::JawBlocks;
+    /// use sdrs::prelude::Vector3;
+    /// let jaw = JawBlocks::grid([1, 13, 12], Vector3::new(0.03, 0.02, 0.02))?;
+    /// assert_eq!(jaw.hulls.len(), 156);
+    /// assert_eq!(jaw.parameters(), 156 * 8 * 3);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn grid(counts: [usize; 3], block: Vector3<f64>) -> Result<Self, BlocksError> {
+        if counts.contains(&0) {
+            return Err(BlocksError::Counts(counts));
+        }
+        let half = block / 2.0;
+        let mut hulls = Vec::with_capacity(counts.iter().product());
+        for k in 0..counts[2] {
+            for j in 0..counts[1] {
+                for i in 0..counts[0] {
+                    let centre = Vector3::new(
+                        (i as f64 + 0.5 - counts[0] as f64 / 2.0) * block.x,
+                        (j as f64 + 0.5 - counts[1] as f64 / 2.0) * block.y,
+                        (k as f64 + 0.5 - counts[2] as f64 / 2.0) * block.z,
+                    );
+                    let hull = ConvexHull::cuboid(half).map_err(BlocksError::Block)?;
+                    let corners = hull.vertices().iter().map(|v| v + centre).collect();
+                    hulls.push(ConvexHull::new(corners).map_err(BlocksError::Block)?);
+                }
+            }
+        }
+        Ok(Self { hulls, half })
+    }
+
+    /// The number of design parameters: 3 per vertex.
+    pub fn parameters(&self) -> usize {
+        3 * self.hulls.iter().map(|h| h.vertices().len()).sum::<usize>()
+    }
+
+    /// The design map of link `link` of `model` (which holds these blocks as its hulls, in
+    /// order, from hull 0): parameter `3·(8·b + v) + k` moves coordinate `k` of vertex `v` of
+    /// block `b`.
+    pub fn design(&self, model: &Model, link: &str) -> Result<DesignMap, BlocksError> {
+        let mut map = DesignMap::new(model, self.parameters());
+        let mut parameter = 0;
+        for (b, hull) in self.hulls.iter().enumerate() {
+            for v in 0..hull.vertices().len() {
+                for k in 0..3 {
+                    map.hull_vertices(model, link, b, &[v], &Vector3::ith(k, 1.0), parameter)
+                        .map_err(BlocksError::Design)?;
+                    parameter += 1;
+                }
+            }
+        }
+        Ok(map)
+    }
+
+    /// Lower and upper bounds of the parameters that keep every vertex in its octant
+    /// (`[SHRINK, GROW]` half-extents from its block's centre along each axis).
+    pub fn bounds(&self) -> (DVector<f64>, DVector<f64>) {
+        let n = self.parameters();
+        let (mut lower, mut upper) = (DVector::zeros(n), DVector::zeros(n));
+        let mut at = 0;
+        for hull in &self.hulls {
+            let centre = hull
+                .vertices()
+                .iter()
+                .map(|v| v.coords)
+                .sum::<Vector3<f64>>()
+                / hull.vertices().len() as f64;
+            for v in hull.vertices() {
+                for k in 0..3 {
+                    // The corner sits at centre + s h; it may move to centre + s [SHRINK, GROW] h.
+                    let s = (v[k] - centre[k]).signum();
+                    let (a, b) = (
+                        s * (SHRINK - 1.0) * self.half[k],
+                        s * (GROW - 1.0) * self.half[k],
+                    );
+                    (lower[at], upper[at]) = (a.min(b), a.max(b));
+                    at += 1;
+                }
+            }
+        }
+        (lower, upper)
+    }
+
+    /// The fraction of the blocks' initial volume that design `p` keeps (each block's volume
+    /// from its axis-aligned extents), to report holes: below 1 the jaw has lost material.
+    pub fn volume_fraction(&self, p: &DVector<f64>) -> f64 {
+        let mut kept = 0.0;
+        let mut at = 0;
+        for hull in &self.hulls {
+            let moved: Vec<Vector3<f64>> = hull
+                .vertices()
+                .iter()
+                .enumerate()
+                .map(|(v, x)| x.coords + p.fixed_rows::<3>(at + 3 * v).into_owned())
+                .collect();
+            at += 3 * moved.len();
+            let extent = |k: usize| {
+                let (lo, hi) = moved
+                    .iter()
+                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
+                        (lo.min(x[k]), hi.max(x[k]))
+                    });
+                (hi - lo) / (2.0 * self.half[k])
+            };
+            kept += extent(0) * extent(1) * extent(2);
+        }
+        kept / self.hulls.len() as f64
+    }
+}
+
+/// What can go wrong building a block jaw.
+#[derive(Debug, thiserror::Error)]
+pub enum BlocksError {
+    /// A grid count was zero.
+    #[error("block grid counts {0:?}: every count must be at least 1")]
+    Counts([usize; 3]),
+    /// A block's hull could not be built (a size not finite and positive).
+    #[error("a block's hull: {0}")]
+    Block(#[source] sdrs::geometry::GeometryError),
+    /// The design map could not be built (the link or its hulls do not match the blocks).
+    #[error("the blocks' design map: {0}")]
+    Design(#[source] sdrs::diff::DiffError),
+}

@@ -1,0 +1,127 @@
+//! Reduced versions of the gripper co-design benchmarks (SDRS sec. V-E): a coarse block grid,
+//! a short horizon and a few iterations. The loss falls, the design gradient matches central
+//! differences, and every state is collision-free.
+
+use sdrs::prelude::*;
+use sdrs_examples::blocks::{BlocksError, GROW, JawBlocks, SHRINK};
+use sdrs_examples::single_jaw::{Task, min_clearance, single_jaw};
+
+/// A 4 × 4-block jaw over 80 steps (stages of 0.2 s).
+fn reduced() -> Task {
+    single_jaw([1, 4, 4], 80).unwrap()
+}
+
+#[test]
+fn block_bounds_keep_every_block_a_solid() {
+    let task = reduced();
+    let (lower, upper) = task.jaw.bounds();
+    let map = &task.objective.design;
+    // Each coordinate's inward bound is the larger in magnitude (SHRINK − 1 vs GROW − 1).
+    let pick = |inward: bool| {
+        DVector::from_fn(lower.len(), |k, _| {
+            let (a, b) = (lower[k], upper[k]);
+            if (a.abs() > b.abs()) == inward { a } else { b }
+        })
+    };
+    for (p, kept) in [(pick(true), SHRINK.powi(3)), (pick(false), GROW.powi(3))] {
+        let model = map.model(&task.objective.model, &p).unwrap();
+        let jaw = &model.links()[model.link_index("jaw").unwrap()];
+        assert_eq!(jaw.hulls.len(), 16);
+        let fraction = task.jaw.volume_fraction(&p);
+        assert!((fraction - kept).abs() < 1e-12, "{fraction} vs {kept}");
+    }
+    // Every corner of the box of bounds gives valid hulls too.
+    for p in [&lower, &upper] {
+        assert!(map.model(&task.objective.model, p).is_ok());
+    }
+    assert!(matches!(
+        JawBlocks::grid([1, 0, 3], Vector3::repeat(0.02)),
+        Err(BlocksError::Counts(_))
+    ));
+}
+
+#[test]
+fn single_jaw_gradient_matches_differences() {
+    let mut task = reduced();
+    task.objective.settings.tolerance = 1e-8;
+    let scene = &task.objective;
+    let c = task.initial.clone();
+    let p = DVector::zeros(task.jaw.parameters());
+    let at = scene.evaluate(&c, &p).unwrap();
+    assert!(
+        at.trajectory.active_pairs.iter().skip(10).any(|&a| a > 1),
+        "the jaw touches the object"
+    );
+    let design = at.design.clone().unwrap();
+    // The three vertex coordinates the loss is most sensitive to, and two spline values.
+    let mut order: Vec<usize> = (0..design.len()).collect();
+    order.sort_by(|&a, &b| design[b].abs().total_cmp(&design[a].abs()));
+    let scale = design.amax().max(at.parameters.amax());
+    // The barrier makes the loss stiff in the vertices: central differences converge to the
+    // adjoint only below ~1e-7 m (1e-4 m: wrong sign; 1e-6 m: 5% off; 1e-8 m: 4e-6 off).
+    let step = |is_design: bool| if is_design { 1e-8 } else { 1e-6 };
+    let mut checks: Vec<(bool, usize)> = order[..3].iter().map(|&k| (true, k)).collect();
+    checks.extend([(false, 2 * 9 + 4), (false, 4)]);
+    for (is_design, k) in checks {
+        let h = step(is_design);
+        let (plus, minus, analytic) = if is_design {
+            let mut e = DVector::zeros(p.len());
+            e[k] = h;
+            let plus = scene.evaluate(&c, &(&p + &e)).unwrap().loss;
+            let minus = scene.evaluate(&c, &(&p - &e)).unwrap().loss;
+            (plus, minus, design[k])
+        } else {
+            let mut e = DVector::zeros(c.len());
+            e[k] = h;
+            let plus = scene.evaluate(&(&c + &e), &p).unwrap().loss;
+            let minus = scene.evaluate(&(&c - &e), &p).unwrap().loss;
+            (plus, minus, at.parameters[k])
+        };
+        let fd = (plus - minus) / (2.0 * h);
+        let error = (analytic - fd).abs() / scale;
+        eprintln!(
+            "design {is_design} {k}: adjoint {analytic:.6e}, differences {fd:.6e}, error {error:.1e}"
+        );
+        assert!(
+            error < 1e-4,
+            "parameter {k}: adjoint {analytic}, differences {fd}"
+        );
+    }
+}
+
+#[test]
+fn single_jaw_loss_falls_and_stays_collision_free() {
+    let task = reduced();
+    let scene = &task.objective;
+    let (lower, upper) = task.jaw.bounds();
+    let blocks = vec![
+        Block {
+            lower: task.initial.add_scalar(-0.3),
+            upper: task.initial.add_scalar(0.3),
+            radius: 5e-2,
+            max_radius: 0.2,
+        },
+        Block {
+            lower,
+            upper,
+            radius: 2e-3,
+            max_radius: 2e-2,
+        },
+    ];
+    let objective = |x: &[DVector<f64>]| -> Result<_, Box<dyn std::error::Error>> {
+        let e = scene.evaluate(&x[0], &x[1])?;
+        let g = e.design.clone().ok_or("no design gradient")?;
+        Ok((e.loss, vec![e.parameters.clone(), g], e))
+    };
+    let start = vec![task.initial.clone(), DVector::zeros(task.jaw.parameters())];
+    let best = minimise(start, blocks, objective, 4, |_| {}).unwrap();
+    let (first, last) = (best.history[0], best.loss);
+    eprintln!("loss {first:.4e} → {last:.4e}");
+    assert!(last < 0.9 * first, "loss {first} → {last}");
+    let model = scene
+        .design
+        .model(&scene.model, &best.parameters[1])
+        .unwrap();
+    let clearance = min_clearance(&task, &model, &best.data.trajectory.states);
+    assert!(clearance > 0.0, "hulls intersect: clearance {clearance}");
+}

@@ -6,6 +6,9 @@
 //!   the `chain_codesign` example (the README's demo).
 //! - [`quadruped`]: the spider walking up a slope (SDRS sec. V-C), run by the `quadruped`
 //!   example; [`walker`] holds what it shares with the other locomotion benchmarks.
+
+//! - [`long_range`]: the long-range paper's control benchmarks (sec. 6): billiards, with
+//!   every baseline from the same initial guess; run by the `long_range_billiards` example.
 //! - [`robots`]: real robots held by PD (fixed-base arms) or dropped onto the ground and held
 //!   (floating bases), checked for errors, NaN, penetration, falls; run by the `robots` example.
 //! - [`single_jaw`]: the single-jaw gripper with topology change (sec. V-E, Fig. 14), run by
@@ -15,6 +18,8 @@
 pub mod blocks;
 pub mod chain_reach;
 pub mod quadruped;
+
+pub mod long_range;
 pub mod robots;
 pub mod walker;
 

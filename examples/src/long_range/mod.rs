@@ -1,0 +1,5 @@
+//! The long-range paper's control benchmarks (sec. 6, appendix A.6), one file per task, and
+//! [`compare`], which runs a task under every method and overlays the convergence histories.
+
+pub mod billiards;
+pub mod compare;

@@ -41,13 +41,16 @@ pub const CUBES: [(f64, f64, bool); 10] = [
 pub const TARGETS: [Vector3<f64>; 2] =
     [Vector3::new(-0.7, 0.6, 0.05), Vector3::new(0.7, 0.6, 0.05)];
 
+/// A sort task and each cube's target.
+pub type SortTask = (TabletopTask, Vec<Vector3<f64>>);
+
 /// The sort task with the first `cubes` cubes of [`CUBES`] over `steps` steps under
-/// `contact`; also each cube's target.
+/// `contact`.
 pub fn sort(
     cubes: usize,
     steps: usize,
     contact: Contact,
-) -> Result<(TabletopTask, Vec<Vector3<f64>>), Box<dyn std::error::Error>> {
+) -> Result<SortTask, Box<dyn std::error::Error>> {
     if cubes == 0 || cubes > CUBES.len() {
         return Err(format!("{cubes} cubes: the sort task has 1 to {}", CUBES.len()).into());
     }

@@ -13,7 +13,7 @@
 //! `cargo run --release -p sdrs-examples --example long_range_tabletop -- gather`
 
 use clap::Parser;
-use sdrs_examples::long_range::tabletop::{Contact, Run, TabletopTask, misses, optimise};
+use sdrs_examples::long_range::tabletop::{Contact, Piece, Run, TabletopTask, misses, optimise};
 use sdrs_examples::long_range::{gather, sort};
 use sdrs_report::{LinePlot, display_path};
 use std::path::PathBuf;
@@ -32,6 +32,13 @@ struct Args {
     /// Adam iterations (the paper: 60 gather, 100 sort).
     #[arg(long, default_value_t = 10)]
     iterations: usize,
+    /// Adam learning rate (default: the paper's 1e-2).
+    #[arg(long)]
+    lr: Option<f64>,
+    /// Gather non-convex L-shaped pieces instead of cubes (a generated stand-in for the
+    /// paper's Gather-Bunny).
+    #[arg(long)]
+    ell: bool,
     /// Also run the SDRS barrier and IPC from the same start.
     #[arg(long)]
     baselines: bool,
@@ -42,7 +49,7 @@ struct Args {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = Args::parse();
-    let (paper_iterations, paper_horizon, receding, lr, epsilon) = match args.task.as_str() {
+    let (paper_iterations, paper_horizon, receding, paper_lr, epsilon) = match args.task.as_str() {
         "gather" => (
             gather::ITERATIONS,
             gather::HORIZON,
@@ -59,16 +66,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ),
         other => return Err(format!("unknown task `{other}`: `gather` or `sort`").into()),
     };
+    let lr = args.lr.unwrap_or(paper_lr);
     let build = |contact| -> Result<(TabletopTask, Vec<_>), Box<dyn std::error::Error>> {
         if args.task == "gather" {
-            let task = gather::gather(args.cubes, args.steps, contact)?;
+            let task = if args.ell {
+                gather::gather_pieces(args.cubes, args.steps, contact, Piece::ell)?
+            } else {
+                gather::gather(args.cubes, args.steps, contact)?
+            };
             Ok((task, vec![gather::TARGET; args.cubes]))
         } else {
             sort::sort(args.cubes, args.steps, contact)
         }
     };
     println!(
-        "{}: {} cubes, H = {} steps of {} s, {} Adam iterations (paper: 10 cubes, H = {paper_horizon}, receding h = {receding}, {paper_iterations} iterations)",
+        "{}: {} cubes, H = {} steps of {} s, {} Adam iterations, lr {lr} (paper: 10 cubes, H = {paper_horizon}, receding h = {receding}, {paper_iterations} iterations, lr {paper_lr})",
         args.task,
         args.cubes,
         args.steps,

@@ -49,14 +49,27 @@ pub fn gather(
     steps: usize,
     contact: Contact,
 ) -> Result<TabletopTask, Box<dyn std::error::Error>> {
-    if cubes == 0 || cubes > CUBES.len() {
-        return Err(format!("{cubes} cubes: the gather task has 1 to {}", CUBES.len()).into());
+    gather_pieces(cubes, steps, contact, |name, x, y| {
+        Ok(Piece::cube(name, x, y))
+    })
+}
+
+/// The gather task with `piece(name, x, y)` (e.g. [`Piece::ell`], the non-convex variant of
+/// the paper's Gather-Bunny) at the first `count` positions of [`CUBES`], named `cube0`, ….
+pub fn gather_pieces(
+    count: usize,
+    steps: usize,
+    contact: Contact,
+    piece: impl Fn(String, f64, f64) -> Result<Piece, Box<dyn std::error::Error>>,
+) -> Result<TabletopTask, Box<dyn std::error::Error>> {
+    if count == 0 || count > CUBES.len() {
+        return Err(format!("{count} pieces: the gather task has 1 to {}", CUBES.len()).into());
     }
-    let pieces: Vec<Piece> = CUBES[..cubes]
+    let pieces = CUBES[..count]
         .iter()
         .enumerate()
-        .map(|(k, &(x, y))| Piece::cube(format!("cube{k}"), x, y))
-        .collect();
+        .map(|(k, &(x, y))| piece(format!("cube{k}"), x, y))
+        .collect::<Result<Vec<_>, _>>()?;
     let scene = tabletop(ROD_START, 0.0, &pieces, contact)?;
-    task(scene, &vec![TARGET; cubes], vec![0, 1, 2, 3], steps)
+    task(scene, &vec![TARGET; count], vec![0, 1, 2, 3], steps)
 }

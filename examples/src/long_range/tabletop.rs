@@ -55,8 +55,9 @@ pub enum Contact {
 }
 
 impl Contact {
-    /// The contact settings of this model for the table-top scenes, with friction
-    /// [`FRICTION`] and parent-child pairs skipped (the rod's frames).
+    /// The contact settings of this model for the table-top scenes, parent-child pairs
+    /// skipped (the rod's frames), with friction [`FRICTION`] except under IPC (whose lagged
+    /// friction the backward pass cannot differentiate yet).
     pub fn settings(self) -> Result<ContactSettings, Box<dyn std::error::Error>> {
         let settings = match self {
             Contact::LongRange => ContactSettings::new(
@@ -69,7 +70,13 @@ impl Contact {
             )?,
             Contact::Hulls => ContactSettings::default_for(CUBE_SIZE)?,
         };
-        Ok(settings.with_friction(FrictionSettings::new(FRICTION)?))
+        Ok(match self {
+            // IPC's lagged friction has no step-t derivatives for the backward pass.
+            Contact::Ipc => settings,
+            Contact::LongRange | Contact::Hulls => {
+                settings.with_friction(FrictionSettings::new(FRICTION)?)
+            }
+        })
     }
 }
 
@@ -97,6 +104,40 @@ impl Piece {
             mesh: TriMesh::cuboid(half).expect("positive extents"),
             pose: Isometry3::translation(x, y, 0.5 * CUBE_SIZE + 1e-3),
         }
+    }
+}
+
+impl Piece {
+    /// A non-convex L-shaped piece of three [`CUBE_SIZE`] cubes (a corner cube and one on
+    /// each of its +x and +y sides; 36 triangles, 3 hulls) named `name`, its centre of mass
+    /// resting (1 mm up) at `(x, y)`: a generated stand-in for the paper's bunny
+    /// (Gather-Bunny), far simpler (the bunnies have 278 triangles each).
+    pub fn ell(
+        name: impl Into<String>,
+        x: f64,
+        y: f64,
+    ) -> Result<Self, Box<dyn std::error::Error>> {
+        let half = Vector3::repeat(0.5 * CUBE_SIZE);
+        // Cube centres, shifted so that the vertex mean (the lumped centre of mass) is the
+        // link's origin.
+        let offsets = [(0.0, 0.0), (CUBE_SIZE, 0.0), (0.0, CUBE_SIZE)]
+            .map(|(a, b)| Vector3::new(a - CUBE_SIZE / 3.0, b - CUBE_SIZE / 3.0, 0.0));
+        let box_hull = ConvexHull::cuboid(half)?;
+        let box_mesh = TriMesh::cuboid(half)?;
+        let hulls = offsets
+            .iter()
+            .map(|o| ConvexHull::new(box_hull.vertices().iter().map(|v| v + o).collect()))
+            .collect::<Result<Vec<_>, _>>()?;
+        let meshes: Vec<TriMesh> = offsets
+            .iter()
+            .map(|o| box_mesh.transformed(&Isometry3::translation(o.x, o.y, o.z)))
+            .collect();
+        Ok(Self {
+            name: name.into(),
+            hulls,
+            mesh: TriMesh::merged(&meshes)?,
+            pose: Isometry3::translation(x, y, 0.5 * CUBE_SIZE + 1e-3),
+        })
     }
 }
 

@@ -4,8 +4,10 @@
 //!
 //! - [`chain_reach`]: the chain-reach co-design of the SDRS paper (sec. V-B, Fig. 10), run by
 //!   the `chain_codesign` example (the README's demo).
-//! - [`long_range`]: the long-range paper's table-top control benchmarks (sec. 6, Fig. 8:
-//!   gather and sort), run by the `long_range_tabletop` example.
+//! - [`long_range`]: the long-range paper's control benchmarks (sec. 6): billiards, with
+//!   every baseline from the same initial guess; run by the `long_range_billiards` example.
+//!   Its table-top benchmarks (Fig. 8: gather and sort) are run by the `long_range_tabletop`
+//!   example.
 //! - [`robots`]: real robots held by PD (fixed-base arms) or dropped onto the ground and held
 //!   (floating bases), checked for errors, NaN, penetration, falls; run by the `robots` example.
 

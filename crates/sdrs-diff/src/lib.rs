@@ -31,6 +31,12 @@
 //!   attachment, some hull vertices, a link's length) or entry by entry.
 //! - Optimisers: [`Adam`], [`projected_step`] (the step of SDRS eq. 15) and [`minimise`], the
 //!   trust-region loop over parameter blocks with a per-iteration [`Progress`] callback.
+//! - The long-range paper's control benchmarks (sec. 6, A.6): its task loss
+//!   [`TargetRegion`] (`ReLU(|x_COM − x*|² − ε²)`), plain Adam descent over any
+//!   [`GradientSource`] ([`descend`], [`paper_adam`] with `(β₁, β₂) = (0.3, 0.5)`), the
+//!   gradient bundle of Suh et al. ([`Bundled`]), the receding-horizon driver
+//!   ([`RecedingHorizon`]) and one task run under each contact model and estimator from the
+//!   same initial guess ([`Method`], [`compare`]).
 //!
 //! ```
 //! use sdrs_diff::{CubicSpline, LossGradient, Policy, Recording, adjoint, rollout_policy};
@@ -55,25 +61,35 @@
 //! ```
 
 mod adjoint;
+mod bundle;
+mod descent;
 mod design;
 mod error;
 mod loss;
 mod losses;
+mod methods;
 mod objective;
 mod optim;
 mod point;
 mod policy;
 mod pose;
+mod receding;
 mod step;
 mod tangent;
+mod target_region;
 mod trajectory;
 mod trust_region;
 
 pub use adjoint::{LossGradient, TrajectoryGradient, adjoint};
+pub use bundle::Bundled;
+pub use descent::{GradientSource, Iterate, descend, paper_adam};
 pub use design::DesignMap;
 pub use error::{DiffError, Result};
 pub use loss::{Custom, FinalValue, Loss, Sum};
 pub use losses::{CentreOfMass, Distance, Effort, PointTarget, RelativePosition, When};
+pub use methods::{
+    ContactChoice, ContactModels, GradientKind, Method, MethodRun, MethodSource, compare,
+};
 pub use objective::{Evaluation, Objective};
 pub use optim::{Adam, projected_step};
 pub use point::LinkPoint;
@@ -82,7 +98,9 @@ pub use policy::{
     PolicyGradient, PolicyInput, PolicyTangent, SharePolicy, SineWaves, TargetJacobian,
 };
 pub use pose::{link_point, pose_adjoint, pose_tangent};
+pub use receding::{RecedingHorizon, RecedingRun};
 pub use step::{StepJacobian, step_jacobian};
 pub use tangent::{Seeds, tangent};
+pub use target_region::TargetRegion;
 pub use trajectory::{RecordedPolicy, Recording, Trajectory, rollout, rollout_policy};
 pub use trust_region::{Block, Evaluated, Optimum, Progress, minimise};

@@ -3,6 +3,7 @@
 mod adjoint;
 mod force;
 mod instances;
+mod long_range_tools;
 mod losses;
 mod modes;
 mod objective;

@@ -1,0 +1,162 @@
+//! Receding-horizon control (model-predictive control), as the long-range paper runs its
+//! Push, Sort and Gather benchmarks (sec. 6, Table 3): at every frame, optimise a plan of the
+//! next `h` actions from the current real state with `k` Adam iterations, starting from the
+//! previous frame's plan shifted by one action (its last action repeated); apply the plan's
+//! first action to the real state; repeat for `H` frames.
+//!
+//! The driver knows nothing of simulators: a builder closure turns the current state (and the
+//! frame index) into a [`GradientSource`] over the flattened plan (`h x m` values,
+//! action-major, as [`crate::OpenLoop`] lays out its parameters), and an `advance` closure
+//! applies one action to the real state. So any task, any contact model and any gradient
+//! estimator ([`crate::Bundled`]) plug in. A fresh Adam (the driver's learning rate and
+//! moment decays) starts at every frame; the paper does not say whether its moments carry
+//! over, and a new plan problem from a new state is a new optimisation.
+
+use crate::descent::{GradientSource, descend};
+use crate::error::{DiffError, Result};
+use crate::optim::Adam;
+use nalgebra::DVector;
+
+/// The settings of a receding-horizon run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecedingHorizon {
+    /// Frames `H` to apply.
+    pub frames: usize,
+    /// Actions per plan `h`.
+    pub horizon: usize,
+    /// Values per action `m`.
+    pub action: usize,
+    /// Adam iterations `k` per frame.
+    pub iterations: usize,
+    /// Adam's learning rate.
+    pub learning_rate: f64,
+    /// Adam's first-moment decay (0.3 in the paper).
+    pub beta1: f64,
+    /// Adam's second-moment decay (0.5 in the paper).
+    pub beta2: f64,
+}
+
+/// What a receding-horizon run did.
+#[derive(Debug, Clone)]
+pub struct RecedingRun<S> {
+    /// The real states `s^0 … s^H`.
+    pub states: Vec<S>,
+    /// The applied actions `a^0 … a^{H−1}`.
+    pub actions: Vec<DVector<f64>>,
+    /// Every frame's plan-loss history (`k + 1` values: before each Adam step and after the
+    /// last).
+    pub plan_losses: Vec<Vec<f64>>,
+}
+
+impl RecedingHorizon {
+    /// `frames` frames planned `horizon` actions of `action` values ahead with `iterations`
+    /// Adam iterations at `learning_rate`, with the paper's `(β₁, β₂) = (0.3, 0.5)`.
+    pub fn new(
+        frames: usize,
+        horizon: usize,
+        action: usize,
+        iterations: usize,
+        learning_rate: f64,
+    ) -> Result<Self> {
+        for (name, value) in [
+            ("receding-horizon frames", frames),
+            ("receding horizon", horizon),
+            ("receding-horizon action length", action),
+        ] {
+            if value == 0 {
+                return Err(DiffError::InvalidSetting {
+                    name,
+                    value: 0.0,
+                    allowed: "at least 1",
+                });
+            }
+        }
+        if !(learning_rate.is_finite() && learning_rate > 0.0) {
+            return Err(DiffError::InvalidSetting {
+                name: "receding-horizon learning rate",
+                value: learning_rate,
+                allowed: "positive and finite",
+            });
+        }
+        Ok(Self {
+            frames,
+            horizon,
+            action,
+            iterations,
+            learning_rate,
+            beta1: 0.3,
+            beta2: 0.5,
+        })
+    }
+
+    /// Runs from `start` with the initial plan `plan` (`horizon x action` values):
+    /// `build(state, frame)` gives the plan's objective from the real state at `frame`,
+    /// `advance(state, action)` applies one action; `progress(frame, history)` sees each
+    /// frame's plan-loss history.
+    ///
+    /// ```
+    /// use sdrs_diff::RecedingHorizon;
+    /// use nalgebra::DVector;
+    /// // A point x driven by velocity actions (x ← x + a) towards 1, plans of 3 actions
+    /// // scored by the squared miss at the plan's end.
+    /// let driver = RecedingHorizon::new(10, 3, 1, 30, 0.1)?;
+    /// let run = driver.run(
+    ///     0.0f64,
+    ///     DVector::zeros(3),
+    ///     |&x, _frame| Ok(move |plan: &DVector<f64>| {
+    ///         let miss = x + plan.sum() - 1.0;
+    ///         Ok((miss * miss, DVector::from_element(3, 2.0 * miss)))
+    ///     }),
+    ///     |x, a| { *x += a[0]; Ok(()) },
+    ///     |_, _| {},
+    /// )?;
+    /// assert_eq!((run.states.len(), run.actions.len()), (11, 10));
+    /// assert!((run.states[10] - 1.0).abs() < 0.05);
+    /// # Ok::<(), sdrs_diff::DiffError>(())
+    /// ```
+    pub fn run<S, G>(
+        &self,
+        start: S,
+        plan: DVector<f64>,
+        mut build: impl FnMut(&S, usize) -> Result<G>,
+        mut advance: impl FnMut(&mut S, &DVector<f64>) -> Result<()>,
+        mut progress: impl FnMut(usize, &[f64]),
+    ) -> Result<RecedingRun<S>>
+    where
+        S: Clone,
+        G: GradientSource,
+    {
+        let (h, m) = (self.horizon, self.action);
+        if plan.len() != h * m {
+            return Err(DiffError::LengthMismatch {
+                what: "receding-horizon initial plan",
+                actual: plan.len(),
+                expected: h * m,
+            });
+        }
+        let mut plan = plan;
+        let mut state = start;
+        let mut run = RecedingRun {
+            states: vec![state.clone()],
+            actions: Vec::with_capacity(self.frames),
+            plan_losses: Vec::with_capacity(self.frames),
+        };
+        for frame in 0..self.frames {
+            let mut source = build(&state, frame)?;
+            let mut adam = Adam::new(h * m, self.learning_rate);
+            adam.beta1 = self.beta1;
+            adam.beta2 = self.beta2;
+            let history = descend(&mut plan, &mut adam, self.iterations, &mut source, |_| {})?;
+            progress(frame, &history);
+            run.plan_losses.push(history);
+            let action = plan.rows(0, m).into_owned();
+            advance(&mut state, &action)?;
+            run.states.push(state.clone());
+            run.actions.push(action);
+            // Shift: drop the applied action; the last block keeps the old last action, which
+            // so repeats.
+            plan.as_mut_slice().copy_within(m.., 0);
+        }
+        Ok(run)
+    }
+}

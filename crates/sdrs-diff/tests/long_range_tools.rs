@@ -1,0 +1,223 @@
+//! The long-range paper's control tools: the target-region loss's total derivative against
+//! central differences, the gradient bundle against the smoothed gradient it estimates, the
+//! descent loop's errors and the receding-horizon driver's plan shifting.
+
+use nalgebra::{DVector, Vector3};
+use sdrs_diff::{
+    Bundled, ContactChoice, CubicSpline, DesignMap, DiffError, GradientSource, Method, Objective,
+    RecedingHorizon, Recording, Sum, TargetRegion, descend, paper_adam,
+};
+use sdrs_dynamics::State;
+use sdrs_dynamics::scenes::chain;
+
+#[test]
+fn target_region_gradient_matches_differences() {
+    let mut scene = chain(3, 0.01).unwrap();
+    scene.settings.backward = true;
+    scene.settings.tolerance = 1e-10;
+    scene.control.kp = DVector::from_element(3, 20.0);
+    scene.control.kd = DVector::from_element(3, 0.05);
+    let model = scene.model.clone();
+    // Two objects: one far from its target (active), one within its tolerance (zero).
+    let loss = Sum::new()
+        .with(
+            1.0,
+            TargetRegion::links(&model, &["link2"], Vector3::new(0.1, 0.0, -0.2), 0.01).unwrap(),
+        )
+        .with(
+            1.0,
+            TargetRegion::links(&model, &["link0"], Vector3::new(0.0, 0.0, -0.05), 0.2).unwrap(),
+        );
+    let objective = Objective {
+        policy: CubicSpline::new(scene.control.clone(), vec![0, 2], 4, 0.2).unwrap(),
+        loss,
+        start: State::zero(&model),
+        steps: 20,
+        design: DesignMap::new(&model, 0),
+        settings: scene.settings,
+        recording: Recording::Blocks,
+        model,
+    };
+    let c = DVector::from_fn(8, |k, _| 0.2 * ((k + 1) as f64).sin());
+    let p = DVector::zeros(0);
+    let e = objective.evaluate(&c, &p).unwrap();
+    assert!(
+        e.loss > 1e-4,
+        "the first object must be outside its region: {}",
+        e.loss
+    );
+    let h = 1e-6;
+    for k in 0..8 {
+        let at = |s: f64| {
+            let mut d = c.clone();
+            d[k] += s;
+            objective.evaluate(&d, &p).unwrap().loss
+        };
+        let fd = (at(h) - at(-h)) / (2.0 * h);
+        assert!(
+            (fd - e.parameters[k]).abs() < 1e-6 * (1.0 + fd.abs()),
+            "dL/dc[{k}]: adjoint {} vs differences {fd}",
+            e.parameters[k]
+        );
+    }
+    // Within tolerance the loss and its gradient vanish.
+    let model = &objective.model;
+    let near = TargetRegion::links(model, &["link0"], Vector3::new(0.0, 0.0, -0.05), 0.2).unwrap();
+    let (value, g) = sdrs_diff::Loss::evaluate(&near, model, &e.trajectory).unwrap();
+    assert_eq!(value, 0.0);
+    assert!(g.states.iter().all(|s| s.norm() == 0.0));
+    assert!(matches!(
+        TargetRegion::links(model, &["link0"], Vector3::zeros(), -1.0),
+        Err(DiffError::InvalidSetting { .. })
+    ));
+    assert!(matches!(
+        TargetRegion::links(model, &["nope"], Vector3::zeros(), 0.1),
+        Err(DiffError::Name { .. })
+    ));
+}
+
+/// `f(x) = max(0, x − 1)²` in one variable: its Gaussian smoothing has the gradient
+/// `E[2 max(0, x + σw − 1)]`, here computed by quadrature.
+fn hinge(x: &DVector<f64>) -> sdrs_diff::Result<(f64, DVector<f64>)> {
+    let r = (x[0] - 1.0).max(0.0);
+    Ok((r * r, DVector::from_element(1, 2.0 * r)))
+}
+
+fn smoothed_hinge_gradient(x: f64, sigma: f64) -> f64 {
+    let n = 200_000;
+    let (lo, hi) = (-8.0, 8.0);
+    let dw = (hi - lo) / n as f64;
+    (0..n)
+        .map(|i| {
+            let w = lo + (i as f64 + 0.5) * dw;
+            let density = (-0.5 * w * w).exp() / (std::f64::consts::TAU).sqrt();
+            2.0 * (x + sigma * w - 1.0).max(0.0) * density * dw
+        })
+        .sum()
+}
+
+#[test]
+fn bundle_estimates_the_smoothed_gradient_and_is_reproducible() {
+    let x = DVector::from_element(1, 0.5);
+    let exact = smoothed_hinge_gradient(0.5, 0.5);
+    let mut bundle = Bundled::new(hinge, 20_000, 0.5, 3).unwrap();
+    let (value, g) = bundle.value_and_gradient(&x).unwrap();
+    // The value is the unsmoothed one; the gradient's standard error is below 0.01 here.
+    assert_eq!(value, 0.0);
+    assert!(
+        exact > 0.05 && (g[0] - exact).abs() < 0.02,
+        "{} vs {exact}",
+        g[0]
+    );
+    // The exact gradient at x is zero: the bundle sees past the flat region.
+    assert_eq!(hinge(&x).unwrap().1[0], 0.0);
+    // Same seed, same estimate; another seed, another one.
+    let again = Bundled::new(hinge, 20_000, 0.5, 3)
+        .unwrap()
+        .value_and_gradient(&x)
+        .unwrap()
+        .1;
+    let other = Bundled::new(hinge, 20_000, 0.5, 4)
+        .unwrap()
+        .value_and_gradient(&x)
+        .unwrap()
+        .1;
+    assert_eq!(again, g);
+    assert_ne!(other, g);
+    // Far in the flat region, a small σ finds nothing.
+    let far = Bundled::new(hinge, 100, 0.1, 3)
+        .unwrap()
+        .value_and_gradient(&DVector::from_element(1, -2.0))
+        .unwrap()
+        .1;
+    assert_eq!(far[0], 0.0);
+    for (samples, sigma) in [(0, 0.1), (10, 0.0), (10, f64::NAN)] {
+        assert!(matches!(
+            Bundled::new(hinge, samples, sigma, 0),
+            Err(DiffError::InvalidSetting { .. })
+        ));
+    }
+}
+
+#[test]
+fn descent_reports_non_finite_gradients_and_methods_pick_their_sources() {
+    let mut x = DVector::from_element(2, 1.0);
+    let mut bad = |x: &DVector<f64>| Ok((x.norm_squared(), DVector::from_element(2, f64::NAN)));
+    let error = descend(&mut x, &mut paper_adam(2, 0.1), 5, &mut bad, |_| {}).unwrap_err();
+    assert!(matches!(error, DiffError::NonFinite { .. }), "{error}");
+    assert_eq!(x, DVector::from_element(2, 1.0));
+    let adam = paper_adam(3, 0.01);
+    assert_eq!((adam.beta1, adam.beta2), (0.3, 0.5));
+    // The bundle over a flat-then-rising function differs from the exact source.
+    let methods = Method::paper(500, 0.5, 1);
+    let at = DVector::from_element(1, 0.5);
+    let exact = methods[2].source(hinge, 0).unwrap().value_and_gradient(&at);
+    let bundled = methods[3].source(hinge, 0).unwrap().value_and_gradient(&at);
+    assert_eq!(methods[2].contact, ContactChoice::Hulls);
+    assert_eq!(exact.unwrap().1[0], 0.0);
+    assert!(bundled.unwrap().1[0] > 0.05);
+}
+
+#[test]
+fn receding_horizon_applies_first_actions_and_shifts_plans() {
+    // x ← x + a; a plan of 2 actions scored by (x + a₀ + a₁ − 3)²; no optimisation steps, so
+    // the plan only shifts: every applied action is the initial plan's, then its last one.
+    let driver = RecedingHorizon::new(4, 2, 1, 0, 0.1).unwrap();
+    let mut frames_seen = Vec::new();
+    let run = driver
+        .run(
+            0.0f64,
+            DVector::from_vec(vec![1.0, 0.5]),
+            |&x, frame| {
+                frames_seen.push((frame, x));
+                Ok(move |plan: &DVector<f64>| {
+                    let miss = x + plan.sum() - 3.0;
+                    Ok((miss * miss, DVector::from_element(2, 2.0 * miss)))
+                })
+            },
+            |x, a| {
+                *x += a[0];
+                Ok(())
+            },
+            |_, history| assert_eq!(history.len(), 1),
+        )
+        .unwrap();
+    let applied: Vec<f64> = run.actions.iter().map(|a| a[0]).collect();
+    assert_eq!(applied, vec![1.0, 0.5, 0.5, 0.5]);
+    assert_eq!(run.states, vec![0.0, 1.0, 1.5, 2.0, 2.5]);
+    assert_eq!(frames_seen[2], (2, 1.5));
+    // With iterations, the real state reaches the plan's goal.
+    let driver = RecedingHorizon::new(6, 2, 1, 40, 0.1).unwrap();
+    let run = driver
+        .run(
+            0.0f64,
+            DVector::zeros(2),
+            |&x, _| {
+                Ok(move |plan: &DVector<f64>| {
+                    let miss = x + plan.sum() - 3.0;
+                    Ok((miss * miss, DVector::from_element(2, 2.0 * miss)))
+                })
+            },
+            |x, a| {
+                *x += a[0];
+                Ok(())
+            },
+            |_, _| {},
+        )
+        .unwrap();
+    assert!((run.states[6] - 3.0).abs() < 0.1, "{:?}", run.states);
+    let first = &run.plan_losses[0];
+    assert!(first[40] < 1e-2 * first[0], "{first:?}");
+    assert!(matches!(
+        driver.run(
+            0.0,
+            DVector::zeros(3),
+            |_, _| Ok(hinge),
+            |_, _| Ok(()),
+            |_, _| {}
+        ),
+        Err(DiffError::LengthMismatch { .. })
+    ));
+    assert!(RecedingHorizon::new(0, 2, 1, 1, 0.1).is_err());
+    assert!(RecedingHorizon::new(1, 2, 1, 1, -0.1).is_err());
+}

@@ -71,5 +71,11 @@ pub fn gather_pieces(
         .map(|(k, &(x, y))| piece(format!("cube{k}"), x, y))
         .collect::<Result<Vec<_>, _>>()?;
     let scene = tabletop(ROD_START, 0.0, &pieces, contact)?;
-    task(scene, &vec![TARGET; count], vec![0, 1, 2, 3], steps)
+    task(
+        scene,
+        &vec![TARGET; count],
+        EPSILON,
+        vec![0, 1, 2, 3],
+        steps,
+    )
 }

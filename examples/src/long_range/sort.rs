@@ -64,5 +64,8 @@ pub fn sort(
         .map(|&(_, _, b)| TARGETS[usize::from(b)])
         .collect();
     let scene = tabletop(ROD_START, 0.0, &pieces, contact)?;
-    Ok((task(scene, &targets, vec![0, 1, 2], steps)?, targets))
+    Ok((
+        task(scene, &targets, EPSILON, vec![0, 1, 2], steps)?,
+        targets,
+    ))
 }

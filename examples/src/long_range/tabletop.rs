@@ -10,6 +10,7 @@
 //! DoFs but do not topple the rod. The paper gives no sizes, masses or gains; the choices are
 //! stated on the constants below.
 
+use sdrs::diff::{TargetRegion, descend, paper_adam};
 use sdrs::dynamics::scenes::ground_grid;
 use sdrs::geometry::TriMesh;
 use sdrs::prelude::*;
@@ -253,16 +254,17 @@ pub fn tabletop(
 }
 
 /// A table-top task: the rod's open-loop PD targets on the driven DoFs, one per step (the
-/// trivial start holds the rod where it is), scored by the squared distance of every piece's
-/// centre of mass to its target at the end of the horizon (the paper's "sum of squared
-/// distance between boxes and targets", sec. 6).
+/// trivial start holds the rod where it is), scored by the paper's loss
+/// `Σ ReLU(|x_COM − x*_COM|² − ε²)` over the pieces at the end of the horizon (appendix
+/// A.6.2, [`TargetRegion`]).
 pub type TabletopTask = Objective<OpenLoop, Sum>;
 
-/// The task on `scene`: piece `k` should end at `targets[k]`, the rod's DoFs `driven` (0-5:
-/// x, y, z, yaw, roll, pitch) follow open-loop targets over `steps` steps.
+/// The task on `scene`: piece `k` should end within `epsilon` of `targets[k]`, the rod's DoFs
+/// `driven` (0-5: x, y, z, yaw, roll, pitch) follow open-loop targets over `steps` steps.
 pub fn task(
     scene: Tabletop,
     targets: &[Vector3<f64>],
+    epsilon: f64,
     driven: Vec<usize>,
     steps: usize,
 ) -> Result<TabletopTask, Box<dyn std::error::Error>> {
@@ -277,7 +279,10 @@ pub fn task(
     let mut loss = Sum::new();
     for (&link, target) in scene.pieces.iter().zip(targets) {
         let name = &scene.model.links()[link].name;
-        loss = loss.with(1.0, CentreOfMass::links(&scene.model, &[name], *target)?);
+        loss = loss.with(
+            1.0,
+            TargetRegion::links(&scene.model, &[name], *target, epsilon)?,
+        );
     }
     Ok(Objective {
         policy: OpenLoop::new(scene.control, driven, steps)?,
@@ -321,7 +326,8 @@ pub struct Run {
 }
 
 /// `iterations` Adam steps of learning rate `learning_rate` with the paper's
-/// (β₁, β₂) = (0.3, 0.5) (Table 3) from `start`; `progress(k, loss)` after each evaluation.
+/// (β₁, β₂) = (0.3, 0.5) (Table 3, [`paper_adam`]) from `start`; `progress(k, loss)` before
+/// each step.
 pub fn optimise(
     task: &TabletopTask,
     start: DVector<f64>,
@@ -329,26 +335,25 @@ pub fn optimise(
     learning_rate: f64,
     mut progress: impl FnMut(usize, f64),
 ) -> Result<Run, Box<dyn std::error::Error>> {
-    let mut adam = Adam::new(start.len(), learning_rate);
-    adam.beta1 = 0.3;
-    adam.beta2 = 0.5;
+    let mut adam = paper_adam(start.len(), learning_rate);
     let none = DVector::zeros(0);
     let mut parameters = start;
-    let mut history = Vec::with_capacity(iterations + 1);
+    let mut last = None;
     let clock = std::time::Instant::now();
-    let mut end = task.evaluate(&parameters, &none)?;
-    for k in 0..iterations {
-        history.push(end.loss);
-        progress(k, end.loss);
-        adam.step(&mut parameters, &end.parameters)?;
-        end = task.evaluate(&parameters, &none)?;
-    }
-    history.push(end.loss);
-    progress(iterations, end.loss);
+    let mut source = |x: &DVector<f64>| {
+        let e = task.evaluate(x, &none)?;
+        let out = (e.loss, e.parameters.clone());
+        last = Some(e);
+        Ok(out)
+    };
+    let history = descend(&mut parameters, &mut adam, iterations, &mut source, |i| {
+        progress(i.iteration, i.value)
+    })?;
+    let seconds_per_iteration = clock.elapsed().as_secs_f64() / (iterations + 1) as f64;
     Ok(Run {
         history,
         parameters,
-        end,
-        seconds_per_iteration: clock.elapsed().as_secs_f64() / (iterations + 1) as f64,
+        end: last.ok_or("no evaluation")?,
+        seconds_per_iteration,
     })
 }

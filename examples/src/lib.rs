@@ -9,6 +9,8 @@
 
 //! - [`long_range`]: the long-range paper's control benchmarks (sec. 6): billiards, with
 //!   every baseline from the same initial guess; run by the `long_range_billiards` example.
+//!   Its table-top benchmarks (Fig. 8: gather and sort) are run by the `long_range_tabletop`
+//!   example.
 //! - [`robots`]: real robots held by PD (fixed-base arms) or dropped onto the ground and held
 //!   (floating bases), checked for errors, NaN, penetration, falls; run by the `robots` example.
 //! - [`single_jaw`]: the single-jaw gripper with topology change (sec. V-E, Fig. 14), run by

@@ -1,0 +1,81 @@
+//! The long-range paper's Gather benchmark (sec. 6, Fig. 8a/c; appendix A.6.2): a rod pushes
+//! 10 cubes scattered on the ground into one target region. 66 DoF (the rod's 6 and 6 per
+//! cube); the rod's PD targets drive its 3 translations and its yaw (the "horizontal
+//! rotation"). Table 3: H = 300, receding horizon h = 32, μ = 3e-8, Adam lr 1e-2 with
+//! (β₁, β₂) = (0.3, 0.5), 60 iterations, Δt = 0.04 s.
+//!
+//! The layout is ours (the paper shows it only in a figure): cubes spread over a 1.2 m x
+//! 0.7 m patch, at least 25 cm apart, the target region's centre at the origin between them,
+//! the rod 0.9 m in front of them.
+
+use super::tabletop::{Contact, Piece, TabletopTask, tabletop, task};
+use sdrs::prelude::*;
+
+/// Table 3: trajectory horizon H.
+pub const HORIZON: usize = 300;
+/// Table 3: receding horizon h.
+pub const RECEDING: usize = 32;
+/// Table 3: Adam learning rate.
+pub const LEARNING_RATE: f64 = 1e-2;
+/// Table 3: iterations.
+pub const ITERATIONS: usize = 60;
+/// Success radius ε_target (m): a cube counts as gathered within 25 cm of the region's
+/// centre (the paper gives no value; 10 cubes of 10 cm fit in such a disc).
+pub const EPSILON: f64 = 0.25;
+/// Where the rod starts (x, y) and its yaw: lying along x, in front of the cubes.
+pub const ROD_START: (f64, f64) = (0.0, -0.9);
+
+/// The cubes' start positions (x, y).
+pub const CUBES: [(f64, f64); 10] = [
+    (-0.6, -0.35),
+    (-0.3, -0.3),
+    (0.05, -0.4),
+    (0.35, -0.3),
+    (0.6, -0.4),
+    (-0.55, 0.3),
+    (-0.25, 0.35),
+    (0.1, 0.3),
+    (0.4, 0.35),
+    (0.65, 0.25),
+];
+
+/// Centre of the target region.
+pub const TARGET: Vector3<f64> = Vector3::new(0.0, 0.0, 0.05);
+
+/// The gather task with the first `cubes` cubes of [`CUBES`] over `steps` steps under
+/// `contact`.
+pub fn gather(
+    cubes: usize,
+    steps: usize,
+    contact: Contact,
+) -> Result<TabletopTask, Box<dyn std::error::Error>> {
+    gather_pieces(cubes, steps, contact, |name, x, y| {
+        Ok(Piece::cube(name, x, y))
+    })
+}
+
+/// The gather task with `piece(name, x, y)` (e.g. [`Piece::ell`], the non-convex variant of
+/// the paper's Gather-Bunny) at the first `count` positions of [`CUBES`], named `cube0`, ….
+pub fn gather_pieces(
+    count: usize,
+    steps: usize,
+    contact: Contact,
+    piece: impl Fn(String, f64, f64) -> Result<Piece, Box<dyn std::error::Error>>,
+) -> Result<TabletopTask, Box<dyn std::error::Error>> {
+    if count == 0 || count > CUBES.len() {
+        return Err(format!("{count} pieces: the gather task has 1 to {}", CUBES.len()).into());
+    }
+    let pieces = CUBES[..count]
+        .iter()
+        .enumerate()
+        .map(|(k, &(x, y))| piece(format!("cube{k}"), x, y))
+        .collect::<Result<Vec<_>, _>>()?;
+    let scene = tabletop(ROD_START, 0.0, &pieces, contact)?;
+    task(
+        scene,
+        &vec![TARGET; count],
+        EPSILON,
+        vec![0, 1, 2, 3],
+        steps,
+    )
+}

@@ -1,0 +1,71 @@
+//! The long-range paper's Sort benchmark (sec. 6, Fig. 8b/d; appendix A.6.2): 10 cubes of
+//! two labels lie mixed on the ground; a rod pushes each label's cubes to its own region.
+//! 66 DoF (the rod's 6 and 6 per cube); the rod's PD targets drive its 3 translations.
+//! Table 3: H = 700, receding horizon h = 16, μ = 3e-8, Adam lr 1e-2 with
+//! (β₁, β₂) = (0.3, 0.5), 100 iterations, Δt = 0.04 s.
+//!
+//! The layout is ours (the paper shows it only in a figure): two rows of five cubes with
+//! labels in a fixed mixed order, label A's region to the left, label B's to the right.
+
+use super::tabletop::{Contact, Piece, TabletopTask, tabletop, task};
+use sdrs::prelude::*;
+
+/// Table 3: trajectory horizon H.
+pub const HORIZON: usize = 700;
+/// Table 3: receding horizon h.
+pub const RECEDING: usize = 16;
+/// Table 3: Adam learning rate.
+pub const LEARNING_RATE: f64 = 1e-2;
+/// Table 3: iterations.
+pub const ITERATIONS: usize = 100;
+/// Success radius ε_target (m) around a label's region centre (the paper gives no value).
+pub const EPSILON: f64 = 0.25;
+/// Where the rod starts (x, y), lying along x, in front of the cubes.
+pub const ROD_START: (f64, f64) = (0.0, -0.6);
+
+/// The cubes' start positions (x, y) and labels (`false`: A, `true`: B).
+pub const CUBES: [(f64, f64, bool); 10] = [
+    (-0.5, -0.2, true),
+    (-0.25, -0.2, false),
+    (0.0, -0.2, true),
+    (0.25, -0.2, false),
+    (0.5, -0.2, false),
+    (-0.5, 0.1, false),
+    (-0.25, 0.1, true),
+    (0.0, 0.1, false),
+    (0.25, 0.1, true),
+    (0.5, 0.1, true),
+];
+
+/// Centres of label A's and label B's target regions.
+pub const TARGETS: [Vector3<f64>; 2] =
+    [Vector3::new(-0.7, 0.6, 0.05), Vector3::new(0.7, 0.6, 0.05)];
+
+/// A sort task and each cube's target.
+pub type SortTask = (TabletopTask, Vec<Vector3<f64>>);
+
+/// The sort task with the first `cubes` cubes of [`CUBES`] over `steps` steps under
+/// `contact`.
+pub fn sort(
+    cubes: usize,
+    steps: usize,
+    contact: Contact,
+) -> Result<SortTask, Box<dyn std::error::Error>> {
+    if cubes == 0 || cubes > CUBES.len() {
+        return Err(format!("{cubes} cubes: the sort task has 1 to {}", CUBES.len()).into());
+    }
+    let pieces: Vec<Piece> = CUBES[..cubes]
+        .iter()
+        .enumerate()
+        .map(|(k, &(x, y, _))| Piece::cube(format!("cube{k}"), x, y))
+        .collect();
+    let targets: Vec<Vector3<f64>> = CUBES[..cubes]
+        .iter()
+        .map(|&(_, _, b)| TARGETS[usize::from(b)])
+        .collect();
+    let scene = tabletop(ROD_START, 0.0, &pieces, contact)?;
+    Ok((
+        task(scene, &targets, EPSILON, vec![0, 1, 2], steps)?,
+        targets,
+    ))
+}

@@ -1,0 +1,359 @@
+//! The table-top scene shared by the long-range paper's sort, gather and gather-with-meshes
+//! benchmarks (sec. 6, appendix A.6.2): a rod held by stable PD above a flat ground pushes
+//! free objects about.
+//!
+//! The paper counts 66 DoF for a rod and 10 cubes, so its rod is a 6-DoF body of which the PD
+//! controller drives 3 (sort: translation) or 4 (gather: translation and the horizontal
+//! rotation). Here the rod hangs on six 1-DoF joints (x, y, z, yaw, roll, pitch, the first
+//! five frames massless): the driven DoFs follow the policy's targets, the others are held at
+//! their start by the same PD gains, so they yield to contact like the paper's passive
+//! DoFs but do not topple the rod. The paper gives no sizes, masses or gains; the choices are
+//! stated on the constants below.
+
+use sdrs::diff::{TargetRegion, descend, paper_adam};
+use sdrs::dynamics::scenes::ground_grid;
+use sdrs::geometry::TriMesh;
+use sdrs::prelude::*;
+
+/// Time step Δt (s), Table 3 (sort, gather, gather-bunny).
+pub const DT: f64 = 0.04;
+/// Potential coefficient μ of the long-range model, Table 3 (sort and gather).
+pub const STIFFNESS: f64 = 3e-8;
+/// Margin ε of the long-range potential's blending (m), as in the billiards scene.
+pub const MARGIN: f64 = 0.1;
+/// Friction coefficient between every pair of bodies (the paper does not say; 0.5 lets a
+/// pushed cube stop within a few centimetres).
+pub const FRICTION: f64 = 0.5;
+/// Half extents of the rod (m): 60 cm long along x, 4 cm thick, 8 cm tall (our choice: long
+/// enough to sweep several cubes, low enough to stay clear of the ground).
+pub const ROD_HALF: Vector3<f64> = Vector3::new(0.3, 0.02, 0.04);
+/// Height of the rod's centre above the ground (m): 1 cm of clearance under it.
+pub const ROD_HEIGHT: f64 = 0.05;
+/// Rod mass (kg).
+pub const ROD_MASS: f64 = 1.0;
+/// PD stiffness of every rod DoF (N/m or N·m/rad for its 1 kg): a 7 rad/s follower.
+pub const ROD_KP: f64 = 50.0;
+/// Side of a cube (m).
+pub const CUBE_SIZE: f64 = 0.1;
+/// Mass of a cube (kg).
+pub const CUBE_MASS: f64 = 0.2;
+/// Side of the square ground grid (m) and its cells per side.
+pub const GROUND: (f64, usize) = (3.0, 2);
+
+/// The names of the rod's joints' links, in DoF order: x, y, z, yaw, roll, pitch.
+const ROD_FRAMES: [&str; 6] = ["rod_x", "rod_y", "rod_z", "rod_yaw", "rod_roll", "rod"];
+
+/// Which contact model a table-top scene steps with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Contact {
+    /// The long-range potential (the paper's method), μ = [`STIFFNESS`].
+    LongRange,
+    /// The IPC barrier between the meshes (baseline), activation distance 1 mm, stiffness
+    /// 1e3 (the facade's tests' setting under which a block rests on the ground).
+    Ipc,
+    /// The SDRS plane barrier between the convex hulls (baseline).
+    Hulls,
+}
+
+impl Contact {
+    /// The contact settings of this model for the table-top scenes, parent-child pairs
+    /// skipped (the rod's frames), with friction [`FRICTION`] except under IPC (whose lagged
+    /// friction the backward pass cannot differentiate yet).
+    pub fn settings(self) -> Result<ContactSettings, Box<dyn std::error::Error>> {
+        let settings = match self {
+            Contact::LongRange => ContactSettings::new(
+                ContactKind::LongRange(sdrs::contact::long_range::LongRange::new(MARGIN)?),
+                STIFFNESS,
+            )?,
+            Contact::Ipc => ContactSettings::new(
+                ContactKind::Ipc(sdrs::contact::ipc::potential::Ipc::new(1e-3)?),
+                1e3,
+            )?,
+            Contact::Hulls => ContactSettings::default_for(CUBE_SIZE)?,
+        };
+        Ok(match self {
+            // IPC's lagged friction has no step-t derivatives for the backward pass.
+            Contact::Ipc => settings,
+            Contact::LongRange | Contact::Hulls => {
+                settings.with_friction(FrictionSettings::new(FRICTION)?)
+            }
+        })
+    }
+}
+
+/// One free object of a table-top scene: its convex hulls (mass is lumped on their
+/// vertices), its collision mesh and where it starts.
+#[derive(Debug, Clone)]
+pub struct Piece {
+    /// Link name.
+    pub name: String,
+    /// Convex parts (SDRS contact and mass).
+    pub hulls: Vec<ConvexHull>,
+    /// Collision mesh (long-range and IPC contact).
+    pub mesh: TriMesh,
+    /// Start pose (its lowest point should be about 1 mm above the ground).
+    pub pose: Isometry3<f64>,
+}
+
+impl Piece {
+    /// A [`CUBE_SIZE`] cube named `name` resting (1 mm up) at `(x, y)`.
+    pub fn cube(name: impl Into<String>, x: f64, y: f64) -> Self {
+        let half = Vector3::repeat(0.5 * CUBE_SIZE);
+        Self {
+            name: name.into(),
+            hulls: vec![ConvexHull::cuboid(half).expect("positive extents")],
+            mesh: TriMesh::cuboid(half).expect("positive extents"),
+            pose: Isometry3::translation(x, y, 0.5 * CUBE_SIZE + 1e-3),
+        }
+    }
+}
+
+impl Piece {
+    /// A non-convex L-shaped piece of three [`CUBE_SIZE`] cubes (a corner cube and one on
+    /// each of its +x and +y sides; 36 triangles, 3 hulls) named `name`, its centre of mass
+    /// resting (1 mm up) at `(x, y)`: a generated stand-in for the paper's bunny
+    /// (Gather-Bunny), far simpler (the bunnies have 278 triangles each).
+    pub fn ell(
+        name: impl Into<String>,
+        x: f64,
+        y: f64,
+    ) -> Result<Self, Box<dyn std::error::Error>> {
+        let half = Vector3::repeat(0.5 * CUBE_SIZE);
+        // Cube centres, shifted so that the vertex mean (the lumped centre of mass) is the
+        // link's origin.
+        let offsets = [(0.0, 0.0), (CUBE_SIZE, 0.0), (0.0, CUBE_SIZE)]
+            .map(|(a, b)| Vector3::new(a - CUBE_SIZE / 3.0, b - CUBE_SIZE / 3.0, 0.0));
+        let box_hull = ConvexHull::cuboid(half)?;
+        let box_mesh = TriMesh::cuboid(half)?;
+        let hulls = offsets
+            .iter()
+            .map(|o| ConvexHull::new(box_hull.vertices().iter().map(|v| v + o).collect()))
+            .collect::<Result<Vec<_>, _>>()?;
+        let meshes: Vec<TriMesh> = offsets
+            .iter()
+            .map(|o| box_mesh.transformed(&Isometry3::translation(o.x, o.y, o.z)))
+            .collect();
+        Ok(Self {
+            name: name.into(),
+            hulls,
+            mesh: TriMesh::merged(&meshes)?,
+            pose: Isometry3::translation(x, y, 0.5 * CUBE_SIZE + 1e-3),
+        })
+    }
+}
+
+/// A table-top scene: the model (ground, rod, pieces), its step settings and the rod's PD
+/// control at rest.
+#[derive(Debug, Clone)]
+pub struct Tabletop {
+    /// Ground, the rod's six frames, then one link per piece.
+    pub model: Model,
+    /// Step settings (Δt = [`DT`], backward blocks on, design blocks off).
+    pub settings: StepSettings,
+    /// PD gains on the rod's six DoFs, targets at the start (zero).
+    pub control: Control,
+    /// Index of each piece's link.
+    pub pieces: Vec<usize>,
+}
+
+/// Builds the ground, a rod centred at `rod` (x, y; yaw `yaw` about z) and the pieces, under
+/// contact model `contact`.
+pub fn tabletop(
+    rod: (f64, f64),
+    yaw: f64,
+    pieces: &[Piece],
+    contact: Contact,
+) -> Result<Tabletop, Box<dyn std::error::Error>> {
+    let (size, cells) = GROUND;
+    let ground = Link::new(
+        "ground",
+        None,
+        Isometry3::identity(),
+        JointKind::Fixed,
+        vec![ConvexHull::new(vec![
+            Point3::new(-0.5 * size, -0.5 * size, -0.1),
+            Point3::new(0.5 * size, -0.5 * size, -0.1),
+            Point3::new(0.5 * size, 0.5 * size, -0.1),
+            Point3::new(-0.5 * size, 0.5 * size, -0.1),
+            Point3::new(-0.5 * size, -0.5 * size, 0.0),
+            Point3::new(0.5 * size, -0.5 * size, 0.0),
+            Point3::new(0.5 * size, 0.5 * size, 0.0),
+            Point3::new(-0.5 * size, 0.5 * size, 0.0),
+        ])?],
+        MassModel::Lumped { mass: 1.0 },
+    )
+    .with_mesh(ground_grid(size, cells)?);
+    let mut links = vec![ground];
+    let axes = [
+        JointKind::Prismatic { axis: Vector3::x() },
+        JointKind::Prismatic { axis: Vector3::y() },
+        JointKind::Prismatic { axis: Vector3::z() },
+        JointKind::Revolute { axis: Vector3::z() },
+        JointKind::Revolute { axis: Vector3::x() },
+        JointKind::Revolute { axis: Vector3::y() },
+    ];
+    let start = Isometry3::new(Vector3::new(rod.0, rod.1, ROD_HEIGHT), Vector3::z() * yaw);
+    for (k, (name, joint)) in ROD_FRAMES.iter().zip(axes).enumerate() {
+        let last = k + 1 == ROD_FRAMES.len();
+        let link = Link::new(
+            *name,
+            if k == 0 { None } else { Some(k) },
+            if k == 0 { start } else { Isometry3::identity() },
+            joint,
+            if last {
+                vec![ConvexHull::cuboid(ROD_HALF)?]
+            } else {
+                Vec::new()
+            },
+            if last {
+                MassModel::Lumped { mass: ROD_MASS }
+            } else {
+                MassModel::SecondMoment(Default::default())
+            },
+        );
+        links.push(if last {
+            link.with_mesh(TriMesh::cuboid(ROD_HALF)?)
+        } else {
+            link
+        });
+    }
+    let mut indices = Vec::with_capacity(pieces.len());
+    for piece in pieces {
+        indices.push(links.len());
+        let mass = CUBE_MASS;
+        links.push(
+            Link::new(
+                piece.name.clone(),
+                None,
+                piece.pose,
+                JointKind::Free,
+                piece.hulls.clone(),
+                MassModel::Lumped { mass },
+            )
+            .with_mesh(piece.mesh.clone()),
+        );
+    }
+    let model = Model::new(links)?;
+    let mut settings = StepSettings::new(DT)?;
+    settings.contact = Some(contact.settings()?);
+    settings.backward = true;
+    settings.design_derivatives = false;
+    // Every rod DoF under PD (spring 2 k_p); damping c = 2√(2 k_p m) makes the translations
+    // critically damped, k_d = c Δt / 2 (see `Control`).
+    let mut control = Control::passive(&model);
+    for j in 0..ROD_FRAMES.len() {
+        control.kp[j] = ROD_KP;
+        control.kd[j] = (2.0 * ROD_KP * ROD_MASS).sqrt() * DT;
+    }
+    Ok(Tabletop {
+        model,
+        settings,
+        control,
+        pieces: indices,
+    })
+}
+
+/// A table-top task: the rod's open-loop PD targets on the driven DoFs, one per step (the
+/// trivial start holds the rod where it is), scored by the paper's loss
+/// `Σ ReLU(|x_COM − x*_COM|² − ε²)` over the pieces at the end of the horizon (appendix
+/// A.6.2, [`TargetRegion`]).
+pub type TabletopTask = Objective<OpenLoop, Sum>;
+
+/// The task on `scene`: piece `k` should end within `epsilon` of `targets[k]`, the rod's DoFs
+/// `driven` (0-5: x, y, z, yaw, roll, pitch) follow open-loop targets over `steps` steps.
+pub fn task(
+    scene: Tabletop,
+    targets: &[Vector3<f64>],
+    epsilon: f64,
+    driven: Vec<usize>,
+    steps: usize,
+) -> Result<TabletopTask, Box<dyn std::error::Error>> {
+    if targets.len() != scene.pieces.len() {
+        return Err(format!(
+            "{} targets for {} pieces: give one target per piece",
+            targets.len(),
+            scene.pieces.len()
+        )
+        .into());
+    }
+    let mut loss = Sum::new();
+    for (&link, target) in scene.pieces.iter().zip(targets) {
+        let name = &scene.model.links()[link].name;
+        loss = loss.with(
+            1.0,
+            TargetRegion::links(&scene.model, &[name], *target, epsilon)?,
+        );
+    }
+    Ok(Objective {
+        policy: OpenLoop::new(scene.control, driven, steps)?,
+        loss,
+        start: State::zero(&scene.model),
+        steps,
+        design: DesignMap::new(&scene.model, 0),
+        settings: scene.settings,
+        recording: Recording::Blocks,
+        model: scene.model,
+    })
+}
+
+/// Each piece's distance (m) from its target in `state`.
+pub fn misses(
+    model: &Model,
+    pieces: &[usize],
+    targets: &[Vector3<f64>],
+    state: &State,
+) -> Vec<f64> {
+    let kinematics = Kinematics::new(model, state);
+    pieces
+        .iter()
+        .zip(targets)
+        .map(|(&link, target)| (kinematics.poses()[link].translation.vector - target).norm())
+        .collect()
+}
+
+/// One optimisation run: the loss before each iteration, the last parameters and the
+/// evaluation at them, and the mean wall time of an iteration (s).
+#[derive(Debug, Clone)]
+pub struct Run {
+    /// Loss at each iterate, the start first.
+    pub history: Vec<f64>,
+    /// The last iterate.
+    pub parameters: DVector<f64>,
+    /// Its evaluation.
+    pub end: sdrs::diff::Evaluation,
+    /// Mean wall time of one evaluation (rollout and adjoint), s.
+    pub seconds_per_iteration: f64,
+}
+
+/// `iterations` Adam steps of learning rate `learning_rate` with the paper's
+/// (β₁, β₂) = (0.3, 0.5) (Table 3, [`paper_adam`]) from `start`; `progress(k, loss)` before
+/// each step.
+pub fn optimise(
+    task: &TabletopTask,
+    start: DVector<f64>,
+    iterations: usize,
+    learning_rate: f64,
+    mut progress: impl FnMut(usize, f64),
+) -> Result<Run, Box<dyn std::error::Error>> {
+    let mut adam = paper_adam(start.len(), learning_rate);
+    let none = DVector::zeros(0);
+    let mut parameters = start;
+    let mut last = None;
+    let clock = std::time::Instant::now();
+    let mut source = |x: &DVector<f64>| {
+        let e = task.evaluate(x, &none)?;
+        let out = (e.loss, e.parameters.clone());
+        last = Some(e);
+        Ok(out)
+    };
+    let history = descend(&mut parameters, &mut adam, iterations, &mut source, |i| {
+        progress(i.iteration, i.value)
+    })?;
+    let seconds_per_iteration = clock.elapsed().as_secs_f64() / (iterations + 1) as f64;
+    Ok(Run {
+        history,
+        parameters,
+        end: last.ok_or("no evaluation")?,
+        seconds_per_iteration,
+    })
+}

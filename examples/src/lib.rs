@@ -19,11 +19,9 @@
 
 pub mod blocks;
 pub mod chain_reach;
-pub mod quadruped;
-
 pub mod long_range;
+pub mod quadruped;
 pub mod robots;
-pub mod walker;
-
 pub mod single_jaw;
 pub mod stages;
+pub mod walker;

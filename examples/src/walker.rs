@@ -178,34 +178,10 @@ pub fn travel(
 /// other, over the states: positive means every state was collision-free (GJK distances,
 /// independent of the contact model; touching or overlapping hulls count as 0).
 pub fn smallest_gap(model: &Model, states: &[State]) -> f64 {
-    use sdrs::geometry::gjk::{Proximity, distance};
-    let links = model.links();
-    let mut best = f64::INFINITY;
-    for state in states {
-        let kin = Kinematics::new(model, state);
-        for a in 0..links.len() {
-            for b in a + 1..links.len() {
-                if !model.may_touch(a, b, true) {
-                    continue;
-                }
-                let (pa, pb) = (&kin.poses()[a], &kin.poses()[b]);
-                for ha in &links[a].hulls {
-                    let near = ha.aabb(pa).inflated(0.05);
-                    for hb in &links[b].hulls {
-                        if !near.intersects(&hb.aabb(pb)) {
-                            continue;
-                        }
-                        let d = match distance(ha, pa, hb, pb) {
-                            Proximity::Separated(s) => s.distance,
-                            Proximity::Intersecting { .. } => 0.0,
-                        };
-                        best = best.min(d);
-                    }
-                }
-            }
-        }
-    }
-    best
+    states
+        .iter()
+        .map(|state| crate::robots::min_distance(model, &Kinematics::new(model, state), true))
+        .fold(f64::INFINITY, f64::min)
 }
 
 /// A locomotion task: the objective (scene, sine-wave controller, foot design, loss on the

@@ -8,15 +8,10 @@ use sdrs_diff::{
     RecedingHorizon, Recording, Sum, TargetRegion, descend, paper_adam,
 };
 use sdrs_dynamics::State;
-use sdrs_dynamics::scenes::chain;
 
 #[test]
 fn target_region_gradient_matches_differences() {
-    let mut scene = chain(3, 0.01).unwrap();
-    scene.settings.backward = true;
-    scene.settings.tolerance = 1e-10;
-    scene.control.kp = DVector::from_element(3, 20.0);
-    scene.control.kd = DVector::from_element(3, 0.05);
+    let scene = crate::pd_chain();
     let model = scene.model.clone();
     // Two objects: one far from its target (active), one within its tolerance (zero).
     let loss = Sum::new()

@@ -7,7 +7,7 @@ use sdrs_diff::{
     PolicyTangent, Recording, Seeds, SineWaves, adjoint, rollout, rollout_policy, step_jacobian,
     tangent,
 };
-use sdrs_dynamics::scenes::{chain, rotating_chains};
+use sdrs_dynamics::scenes::rotating_chains;
 use sdrs_dynamics::{Control, Motion, Simulator, State};
 
 const STEPS: usize = 12;
@@ -139,11 +139,7 @@ impl Policy for Feedback {
 
 #[test]
 fn feedback_policies_are_differentiated_through_the_states() {
-    let mut scene = chain(3, 0.01).unwrap();
-    scene.settings.backward = true;
-    scene.settings.tolerance = 1e-10;
-    scene.control.kp = DVector::from_element(3, 20.0);
-    scene.control.kd = DVector::from_element(3, 0.05);
+    let scene = crate::pd_chain();
     let model = scene.model.clone();
     let policy = Feedback {
         base: scene.control.clone(),

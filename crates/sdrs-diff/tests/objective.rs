@@ -19,11 +19,7 @@ fn lower_face(model: &Model, link: &str) -> LinkPoint {
 
 #[test]
 fn objective_gradients_match_differences() {
-    let mut scene = chain(3, 0.01).unwrap();
-    scene.settings.backward = true;
-    scene.settings.tolerance = 1e-10;
-    scene.control.kp = DVector::from_element(3, 20.0);
-    scene.control.kd = DVector::from_element(3, 0.05);
+    let scene = crate::pd_chain();
     let model = scene.model.clone();
     // p0: link0's length, p1: link2's attachment sideways, p2: link2's lower face widened.
     let mut design = DesignMap::new(&model, 3);

@@ -242,7 +242,7 @@ impl Feature {
 /// heights, dropping points within `tolerance` of the outline's edges or of each other.
 fn convex_outline(points: &[(Vector2<f64>, f64)], tolerance: f64) -> Vec<(Vector2<f64>, f64)> {
     let mut sorted = points.to_vec();
-    sorted.sort_by(|a, b| (a.0.x, a.0.y).partial_cmp(&(b.0.x, b.0.y)).expect("finite"));
+    sorted.sort_by(|a, b| a.0.x.total_cmp(&b.0.x).then(a.0.y.total_cmp(&b.0.y)));
     sorted.dedup_by(|a, b| (a.0 - b.0).norm() <= tolerance);
     if sorted.len() <= 2 {
         return sorted;

@@ -1,45 +1,59 @@
-//! [`solve`]: ADMM on the second-order cones for eq. 1 with the De Saxcé correction.
+//! [`solve`]: ADMM on the second-order cones for eq. 1 with the De Saxcé correction, with a
+//! proximal term, over-relaxation and a penalty `ρ` set and adapted from the spectrum of `G`.
 //!
 //! For a fixed shift `s = Γ_μ(σ)`, eq. 1 is the optimality condition of the cone-constrained
 //! quadratic program `min ½ λᵀ G λ + λᵀ (g + s)` over `λ ∈ K_μ` (the friction cones of all
-//! contacts). ADMM splits it as `λ = z`, `z ∈ K_μ`, with scaled dual `u` and penalty `ρ`:
+//! contacts). ADMM splits it as `λ = z`, `z ∈ K_μ`, with scaled dual `u`, penalty `ρ`,
+//! proximal weight `η` and over-relaxation `α`:
 //!
 //! ```text
-//! λ ← (G + ρ I)⁻¹ (ρ (z − u) − g − s)      (one Cholesky factor, kept while ρ is unchanged)
-//! z ← Π_K(λ + u)                            (per-contact cone projection)
-//! u ← u + λ − z
-//! s ← Γ_μ(G z + g)                          (De Saxcé, updated every iteration)
+//! λ ← (G + (ρ + η) I)⁻¹ (η λ + ρ (z − u) − g − s)   (one Cholesky factor per ρ)
+//! λ̂ ← α λ + (1 − α) z
+//! z ← Π_K(λ̂ + u)                                    (per-contact cone projection)
+//! u ← u + λ̂ − z
+//! s ← Γ_μ(−ρ u)                                     (De Saxcé, updated every iteration)
 //! ```
 //!
-//! as in the ADMM contact solvers the paper cites ([1, 8, 41]; Carpentier et al. 2024). At a
-//! fixed point `σ + Γ_μ(σ) = −ρ u` is in `K_μ*` and orthogonal to `z`. `G` may be singular
-//! (more contact rows than DoFs): `G + ρ I` is positive definite for every `ρ > 0`.
+//! as in the ADMM contact solvers the paper cites ([1, 8, 41]; Carpentier et al. 2024, the
+//! solver of Simple). At a fixed point `σ + Γ_μ(σ) = −ρ u` is in `K_μ*` and orthogonal to
+//! `z` (so the shift, taken from the dual estimate `−ρ u` of `σ̂`, whose tangent part is
+//! `σ_T`, is `Γ_μ(σ)`); the proximal and relaxation terms vanish there. The relaxation
+//! `α` is 1 (plain ADMM) by default.
+//!
+//! **The penalty.** ADMM's linear rate on a quadratic depends on `ρ` against the spectrum
+//! `[m, L]` of the λ-step's matrix, and the classical choice is `ρ = √(L m)`. Here `L` is the
+//! largest eigenvalue of `G` (power iteration) and `m = η`: contact Delassus matrices are
+//! usually singular (more contact rows than DoFs), so the smallest eigenvalue of `G + η I`
+//! is the proximal weight itself. The rule `ρ = √(L m) (L/m)^p` moves `ρ` geometrically
+//! between `m` and `L` with the exponent `p` (0.2 to start, as the paper's authors' solver);
+//! when adaptation is on and the primal residual `‖λ − z‖∞` exceeds the dual residual
+//! `ρ ‖z − z_prev‖∞` by a factor 10 (or the reverse), `p` moves by ±0.05, i.e. `ρ` by the
+//! factor `(L/m)^0.05`, at most every few iterations since each change refactorises. A
+//! fixed `ρ = L` (the previous default) is orders of magnitude too stiff for the null-space
+//! directions of a singular `G` and needed thousands of iterations on Solo-12; plain
+//! residual balancing by a constant factor stalled there.
 //!
 //! **Convergence** is measured on the cone-feasible iterate `z` (the returned impulses):
 //! - primal feasibility `‖λ − z‖∞` (how far the unconstrained iterate is from the cones);
 //! - dual feasibility `max_i dist(σ̂_i, K_μi*)` with `σ̂ = G z + g + Γ_μ(G z + g)`;
 //! - complementarity `max_i |z_i · σ̂_i|`;
 //!
-//! all three at most the tolerance. `ρ` starts at the largest eigenvalue of `G` (power
-//! iteration) unless given, and with adaptation on (off by default) it is rescaled by 5 when the ADMM primal
-//! residual `‖λ − z‖` and dual residual `ρ ‖z − z_prev‖` differ by more than a factor 10
-//! (residual balancing, Boyd et al. 2011 sec. 3.4.1), at most every 10 iterations since each
-//! change refactorises `G + ρ I`.
+//! all three at most the tolerance, and the ADMM dual residual `ρ ‖z − z_prev‖∞` too (the
+//! iterate has settled: with small impulses, such as `m g Δt` at rest, the complementarity
+//! `|z_i · σ̂_i|` alone is met while the contact velocities are still far from zero). `G` may be singular: `G + (ρ + η) I` is positive
+//! definite for every `ρ > 0`.
 
 use super::cone::{de_saxce, project_cone, project_dual_cone};
 use super::problem::{NcpProblem, block, check_finite, check_size, set_block};
 use super::settings::SolverSettings;
+use super::spectral::{condition_bound, largest_eigenvalue, spectral_rho};
 use crate::error::NcpError;
 use nalgebra::{Cholesky, DMatrix, DVector, Dyn};
 
 /// Residual imbalance that triggers a change of `ρ`.
 const BALANCE_RATIO: f64 = 10.0;
-/// Factor by which `ρ` changes.
-const RHO_STEP: f64 = 5.0;
-/// Iterations between two changes of `ρ`.
-const ADAPT_EVERY: usize = 10;
-/// Power iterations for the largest eigenvalue of `G`.
-const POWER_ITERATIONS: usize = 20;
+/// Least number of iterations between two changes of `ρ` (each refactorises `G + ρ I`).
+const ADAPT_EVERY: usize = 5;
 
 /// The three convergence residuals at a solution (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -53,9 +67,13 @@ pub struct Residuals {
 }
 
 impl Residuals {
-    /// The largest of the three.
+    /// The largest of the three (NaN if any is NaN).
     pub fn max(&self) -> f64 {
-        self.primal.max(self.dual).max(self.complementarity)
+        let all = [self.primal, self.dual, self.complementarity];
+        if all.iter().any(|r| r.is_nan()) {
+            return f64::NAN;
+        }
+        all.into_iter().fold(0.0, f64::max)
     }
 }
 
@@ -119,21 +137,33 @@ pub fn solve(
             iterations: 0,
         });
     }
+    let eta = settings.proximal();
+    let largest = largest_eigenvalue(delassus);
+    let kappa = condition_bound(largest, eta);
     let mut rho = settings
         .rho()
-        .unwrap_or_else(|| largest_eigenvalue(delassus).max(f64::MIN_POSITIVE.sqrt()));
-    let mut factor = factorise(delassus, rho)?;
+        .unwrap_or_else(|| spectral_rho(largest, eta, settings.rho_power()));
+    let rho_factor = kappa.powf(settings.rho_power_step());
+    // ρ stays within the spectrum [m, L + η] (the rule's p in [−½, ½]).
+    let (floor, ceiling) = (
+        spectral_rho(largest, eta, -0.5),
+        spectral_rho(largest, eta, 0.5),
+    );
+    let alpha = settings.over_relaxation();
+    let mut factor = factorise(delassus, rho + eta)?;
     let mut shift = shift_of(mu, &sigma);
     // σ̂ = −ρ u at a fixed point: start the dual there.
     let mut u = -(&sigma + &shift) / rho;
     let mut last_change = 0;
     for iteration in 1..=settings.max_iterations() {
-        let rhs = (&z - &u) * rho - g - &shift;
+        let rhs = &lambda * eta + (&z - &u) * rho - g - &shift;
         lambda = factor.solve(&rhs);
-        let z_previous = std::mem::replace(&mut z, project_all(mu, &(&lambda + &u)));
-        u += &lambda - &z;
+        let relaxed = &lambda * alpha + &z * (1.0 - alpha);
+        let z_previous = std::mem::replace(&mut z, project_all(mu, &(&relaxed + &u)));
+        u += &relaxed - &z;
         (sigma, residuals) = evaluate(problem, &z, &lambda);
-        if residuals.max() <= settings.tolerance() {
+        let step = rho * (&z - &z_previous).amax();
+        if residuals.max() <= settings.tolerance() && step <= settings.tolerance() {
             return Ok(NcpSolution {
                 impulses: z,
                 velocities: sigma,
@@ -141,21 +171,32 @@ pub fn solve(
                 iterations: iteration,
             });
         }
-        shift = shift_of(mu, &sigma);
+        if !residuals.max().is_finite() {
+            return Err(NcpError::NotConverged {
+                iterations: iteration,
+                residual: f64::INFINITY,
+                tolerance: settings.tolerance(),
+            });
+        }
+        // The shift from the dual estimate σ̂ ≈ −ρ u rather than from σ(z): both agree at a
+        // fixed point, but σ(z) lets a contact's slip direction flip with z and cycled on
+        // Solo-12 (residual stuck at 1e-3); the dual moves smoothly.
+        shift = shift_of(mu, &(&u * -rho));
         if settings.adaptive_rho() && iteration - last_change >= ADAPT_EVERY {
-            let primal = (&lambda - &z).norm();
-            let dual = rho * (&z - &z_previous).norm();
-            let scale = if primal > BALANCE_RATIO * dual {
-                RHO_STEP
-            } else if dual > BALANCE_RATIO * primal {
-                1.0 / RHO_STEP
+            let primal = residuals.primal;
+            let scale = if primal > BALANCE_RATIO * step {
+                rho_factor
+            } else if step > BALANCE_RATIO * primal {
+                1.0 / rho_factor
             } else {
                 1.0
             };
-            if scale != 1.0 {
-                rho *= scale;
+            let next = (rho * scale).clamp(floor, ceiling);
+            if scale != 1.0 && next != rho {
+                let scale = next / rho;
+                rho = next;
                 u /= scale;
-                factor = factorise(delassus, rho)?;
+                factor = factorise(delassus, rho + eta)?;
                 last_change = iteration;
             }
         }
@@ -211,29 +252,11 @@ fn evaluate(
     (sigma, residuals)
 }
 
-/// Cholesky factor of `G + ρ I`.
-fn factorise(delassus: &DMatrix<f64>, rho: f64) -> Result<Cholesky<f64, Dyn>, NcpError> {
+/// Cholesky factor of `G + shift I`.
+fn factorise(delassus: &DMatrix<f64>, shift: f64) -> Result<Cholesky<f64, Dyn>, NcpError> {
     let mut shifted = delassus.clone();
     for i in 0..shifted.nrows() {
-        shifted[(i, i)] += rho;
+        shifted[(i, i)] += shift;
     }
-    Cholesky::new(shifted).ok_or(NcpError::NotPositiveSemidefinite { rho })
-}
-
-/// The largest eigenvalue of the symmetric PSD `G`, by power iteration from the all-ones
-/// vector (an estimate: only used to scale `ρ`).
-fn largest_eigenvalue(delassus: &DMatrix<f64>) -> f64 {
-    let n = delassus.nrows();
-    let mut x = DVector::from_element(n, 1.0 / (n as f64).sqrt());
-    let mut estimate = 0.0;
-    for _ in 0..POWER_ITERATIONS {
-        let y = delassus * &x;
-        let norm = y.norm();
-        if !(norm > 0.0) {
-            break;
-        }
-        estimate = norm;
-        x = y / norm;
-    }
-    estimate.max(delassus.diagonal().amax())
+    Cholesky::new(shifted).ok_or(NcpError::NotPositiveSemidefinite { rho: shift })
 }

@@ -8,6 +8,7 @@
 //! - [`problem`]: [`NcpProblem`] (`G`, `g`, `μ`, checked);
 //! - [`settings`]: [`SolverSettings`] and its checked builder;
 //! - [`admm`]: [`solve`], [`NcpSolution`], [`Residuals`];
+//! - [`spectral`]: the spectrum estimates that set the ADMM penalty;
 //! - [`mode`]: [`ContactMode`] classified from a solution.
 
 pub mod admm;
@@ -15,6 +16,7 @@ pub mod cone;
 pub mod mode;
 pub mod problem;
 pub mod settings;
+pub mod spectral;
 
 pub use admm::{NcpSolution, Residuals, solve};
 pub use mode::ContactMode;

@@ -18,7 +18,7 @@ use sdrs_dynamics::{
     UrdfOptions, load_urdf,
 };
 use sdrs_geometry::ConvexHull;
-use sdrs_ncp::{NcpProblem, NcpSettings, NcpSimulator, NcpStepReport, SolverSettings};
+use sdrs_ncp::{NcpProblem, NcpSettings, NcpSimulator, SolverSettings};
 
 /// One step's contact problem and what the stepper made of it.
 #[derive(Debug, Clone)]

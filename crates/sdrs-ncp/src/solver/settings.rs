@@ -28,7 +28,7 @@ pub struct SolverSettings {
 impl Default for SolverSettings {
     /// Tolerance 1e-9 on every residual, at most 2000 iterations, proximal term `η` = 1e-6,
     /// no over-relaxation (`α` = 1), `ρ = √(L m) (L/m)^p` from the largest eigenvalue `L` of
-    /// the Delassus matrix and `m = η` with `p` = 0.2, adapted in steps of 0.05 (see the
+    /// the Delassus matrix and `m = η` with `p` = 0.1, adapted in steps of 0.05 (see the
     /// [`admm`](super::admm) module docs for why these values).
     fn default() -> Self {
         Self {
@@ -38,7 +38,7 @@ impl Default for SolverSettings {
             adaptive_rho: true,
             proximal: 1e-6,
             over_relaxation: 1.0,
-            rho_power: 0.2,
+            rho_power: 0.1,
             rho_power_step: 0.05,
         }
     }
@@ -146,7 +146,8 @@ impl SolverSettingsBuilder {
     }
 
     /// Initial exponent `p` of the spectral rule `ρ = √(L m) (L/m)^p` (in [−1, 1], default
-    /// 0.2).
+    /// 0.1: on the captured problems 0.1 to 0.3 perform alike, on random rank-deficient ones
+    /// 0.1 converged more often than 0.2).
     pub fn rho_power(mut self, power: f64) -> Self {
         self.settings.rho_power = power;
         self

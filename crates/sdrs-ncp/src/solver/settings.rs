@@ -11,6 +11,15 @@ use crate::error::NcpError;
 /// let settings = SolverSettings::builder().tolerance(1e-10).max_iterations(500).build()?;
 /// assert_eq!(settings.max_iterations(), 500);
 /// assert!(SolverSettings::builder().tolerance(-1.0).build().is_err());
+/// // The spectral penalty's knobs: proximal weight, initial power, its step, relaxation.
+/// let tuned = SolverSettings::builder()
+///     .proximal(1e-8)
+///     .rho_power(0.2)
+///     .rho_power_step(0.1)
+///     .over_relaxation(1.2)
+///     .build()?;
+/// assert_eq!((tuned.proximal(), tuned.rho_power()), (1e-8, 0.2));
+/// assert!(SolverSettings::builder().over_relaxation(2.0).build().is_err());
 /// # Ok::<(), sdrs_ncp::NcpError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -12,6 +12,13 @@ const FLOOR: f64 = 1.4916681462400413e-154; // √(f64::MIN_POSITIVE)
 
 /// The largest eigenvalue of the symmetric PSD `G`, by power iteration from the all-ones
 /// vector, at least the largest diagonal entry (an estimate: only used to scale `ρ`).
+///
+/// ```
+/// use nalgebra::DMatrix;
+/// use sdrs_ncp::solver::spectral::largest_eigenvalue;
+/// let g = DMatrix::from_diagonal(&nalgebra::DVector::from_vec(vec![3.0, 1.0, 0.0]));
+/// assert!((largest_eigenvalue(&g) - 3.0).abs() < 1e-9);
+/// ```
 pub fn largest_eigenvalue(delassus: &DMatrix<f64>) -> f64 {
     let n = delassus.nrows();
     let mut x = DVector::from_element(n, 1.0 / (n as f64).sqrt());
@@ -35,11 +42,23 @@ fn smallest(largest: f64, proximal: f64) -> f64 {
 }
 
 /// The condition bound `(L + η)/m` of `G + η I` (≥ 1).
+///
+/// ```
+/// use sdrs_ncp::solver::spectral::condition_bound;
+/// assert_eq!(condition_bound(99.0, 1.0), 100.0);
+/// ```
 pub fn condition_bound(largest: f64, proximal: f64) -> f64 {
     ((largest + proximal).max(FLOOR) / smallest(largest, proximal)).max(1.0)
 }
 
 /// The spectral penalty `ρ = √(L m) (L/m)^p` with `L + η` and `m` as above.
+///
+/// ```
+/// use sdrs_ncp::solver::spectral::spectral_rho;
+/// // L + η = 100, m = η = 1: p = 0 is the geometric mean, p = ±½ the ends of the spectrum.
+/// assert!((spectral_rho(99.0, 1.0, 0.0) - 10.0).abs() < 1e-12);
+/// assert!((spectral_rho(99.0, 1.0, 0.5) - 100.0).abs() < 1e-9);
+/// ```
 pub fn spectral_rho(largest: f64, proximal: f64, power: f64) -> f64 {
     let m = smallest(largest, proximal);
     let l = (largest + proximal).max(m);

@@ -132,12 +132,15 @@ pub fn solve(
         Some(w) => {
             check_size("warm-start impulses", w.len(), m)?;
             check_finite("warm-start impulses", w.as_slice())?;
-            project_all(mu, w)
+            let mut z = w.clone();
+            project_in_place(mu, &mut z);
+            z
         }
         None => DVector::zeros(m),
     };
     let mut lambda = z.clone();
-    let (mut sigma, mut residuals) = evaluate(problem, &z, &lambda);
+    let mut sigma = DVector::zeros(m);
+    let mut residuals = evaluate(problem, &z, &lambda, &mut sigma);
     if residuals.max() <= settings.tolerance() {
         return Ok(NcpSolution {
             impulses: z,
@@ -160,18 +163,38 @@ pub fn solve(
     );
     let alpha = settings.over_relaxation();
     let mut factor = factorise(delassus, rho + eta)?;
-    let mut shift = shift_of(mu, &sigma);
+    let mut shift = DVector::zeros(m);
+    shift_into(mu, &sigma, 1.0, &mut shift);
     // σ̂ = −ρ u at a fixed point: start the dual there.
     let mut u = -(&sigma + &shift) / rho;
+    // Work vectors: the iteration allocates nothing.
+    let (mut relaxed, mut z_previous) = (DVector::zeros(m), DVector::zeros(m));
     let mut last_change = 0;
     for iteration in 1..=settings.max_iterations() {
-        let rhs = &lambda * eta + (&z - &u) * rho - g - &shift;
-        lambda = factor.solve(&rhs);
-        let relaxed = &lambda * alpha + &z * (1.0 - alpha);
-        let z_previous = std::mem::replace(&mut z, project_all(mu, &(&relaxed + &u)));
-        u += &relaxed - &z;
-        (sigma, residuals) = evaluate(problem, &z, &lambda);
-        let step = rho * (&z - &z_previous).amax();
+        // λ ← (G + (ρ + η) I)⁻¹ (η λ + ρ (z − u) − g − s), in place.
+        relaxed.copy_from(&z);
+        relaxed -= &u;
+        lambda.axpy(rho, &relaxed, eta);
+        lambda -= g;
+        lambda -= &shift;
+        factor.solve_mut(&mut lambda);
+        if lambda.iter().any(|x| !x.is_finite()) {
+            return Err(NcpError::NotConverged {
+                iterations: iteration,
+                residual: f64::INFINITY,
+                tolerance: settings.tolerance(),
+            });
+        }
+        relaxed.copy_from(&z);
+        relaxed.axpy(alpha, &lambda, 1.0 - alpha);
+        std::mem::swap(&mut z, &mut z_previous);
+        z.copy_from(&relaxed);
+        z += &u;
+        project_in_place(mu, &mut z);
+        u += &relaxed;
+        u -= &z;
+        residuals = evaluate(problem, &z, &lambda, &mut sigma);
+        let step = rho * largest_difference(&z, &z_previous);
         if residuals.max() <= settings.tolerance() && step <= settings.tolerance() {
             return Ok(NcpSolution {
                 impulses: z,
@@ -188,7 +211,7 @@ pub fn solve(
             });
         }
         // The shift from the dual estimate σ̂ ≈ −ρ u (see the module docs).
-        shift = shift_of(mu, &(&u * -rho));
+        shift_into(mu, &u, rho, &mut shift);
         if settings.adaptive_rho() && iteration - last_change >= ADAPT_EVERY {
             let primal = residuals.primal;
             let scale = if primal > BALANCE_RATIO * step {
@@ -215,39 +238,47 @@ pub fn solve(
     })
 }
 
-/// Every contact's block of `x` projected onto its cone.
-fn project_all(mu: &[f64], x: &DVector<f64>) -> DVector<f64> {
-    let mut out = DVector::zeros(x.len());
+/// Projects every contact's block of `x` onto its cone.
+fn project_in_place(mu: &[f64], x: &mut DVector<f64>) {
     for (i, &mu) in mu.iter().enumerate() {
-        set_block(&mut out, i, &project_cone(mu, &block(x, i)));
+        let projected = project_cone(mu, &block(x, i));
+        set_block(x, i, &projected);
     }
-    out
 }
 
-/// The De Saxcé shift `Γ_μ(σ)` of every contact.
-fn shift_of(mu: &[f64], sigma: &DVector<f64>) -> DVector<f64> {
-    let mut out = DVector::zeros(sigma.len());
+/// Writes the De Saxcé shift `Γ_μ(scale · x)` of every contact into `out` (`scale` may be
+/// negative: `Γ` only reads the tangent norm).
+fn shift_into(mu: &[f64], x: &DVector<f64>, scale: f64, out: &mut DVector<f64>) {
     for (i, &mu) in mu.iter().enumerate() {
-        set_block(&mut out, i, &de_saxce(mu, &block(sigma, i)));
+        set_block(out, i, &(de_saxce(mu, &block(x, i)) * scale.abs()));
     }
-    out
 }
 
-/// The contact velocity at the cone-feasible impulses `z` and the residuals there (`lambda`
-/// is the unconstrained ADMM iterate).
+/// `‖a − b‖∞` (NaN if either holds a NaN).
+fn largest_difference(a: &DVector<f64>, b: &DVector<f64>) -> f64 {
+    a.iter()
+        .zip(b.iter())
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, |m, d| if d.is_nan() || d > m { d } else { m })
+}
+
+/// Writes the contact velocity `σ = G z + g` at the cone-feasible impulses `z` into `sigma`
+/// and returns the residuals there (`lambda` is the unconstrained ADMM iterate).
 fn evaluate(
     problem: &NcpProblem,
     z: &DVector<f64>,
     lambda: &DVector<f64>,
-) -> (DVector<f64>, Residuals) {
-    let sigma = problem.velocity(z);
+    sigma: &mut DVector<f64>,
+) -> Residuals {
+    sigma.copy_from(problem.free_velocity());
+    sigma.gemv(1.0, problem.delassus(), z, 1.0);
     let mut residuals = Residuals {
-        primal: (lambda - z).amax(),
+        primal: largest_difference(lambda, z),
         dual: 0.0,
         complementarity: 0.0,
     };
     for (i, &mu) in problem.mu().iter().enumerate() {
-        let s = block(&sigma, i);
+        let s = block(sigma, i);
         let corrected = s + de_saxce(mu, &s);
         residuals.dual = residuals
             .dual
@@ -256,7 +287,7 @@ fn evaluate(
             .complementarity
             .max(block(z, i).dot(&corrected).abs());
     }
-    (sigma, residuals)
+    residuals
 }
 
 /// Cholesky factor of `G + shift I`.

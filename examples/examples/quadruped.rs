@@ -2,7 +2,8 @@
 //! sine-wave controller optimised alone, then together with the vertices of its 4 feet, from
 //! the same start, with the trust-region step of eq. 15 (radii ᾱ_c = 0.3, ᾱ_d = 4e-3 as in
 //! the paper); prints both walking distances beside the paper's (4.90 m → 5.33 m) and writes
-//! the convergence history (CSV, SVG, PNG) and both runs' animations under
+//! the convergence history (CSV, SVG, PNG), both runs' animations and both robots as URDF
+//! with OBJ meshes (`control_only_urdf/`, `co_design_urdf/`) under
 //! `target/experiments/quadruped/` (or `--out`).
 //!
 //! `cargo run --release -p sdrs-examples --example quadruped -- [--iterations N] [--steps H]`
@@ -185,6 +186,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "{name}: smallest gap between hulls over the trajectory {:.2e} m",
             smallest_gap(&model, &run.end.trajectory.states)
         );
+        // The optimised spider, to check in another simulator.
+        let folder = out.join(format!("{}_urdf", name.replace([' ', '-'], "_")));
+        let export = export_urdf(&model, "body", &folder, "spider")?;
+        println!("wrote {}", display_path(&export.urdf));
     }
     let history = |losses: &[f64]| -> Vec<(f64, f64)> {
         losses

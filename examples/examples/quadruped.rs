@@ -3,7 +3,8 @@
 //! the same start, with the trust-region step of eq. 15 (radii ᾱ_c = 0.3, ᾱ_d = 4e-3 as in
 //! the paper); prints both walking distances beside the paper's (4.90 m → 5.33 m) and writes
 //! the convergence history (CSV, SVG, PNG), both runs' animations and both robots as URDF
-//! with OBJ meshes (`control_only_urdf/`, `co_design_urdf/`) under
+//! with OBJ meshes and their controllers (`control_only_urdf/`, `co_design_urdf/`, with
+//! `replay.json` for `benches/reference/mujoco_replay.py`) under
 //! `target/experiments/quadruped/` (or `--out`).
 //!
 //! `cargo run --release -p sdrs-examples --example quadruped -- [--iterations N] [--steps H]`
@@ -174,9 +175,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         100.0 * (d2 / d1 - 1.0),
         100.0 * (PAPER_DISTANCE.1 / PAPER_DISTANCE.0 - 1.0)
     );
-    for (name, walker, run) in [
-        ("control only", &control, &run1),
-        ("co-design", &codesign, &run2),
+    for (name, walker, run, travel) in [
+        ("control only", &control, &run1, d1),
+        ("co-design", &codesign, &run2, d2),
     ] {
         let model = walker
             .objective
@@ -186,10 +187,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "{name}: smallest gap between hulls over the trajectory {:.2e} m",
             smallest_gap(&model, &run.end.trajectory.states)
         );
-        // The optimised spider, to check in another simulator.
+        // The optimised spider and its controller, to replay in another simulator.
         let folder = out.join(format!("{}_urdf", name.replace([' ', '-'], "_")));
-        let export = export_urdf(&model, "body", &folder, "spider")?;
-        println!("wrote {}", display_path(&export.urdf));
+        let replay = walker.export(&run.controller, &run.design, travel, &folder)?;
+        println!("wrote {}", display_path(&replay));
     }
     let history = |losses: &[f64]| -> Vec<(f64, f64)> {
         losses

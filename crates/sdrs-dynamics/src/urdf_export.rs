@@ -136,10 +136,7 @@ pub fn export_urdf(
 /// The joint of `link` to the link named `parent` (a universal joint as two hinges with a
 /// massless link between them).
 fn link_joint(xml: &mut String, link: &Link, parent: &str) {
-    let name = link
-        .joint_name
-        .clone()
-        .unwrap_or_else(|| format!("{} joint", link.name));
+    let name = link.joint_label();
     let child = &link.name;
     let at = &link.attachment;
     let limits = link.limits;

@@ -96,9 +96,20 @@ pub fn spider(segments: usize) -> Result<Vec<Link>, Box<dyn std::error::Error>> 
 }
 
 /// The quadruped task, control only (call [`Walker::codesign`] for the feet), over `steps`
-/// steps, with `segments` points per capsule ring (see [`spider`]).
+/// steps, with `segments` points per capsule ring (see [`spider`]) and the default contact.
 pub fn quadruped(steps: usize, segments: usize) -> Result<Walker, Box<dyn std::error::Error>> {
-    let (model, settings, robot) = build_world(spider(segments)?, SLOPE, CLEARANCE, MU, DT)?;
+    quadruped_with(steps, segments, None)
+}
+
+/// [`quadruped`] with the given hull contact (friction [`MU`] is added), e.g. the authors'
+/// soft settings `sdrs::dynamics::scenes::sdrs_contact`.
+pub fn quadruped_with(
+    steps: usize,
+    segments: usize,
+    contact: Option<ContactSettings>,
+) -> Result<Walker, Box<dyn std::error::Error>> {
+    let (model, settings, robot) =
+        build_world(spider(segments)?, SLOPE, CLEARANCE, MU, DT, contact)?;
     let root = model.link_index("body")?;
     let dofs: Vec<usize> = (model.dof_offset(root) + 6..model.dof()).collect();
     let mut base = Control::passive(&model);

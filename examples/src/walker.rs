@@ -303,7 +303,8 @@ impl Walker {
 /// origin, tilted by `slope` (rad) about −y so that +x climbs, and the robot `links` (root
 /// first, a free joint) standing on it with its lowest vertex `clearance` beyond the contact's
 /// support distance above the slab; then everything is shifted so that the robot's centre of
-/// mass starts at the origin. Friction `mu` and the default SDRS contact of [`World`].
+/// mass starts at the origin. Friction `mu` and `contact` (`None`: the default SDRS contact of
+/// [`World`]).
 ///
 /// Nothing may start pressed: a vertex inside the barrier's support at t = 0 feels its full
 /// force in the first step's lagged friction frame (a foot 0.5 mm above the slab, inside the
@@ -315,6 +316,7 @@ pub fn build_world(
     clearance: f64,
     mu: f64,
     dt: f64,
+    contact: Option<ContactSettings>,
 ) -> Result<(Model, StepSettings, Vec<usize>), Box<dyn std::error::Error>> {
     let turn = Isometry3::from_parts(
         Translation3::identity(),
@@ -336,19 +338,27 @@ pub fn build_world(
             )
         })
         .fold(f64::INFINITY, f64::min);
-    // The support distance `build` chooses depends only on the links, not on where they are.
-    let support = {
-        let mut world = World::new(dt)?;
-        world.add_robot(links.clone(), Isometry3::identity());
-        let (_, sim) = world.build()?;
-        sim.settings()
-            .contact
-            .as_ref()
-            .map_or(0.0, |c| c.support_distance())
+    // The support distance `build` chooses by default depends only on the links, not on where
+    // they are.
+    let support = match &contact {
+        Some(c) => c.support_distance(),
+        None => {
+            let mut world = World::new(dt)?;
+            world.add_robot(links.clone(), Isometry3::identity());
+            let (_, sim) = world.build()?;
+            sim.settings()
+                .contact
+                .as_ref()
+                .map_or(0.0, |c| c.support_distance())
+        }
     };
     let gap = support + clearance;
     let build = |shift: Vector3<f64>| -> Result<(Model, StepSettings), Box<dyn std::error::Error>> {
-        let mut world = World::new(dt)?.with_friction(mu)?;
+        let mut world = World::new(dt)?;
+        if let Some(c) = &contact {
+            world.set_contact(Some(c.clone()));
+        }
+        let mut world = world.with_friction(mu)?;
         let shift = Isometry3::translation(shift.x, shift.y, shift.z);
         let slab = Link::new(
             "ground",

@@ -303,8 +303,8 @@ impl Walker {
 /// origin, tilted by `slope` (rad) about −y so that +x climbs, and the robot `links` (root
 /// first, a free joint) standing on it with its lowest vertex `clearance` beyond the contact's
 /// support distance above the slab; then everything is shifted so that the robot's centre of
-/// mass starts at the origin. Friction `mu` and `contact` (`None`: the default SDRS contact of
-/// [`World`]).
+/// mass starts at the origin. Contact `contact` (`None`: the default SDRS contact of
+/// [`World`]), with friction `mu` unless it has friction of its own.
 ///
 /// Nothing may start pressed: a vertex inside the barrier's support at t = 0 feels its full
 /// force in the first step's lagged friction frame (a foot 0.5 mm above the slab, inside the
@@ -358,7 +358,10 @@ pub fn build_world(
         if let Some(c) = &contact {
             world.set_contact(Some(c.clone()));
         }
-        let mut world = world.with_friction(mu)?;
+        let mut world = match &contact {
+            Some(c) if c.friction.is_some() => world,
+            _ => world.with_friction(mu)?,
+        };
         let shift = Isometry3::translation(shift.x, shift.y, shift.z);
         let slab = Link::new(
             "ground",

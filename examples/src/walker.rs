@@ -9,7 +9,7 @@
 //! on the capsule's surface (consecutive pieces share their boundary ring's position, so the
 //! union is the whole capsule up to the facets).
 
-use sdrs::diff::PolicyInput;
+use sdrs::diff::{PolicyInput, StepRule, minimise_with};
 use sdrs::prelude::*;
 use std::f64::consts::PI;
 
@@ -250,10 +250,10 @@ impl Walker {
         ))
     }
 
-    /// Minimises the loss from `c` (and the base design) for `iterations` trust-region
-    /// iterations of SDRS eq. 15 with radii `control` and `design` (the paper's ᾱ_c, ᾱ_d),
-    /// wave amplitudes within ±`amplitude` rad and vertices within ±`reach` m; `progress` sees
-    /// every iteration.
+    /// Minimises the loss from `c` (and the base design) for `iterations` iterations of SDRS
+    /// eq. 15 with step lengths `control` and `design` (the paper's ᾱ_c, ᾱ_d) under `rule`
+    /// (the paper takes every step, [`StepRule::Fixed`]), wave amplitudes within ±`amplitude`
+    /// rad and vertices within ±`reach` m; `progress` sees every iteration.
     #[allow(clippy::too_many_arguments)]
     pub fn optimise(
         &self,
@@ -263,6 +263,7 @@ impl Walker {
         control: f64,
         design: f64,
         reach: f64,
+        rule: StepRule,
         progress: impl FnMut(&Progress),
     ) -> Result<Run, Box<dyn std::error::Error>> {
         let m = self.objective.design.parameters();
@@ -285,7 +286,7 @@ impl Walker {
             }
             Ok((e.loss, gradient, e))
         };
-        let best = minimise(start, blocks, objective, iterations, progress)?;
+        let best = minimise_with(start, blocks, objective, iterations, rule, progress)?;
         Ok(Run {
             history: best.history,
             controller: best.parameters[0].clone(),

@@ -3,6 +3,7 @@
 //! co-design loss falls, the gradients (controller and foot vertices, with friction) match
 //! central differences, and every state of the trajectory is collision-free.
 
+use sdrs::diff::StepRule;
 use sdrs::prelude::DVector;
 use sdrs_examples::quadruped::{AMPLITUDE, REACH, quadruped};
 use sdrs_examples::walker::{centre_of_mass, smallest_gap};
@@ -79,7 +80,16 @@ fn quadruped_gradients_match_differences() {
 fn quadruped_codesign_lowers_the_loss_without_collisions() {
     let walker = quadruped(STEPS, 8).unwrap().codesign().unwrap();
     let run = walker
-        .optimise(walker.initial(), 4, AMPLITUDE, 0.05, 1e-3, REACH, |_| {})
+        .optimise(
+            walker.initial(),
+            4,
+            AMPLITUDE,
+            0.05,
+            1e-3,
+            REACH,
+            StepRule::Fixed,
+            |_| {},
+        )
         .unwrap();
     let (first, last) = (run.history[0], *run.history.last().unwrap());
     assert!(last < first, "the loss went from {first} to {last}");

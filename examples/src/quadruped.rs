@@ -16,9 +16,16 @@
 //! base: the paper's "16 DoF" cannot be had with 9 links and 1-DoF limited joints (the
 //! limits the issue gives are per hinge), so we keep the issue's links and limits.
 //!
-//! Where the paper is silent: Δt = 10 ms (as in the chain benchmark), friction μ = 0.8, the
-//! default SDRS contact of [`World`], wave amplitudes kept within ±0.6 rad, foot vertices
-//! within ±1 cm of where they start. Walking distance: how far the centre of mass moved
+//! Contact is the authors' (their port's `s = 1 cm`, `κ = 1`, `ε_v = 1e-6`,
+//! [`authors_contact`]), as the issue asks for settings from the port: the feet rest about 2 cm
+//! above the slope on the barrier. sdrs's calibrated default (support 0.3 mm here, feet within
+//! 0.6 mm) is one argument away ([`quadruped_with`]); under it the loss is rough in the foot
+//! vertices that carry contact (the force law changes over microns) and co-design stalls.
+//!
+//! Where the paper is silent: Δt = 10 ms (as in the chain benchmark), friction μ = 0.8,
+//! wave amplitudes kept within ±0.6 rad, foot vertices
+//! within ±1 cm of where they start, the robot starts at rest 0.2 mm beyond the barrier's
+//! support distance (nothing pressed at t = 0). Walking distance: how far the centre of mass moved
 //! along the slope.
 
 use crate::walker::{Walker, build_world, capsule_pieces};
@@ -42,6 +49,9 @@ pub const MU: f64 = 0.8;
 pub const AMPLITUDE: f64 = 0.6;
 /// How far a foot vertex may move along each axis (m).
 pub const REACH: f64 = 0.01;
+/// How far beyond the contact's support distance the lowest foot vertex starts (m): the
+/// spider drops 0.2 mm onto the slope instead of starting pressed into it.
+pub const CLEARANCE: f64 = 2e-4;
 
 /// The spider's links (body first, on a free joint), with `segments` points per ring of its
 /// capsule pieces (8: the paper's 96 vertices per leg; the resolution ablation of sec. V-I
@@ -92,9 +102,27 @@ pub fn spider(segments: usize) -> Result<Vec<Link>, Box<dyn std::error::Error>> 
 }
 
 /// The quadruped task, control only (call [`Walker::codesign`] for the feet), over `steps`
-/// steps, with `segments` points per capsule ring (see [`spider`]).
+/// steps, with `segments` points per capsule ring (see [`spider`]) and the authors' contact
+/// ([`authors_contact`]).
 pub fn quadruped(steps: usize, segments: usize) -> Result<Walker, Box<dyn std::error::Error>> {
-    let (model, settings, robot) = build_world(spider(segments)?, SLOPE, 5e-4, MU, DT)?;
+    quadruped_with(steps, segments, Some(authors_contact()?))
+}
+
+/// The contact of the authors' port: support 1 cm, stiffness 1, plane friction [`MU`] with
+/// `ε_v = 1e-6` (`sdrs::dynamics::scenes::sdrs_contact`).
+pub fn authors_contact() -> Result<ContactSettings, Box<dyn std::error::Error>> {
+    Ok(sdrs::dynamics::scenes::sdrs_contact(Some(MU))?)
+}
+
+/// [`quadruped`] with the given hull contact (`None`: sdrs's calibrated default of `World`,
+/// support 0.3 mm here; friction [`MU`] is added when the contact has none).
+pub fn quadruped_with(
+    steps: usize,
+    segments: usize,
+    contact: Option<ContactSettings>,
+) -> Result<Walker, Box<dyn std::error::Error>> {
+    let (model, settings, robot) =
+        build_world(spider(segments)?, SLOPE, CLEARANCE, MU, DT, contact)?;
     let root = model.link_index("body")?;
     let dofs: Vec<usize> = (model.dof_offset(root) + 6..model.dof()).collect();
     let mut base = Control::passive(&model);

@@ -9,6 +9,7 @@
 //! on the capsule's surface (consecutive pieces share their boundary ring's position, so the
 //! union is the whole capsule up to the facets).
 
+use sdrs::diff::{PolicyInput, StepRule, minimise_with};
 use sdrs::prelude::*;
 use std::f64::consts::PI;
 
@@ -145,7 +146,8 @@ pub fn vertex_block(parameters: usize, reach: f64, radius: f64) -> Block {
     }
 }
 
-/// The centre of mass of the links `links` in state `state`.
+/// The centre of mass of the links `links` in state `state`: `Σ h_l / Σ m_l` with the world
+/// first moments `h_l = R_l s_l + m_l t_l` of the links' local first moments `s_l`.
 pub fn centre_of_mass(model: &Model, links: &[usize], state: &State) -> Point3<f64> {
     let kin = Kinematics::new(model, state);
     let mut total = 0.0;
@@ -153,7 +155,8 @@ pub fn centre_of_mass(model: &Model, links: &[usize], state: &State) -> Point3<f
     for &l in links {
         let m = model.mass(l);
         let first = model.second_moment(l).fixed_view::<3, 1>(0, 3).into_owned();
-        sum += (kin.poses()[l] * Point3::from(first)).coords;
+        let pose = kin.poses()[l];
+        sum += pose.rotation * first + pose.translation.vector * m;
         total += m;
     }
     Point3::from(sum / total)
@@ -247,10 +250,10 @@ impl Walker {
         ))
     }
 
-    /// Minimises the loss from `c` (and the base design) for `iterations` trust-region
-    /// iterations of SDRS eq. 15 with radii `control` and `design` (the paper's ᾱ_c, ᾱ_d),
-    /// wave amplitudes within ±`amplitude` rad and vertices within ±`reach` m; `progress` sees
-    /// every iteration.
+    /// Minimises the loss from `c` (and the base design) for `iterations` iterations of SDRS
+    /// eq. 15 with step lengths `control` and `design` (the paper's ᾱ_c, ᾱ_d) under `rule`
+    /// (the paper takes every step, [`StepRule::Fixed`]), wave amplitudes within ±`amplitude`
+    /// rad and vertices within ±`reach` m; `progress` sees every iteration.
     #[allow(clippy::too_many_arguments)]
     pub fn optimise(
         &self,
@@ -260,6 +263,7 @@ impl Walker {
         control: f64,
         design: f64,
         reach: f64,
+        rule: StepRule,
         progress: impl FnMut(&Progress),
     ) -> Result<Run, Box<dyn std::error::Error>> {
         let m = self.objective.design.parameters();
@@ -282,7 +286,7 @@ impl Walker {
             }
             Ok((e.loss, gradient, e))
         };
-        let best = minimise(start, blocks, objective, iterations, progress)?;
+        let best = minimise_with(start, blocks, objective, iterations, rule, progress)?;
         Ok(Run {
             history: best.history,
             controller: best.parameters[0].clone(),
@@ -298,15 +302,22 @@ impl Walker {
 
 /// Builds a walker's world: a fixed 40 m x 40 m slab whose top face passes through the
 /// origin, tilted by `slope` (rad) about −y so that +x climbs, and the robot `links` (root
-/// first, a free joint) standing on it with its lowest vertex `gap` above the slab; then
-/// everything is shifted so that the robot's centre of mass starts at the origin. Friction
-/// `mu` and the default SDRS contact of [`World`].
+/// first, a free joint) standing on it with its lowest vertex `clearance` beyond the contact's
+/// support distance above the slab; then everything is shifted so that the robot's centre of
+/// mass starts at the origin. Contact `contact` (`None`: the default SDRS contact of
+/// [`World`]), with friction `mu` unless it has friction of its own.
+///
+/// Nothing may start pressed: a vertex inside the barrier's support at t = 0 feels its full
+/// force in the first step's lagged friction frame (a foot 0.5 mm above the slab, inside the
+/// 0.6 mm support, carried 65 kN of normal force there and glued the feet), which also made
+/// the design gradient of the lowest foot vertices disagree with finite differences.
 pub fn build_world(
     links: Vec<Link>,
     slope: f64,
-    gap: f64,
+    clearance: f64,
     mu: f64,
     dt: f64,
+    contact: Option<ContactSettings>,
 ) -> Result<(Model, StepSettings, Vec<usize>), Box<dyn std::error::Error>> {
     let turn = Isometry3::from_parts(
         Translation3::identity(),
@@ -328,8 +339,30 @@ pub fn build_world(
             )
         })
         .fold(f64::INFINITY, f64::min);
+    // The support distance `build` chooses by default depends only on the links, not on where
+    // they are.
+    let support = match &contact {
+        Some(c) => c.support_distance(),
+        None => {
+            let mut world = World::new(dt)?;
+            world.add_robot(links.clone(), Isometry3::identity());
+            let (_, sim) = world.build()?;
+            sim.settings()
+                .contact
+                .as_ref()
+                .map_or(0.0, |c| c.support_distance())
+        }
+    };
+    let gap = support + clearance;
     let build = |shift: Vector3<f64>| -> Result<(Model, StepSettings), Box<dyn std::error::Error>> {
-        let mut world = World::new(dt)?.with_friction(mu)?;
+        let mut world = World::new(dt)?;
+        if let Some(c) = &contact {
+            world.set_contact(Some(c.clone()));
+        }
+        let mut world = match &contact {
+            Some(c) if c.friction.is_some() => world,
+            _ => world.with_friction(mu)?,
+        };
         let shift = Isometry3::translation(shift.x, shift.y, shift.z);
         let slab = Link::new(
             "ground",
@@ -354,4 +387,77 @@ pub fn build_world(
     let (model, mut settings) = build(-com.coords)?;
     settings.design_derivatives = false;
     Ok((model, settings, robot))
+}
+
+impl Walker {
+    /// Writes the walker built from design parameters `p` as URDF with OBJ meshes
+    /// ([`export_urdf`]) into `folder`, and beside it `replay.json`: what a replay in another
+    /// simulator needs (time step, steps, gravity, friction, the slope as a plane through a
+    /// point, the PD gains, and per actuated joint its sine waves `(a, ω, φ)` of
+    /// [`SineWaves`] under controller `c`, targets taken at the end of each step) and the
+    /// distance sdrs walked, `travel`. `benches/reference/mujoco_replay.py` reads it.
+    pub fn export(
+        &self,
+        c: &DVector<f64>,
+        p: &DVector<f64>,
+        travel: f64,
+        folder: &std::path::Path,
+    ) -> Result<std::path::PathBuf, Box<dyn std::error::Error>> {
+        let model = self.objective.design.model(&self.objective.model, p)?;
+        let root = &model.links()[self.root].name;
+        let export = export_urdf(&model, root, folder, "walker")?;
+        let ground = model.link_index("ground")?;
+        let slab = model.links()[ground].attachment;
+        let top = slab * Point3::new(0.0, 0.0, 0.5);
+        let normal = slab.rotation * Vector3::z();
+        let base = &self.objective.policy;
+        let control = base.control(
+            &DVector::zeros(c.len()),
+            &PolicyInput {
+                step: 0,
+                time: 0.0,
+                current: &self.objective.start,
+                previous: None,
+            },
+        );
+        let joints: Vec<serde_json::Value> = self
+            .dofs
+            .iter()
+            .enumerate()
+            .map(|(a, &j)| {
+                let link = (0..model.links().len())
+                    .find(|&l| model.dof_offset(l) == j && model.links()[l].joint.dof() == 1)
+                    .expect("the walker's actuated DoFs are hinges");
+                let waves: Vec<[f64; 3]> = (0..self.waves)
+                    .map(|w| {
+                        let at = 3 * (a * self.waves + w);
+                        [c[at], c[at + 1], c[at + 2]]
+                    })
+                    .collect();
+                serde_json::json!({
+                    "joint": model.links()[link].joint_label(),
+                    "kp": control.kp[j],
+                    "kd": control.kd[j],
+                    "base_target": control.position[j],
+                    "waves": waves,
+                })
+            })
+            .collect();
+        let settings = &self.objective.settings;
+        let spec = serde_json::json!({
+            "urdf": export.urdf.file_name().map(|f| f.to_string_lossy().into_owned()),
+            "dt": settings.dt,
+            "steps": self.objective.steps,
+            "gravity": settings.gravity,
+            "mu": settings.contact.as_ref().and_then(|c| c.friction.as_ref()).map(|f| f.mu),
+            "ground": { "point": [top.x, top.y, top.z], "normal": [normal.x, normal.y, normal.z] },
+            "direction": [self.direction.x, self.direction.y, self.direction.z],
+            "links": self.robot.iter().map(|&l| model.links()[l].name.clone()).collect::<Vec<_>>(),
+            "joints": joints,
+            "sdrs_travel_m": travel,
+        });
+        let path = folder.join("replay.json");
+        std::fs::write(&path, serde_json::to_string_pretty(&spec)?)?;
+        Ok(path)
+    }
 }

@@ -29,8 +29,9 @@
 //!   with respect to coordinates and attachments, for hand-written losses on positions.
 //! - [`DesignMap`]: a low-dimensional design `d = d₀ + B p`, built by name (a link's
 //!   attachment, some hull vertices, a link's length) or entry by entry.
-//! - Optimisers: [`Adam`], [`projected_step`] (the step of SDRS eq. 15) and [`minimise`], the
-//!   trust-region loop over parameter blocks with a per-iteration [`Progress`] callback.
+//! - Optimisers: [`Adam`], [`projected_step`] (the step of SDRS eq. 15) and [`minimise`] /
+//!   [`minimise_with`], the loop over parameter blocks (fixed steps as the paper, or a trust
+//!   region, [`StepRule`]) with a per-iteration [`Progress`] callback.
 //! - The long-range paper's control benchmarks (sec. 6, A.6): its task loss
 //!   [`TargetRegion`] (`ReLU(|x_COM − x*|² − ε²)`), plain Adam descent over any
 //!   [`GradientSource`] ([`descend`], [`paper_adam`] with `(β₁, β₂) = (0.3, 0.5)`), the
@@ -103,4 +104,4 @@ pub use step::{StepJacobian, step_jacobian};
 pub use tangent::{Seeds, tangent};
 pub use target_region::TargetRegion;
 pub use trajectory::{RecordedPolicy, Recording, Trajectory, rollout, rollout_policy};
-pub use trust_region::{Block, Evaluated, Optimum, Progress, minimise};
+pub use trust_region::{Block, Evaluated, Optimum, Progress, StepRule, minimise, minimise_with};

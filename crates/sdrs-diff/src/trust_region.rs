@@ -1,6 +1,8 @@
 //! The optimisation loop of SDRS sec. V: the projected step of eq. 15 on every parameter
-//! block (e.g. control and design) inside a trust region that grows after a successful step
-//! and shrinks after a failed one, with a progress callback per iteration.
+//! block (e.g. control and design), either taken every time with fixed lengths, as the paper
+//! does ([`StepRule::Fixed`]), or inside a trust region that grows after a step that lowers
+//! the loss and shrinks after one that does not ([`StepRule::TrustRegion`]), with a progress
+//! callback per iteration.
 
 use crate::error::{DiffError, Result};
 use crate::optim::projected_step;
@@ -55,6 +57,18 @@ pub struct Optimum<T> {
 /// What an objective returns: loss, gradient per block, and anything else to keep.
 pub type Evaluated<T> = (f64, Vec<DVector<f64>>, T);
 
+/// How [`minimise_with`] treats a step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepRule {
+    /// Every step is taken, with each block's radius as its fixed length (SDRS eq. 15: the
+    /// radii are the paper's learning rates `ᾱ_c`, `ᾱ_d`); the best point seen is returned.
+    /// A step where the objective fails is not taken, and the radii halve.
+    Fixed,
+    /// A step is taken only if it lowers the loss; the radii then grow by 1.5 (up to their
+    /// maxima), else they halve.
+    TrustRegion,
+}
+
 /// Minimises `objective` from `start` for `iterations` trust-region iterations. Each
 /// iteration takes the eq. 15 step of every block ([`projected_step`]); a step that lowers
 /// the loss is taken and the radii grow by 1.5 (up to their maxima), otherwise, or when the
@@ -79,11 +93,51 @@ pub type Evaluated<T> = (f64, Vec<DVector<f64>>, T);
 /// assert!((best.parameters[0][0] - 1.5).abs() < 1e-12);
 /// # Ok::<(), sdrs_diff::DiffError>(())
 /// ```
-pub fn minimise<T, E: std::fmt::Display>(
+pub fn minimise<T: Clone, E: std::fmt::Display>(
+    start: Vec<DVector<f64>>,
+    blocks: Vec<Block>,
+    objective: impl FnMut(&[DVector<f64>]) -> std::result::Result<Evaluated<T>, E>,
+    iterations: usize,
+    progress: impl FnMut(&Progress),
+) -> Result<Optimum<T>> {
+    minimise_with(
+        start,
+        blocks,
+        objective,
+        iterations,
+        StepRule::TrustRegion,
+        progress,
+    )
+}
+
+/// [`minimise`] with the given [`StepRule`].
+///
+/// ```
+/// use sdrs_diff::{Block, StepRule, minimise_with};
+/// use nalgebra::DVector;
+/// // Fixed steps of 0.25 towards the minimum of (x − 1)² from 0: 0.25, 0.5, 0.75, 1.0, then
+/// // back and forth across it; the best point is kept.
+/// let block = Block {
+///     lower: DVector::from_element(1, -5.0),
+///     upper: DVector::from_element(1, 5.0),
+///     radius: 0.25,
+///     max_radius: 0.25,
+/// };
+/// let quadratic = |x: &[DVector<f64>]| -> Result<_, String> {
+///     let d = x[0][0] - 1.0;
+///     Ok((d * d, vec![DVector::from_element(1, 2.0 * d)], ()))
+/// };
+/// let best = minimise_with(vec![DVector::zeros(1)], vec![block], quadratic, 6, StepRule::Fixed, |_| {})?;
+/// assert!(best.loss < 1e-12);
+/// assert_eq!(best.history.len(), 7);
+/// # Ok::<(), sdrs_diff::DiffError>(())
+/// ```
+pub fn minimise_with<T: Clone, E: std::fmt::Display>(
     start: Vec<DVector<f64>>,
     mut blocks: Vec<Block>,
     mut objective: impl FnMut(&[DVector<f64>]) -> std::result::Result<Evaluated<T>, E>,
     iterations: usize,
+    rule: StepRule,
     mut progress: impl FnMut(&Progress),
 ) -> Result<Optimum<T>> {
     if start.len() != blocks.len() {
@@ -109,6 +163,7 @@ pub fn minimise<T, E: std::fmt::Display>(
         })?;
     let mut x = start;
     let mut history = vec![loss];
+    let mut best = (x.clone(), loss, gradient_norm(&gradient), data.clone());
     for iteration in 1..=iterations {
         let mut trial = Vec::with_capacity(x.len());
         let mut step_norm: f64 = 0.0;
@@ -118,34 +173,43 @@ pub fn minimise<T, E: std::fmt::Display>(
             trial.push(xb + step);
         }
         let accepted = match objective(&trial) {
-            Ok((l, g, d)) if l < loss => {
+            Ok((l, g, d)) if l < loss || rule == StepRule::Fixed => {
                 (x, loss, gradient, data) = (trial, l, g, d);
+                if loss < best.1 {
+                    best = (x.clone(), loss, gradient_norm(&gradient), data.clone());
+                }
                 true
             }
             _ => false,
         };
         for b in &mut blocks {
-            b.radius = if accepted {
-                (b.radius * 1.5).min(b.max_radius)
-            } else {
-                b.radius * 0.5
+            b.radius = match (rule, accepted) {
+                (StepRule::Fixed, true) => b.radius,
+                (StepRule::TrustRegion, true) => (b.radius * 1.5).min(b.max_radius),
+                (_, false) => b.radius * 0.5,
             };
         }
-        history.push(loss);
+        history.push(best.1);
         progress(&Progress {
             iteration,
-            loss,
-            gradient_norm: gradient.iter().fold(0.0, |a, g| a.hypot(g.norm())),
+            loss: best.1,
+            gradient_norm: best.2,
             step_norm,
             accepted,
             radius: blocks[0].radius,
             elapsed: clock.elapsed(),
         });
     }
+    let (parameters, loss, _, data) = best;
     Ok(Optimum {
-        parameters: x,
+        parameters,
         loss,
         data,
         history,
     })
+}
+
+/// The norm of a gradient over all blocks.
+fn gradient_norm(gradient: &[DVector<f64>]) -> f64 {
+    gradient.iter().fold(0.0, |a, g| a.hypot(g.norm()))
 }

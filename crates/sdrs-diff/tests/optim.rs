@@ -134,3 +134,47 @@ fn the_trust_region_loop_reports_progress_and_survives_failed_evaluations() {
     .unwrap_err();
     assert!(err.to_string().contains("refused"), "{err}");
 }
+
+#[test]
+fn fixed_steps_are_all_taken_and_the_best_point_is_kept() {
+    use sdrs_diff::{Block, StepRule, minimise_with};
+    // |x| from 0.3 with steps of 0.25: 0.05, then -0.2, 0.05, ... The steps that raise the
+    // loss are taken too (the paper's eq. 15), the best (0.05) is returned, the radius stays.
+    // The objective refuses x < -0.1 once: that step is not taken and the radius halves.
+    let block = Block {
+        lower: DVector::from_element(1, -1.0),
+        upper: DVector::from_element(1, 1.0),
+        radius: 0.25,
+        max_radius: 0.25,
+    };
+    let mut refusals = 0;
+    let objective = |x: &[DVector<f64>]| -> Result<_, String> {
+        let a = x[0][0];
+        if a < -0.1 && refusals == 0 {
+            refusals += 1;
+            return Err("refused once".into());
+        }
+        Ok((a.abs(), vec![DVector::from_element(1, a.signum())], a))
+    };
+    let mut seen = Vec::new();
+    let best = minimise_with(
+        vec![DVector::from_element(1, 0.3)],
+        vec![block],
+        objective,
+        4,
+        StepRule::Fixed,
+        |p| seen.push((p.accepted, p.radius, p.step_norm)),
+    )
+    .unwrap();
+    // 0.3 → 0.05 (taken), → -0.2 (refused, radius 0.125), → -0.075 (taken, loss rises to
+    // 0.075), → 0.05 (taken).
+    assert_eq!(
+        seen.iter().map(|s| s.0).collect::<Vec<_>>(),
+        [true, false, true, true]
+    );
+    assert_eq!(seen[1].1, 0.125);
+    assert_eq!(seen[2].1, 0.125);
+    assert!((best.data - 0.05).abs() < 1e-12, "{}", best.data);
+    assert_eq!(best.history.len(), 5);
+    assert!(best.history.windows(2).all(|w| w[1] <= w[0]));
+}

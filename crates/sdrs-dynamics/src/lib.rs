@@ -85,6 +85,7 @@ pub mod scenes;
 pub mod srdf;
 pub mod stepper;
 pub mod urdf;
+pub mod urdf_export;
 pub mod wrench;
 
 pub use algorithms::{AbaDerivatives, JacobianFrame, RigidBodyData, RneaDerivatives};
@@ -108,3 +109,4 @@ pub use stepper::{
     StepReport, StepSettings, StepTimings,
 };
 pub use urdf::{UrdfOptions, load_urdf, urdf_from_str};
+pub use urdf_export::{UrdfExport, export_urdf};

@@ -15,7 +15,7 @@
 //! floating → [`JointKind::Free`], spherical → [`JointKind::Spherical`]; planar joints are
 //! refused. Collision boxes, spheres, cylinders and capsules become convex hulls (round
 //! shapes tessellated); meshes (STL, OBJ or COLLADA) are scaled and split into hulls by convex
-//! decomposition; all collision geometry of a link is also kept as one triangle mesh
+//! decomposition (or kept whole when convex, [`UrdfOptions::keep_convex_meshes`]); all collision geometry of a link is also kept as one triangle mesh
 //! ([`crate::Link::mesh`]) for mesh-based contact models. Inertials become the link's second
 //! moment (`MassModel::SecondMoment`).
 //!
@@ -69,11 +69,16 @@ pub struct UrdfOptions {
     pub decomposition: DecompositionSettings,
     /// Segments around tessellated cylinders, spheres and capsules.
     pub segments: usize,
+    /// Keep a collision mesh that is already convex ([`TriMesh::is_convex`] to 1e-6 of its
+    /// size) as one hull of its own vertices instead of decomposing it: exact, as files written
+    /// by [`crate::export_urdf`] need for a faithful round trip. Off by default: convex CAD
+    /// meshes often carry hundreds of vertices that the decomposition thins out.
+    pub keep_convex_meshes: bool,
 }
 
 impl Default for UrdfOptions {
-    /// No package paths, fixed base, decomposition at resolution 32 and concavity 0.05,
-    /// 16 segments.
+    /// No package paths, fixed base, decomposition at resolution 32 and concavity 0.05 for
+    /// every mesh, 16 segments.
     fn default() -> Self {
         Self {
             package_paths: Vec::new(),
@@ -83,6 +88,7 @@ impl Default for UrdfOptions {
                 concavity: 0.05,
             },
             segments: 16,
+            keep_convex_meshes: false,
         }
     }
 }
@@ -629,12 +635,16 @@ fn collision_shapes(
                     mesh.triangles().to_vec(),
                 )
                 .map_err(|e| fail(format!("scale {s:?}: {e}")))?;
-                let parts = scaled
-                    .convex_decomposition(&options.decomposition)
-                    .map_err(|e| fail(e.to_string()))?
-                    .iter()
-                    .map(|h| h.vertices().to_vec())
-                    .collect();
+                let parts = if options.keep_convex_meshes && scaled.is_convex(1e-6) {
+                    vec![scaled.vertices().to_vec()]
+                } else {
+                    scaled
+                        .convex_decomposition(&options.decomposition)
+                        .map_err(|e| fail(e.to_string()))?
+                        .iter()
+                        .map(|h| h.vertices().to_vec())
+                        .collect()
+                };
                 (scaled, Some(parts))
             }
             other => {

@@ -19,3 +19,4 @@ mod replay;
 mod settings;
 mod srdf;
 mod urdf;
+mod urdf_export;

@@ -71,7 +71,7 @@ pub mod prelude {
     pub use sdrs_dynamics::{
         ActiveContact, BodyId, ContactKind, ContactSettings, Control, Frame, FrictionSettings,
         JointId, JointKind, Kinematics, Link, LinkId, MassModel, Model, Motion, Simulator, State,
-        StepSettings, UrdfOptions, load_urdf,
+        StepSettings, UrdfExport, UrdfOptions, export_urdf, load_urdf,
     };
     pub use sdrs_geometry::ConvexHull;
 }

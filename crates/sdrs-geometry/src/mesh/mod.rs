@@ -103,6 +103,62 @@ impl TriMesh {
             .sum()
     }
 
+    /// Whether this mesh is the closed, outward-oriented boundary of a convex body, to a
+    /// relative `tolerance` (of the bounding box's diagonal; `1e-6` suits meshes read from
+    /// files, which hold single-precision coordinates): every vertex lies on or behind the
+    /// plane of every triangle, and the enclosed volume is that of the vertices' convex hull
+    /// (so the mesh is closed and encloses it all).
+    ///
+    /// ```
+    /// use sdrs_geometry::TriMesh;
+    /// use nalgebra::Vector3;
+    /// assert!(TriMesh::cuboid(Vector3::new(1.0, 2.0, 3.0))?.is_convex(1e-9));
+    /// // A box with one face pushed in is not.
+    /// let boxy = TriMesh::cuboid(Vector3::repeat(1.0))?;
+    /// let mut vertices = boxy.vertices().to_vec();
+    /// vertices.push(nalgebra::Point3::new(0.0, 0.0, 0.5));
+    /// let top = vertices.len() as u32 - 1;
+    /// let mut triangles = Vec::new();
+    /// for t in boxy.triangles() {
+    ///     let high = t.iter().all(|&i| vertices[i as usize].z > 0.0);
+    ///     if high {
+    ///         // Fan the top face's triangles around the dent.
+    ///         triangles.extend([[t[0], t[1], top], [t[1], t[2], top], [t[2], t[0], top]]);
+    ///     } else {
+    ///         triangles.push(*t);
+    ///     }
+    /// }
+    /// assert!(!TriMesh::new(vertices, triangles)?.is_convex(1e-9));
+    /// # Ok::<(), sdrs_geometry::GeometryError>(())
+    /// ```
+    pub fn is_convex(&self, tolerance: f64) -> bool {
+        let aabb = self.aabb();
+        let size = (aabb.maxs - aabb.mins).norm();
+        let slack = tolerance * size;
+        let behind_every_plane = (0..self.triangles.len()).all(|t| {
+            let [a, b, c] = self.corners(t);
+            let normal = (b - a).cross(&(c - a));
+            let length = normal.norm();
+            length == 0.0
+                || self
+                    .vertices
+                    .iter()
+                    .all(|p| normal.dot(&(p - a)) <= slack * length)
+        });
+        behind_every_plane
+            && crate::ConvexHull::from_point_cloud(&self.vertices).is_ok_and(|hull| {
+                let enclosed: f64 = hull
+                    .triangles()
+                    .iter()
+                    .map(|t| {
+                        let [a, b, c] = t.map(|i| hull.vertices()[i as usize].coords);
+                        a.dot(&b.cross(&c)) / 6.0
+                    })
+                    .sum();
+                (self.signed_volume() - enclosed).abs() <= 3.0 * slack * size * size
+            })
+    }
+
     /// This mesh with every vertex moved by `pose`, which must be finite with a unit rotation
     /// (else the vertices are not finite: use [`TriMesh::try_transformed`] for input that may
     /// be bad).

@@ -1,0 +1,105 @@
+"""Replays a walker optimised by sdrs in MuJoCo and compares the walking distance (SDRS paper
+Fig. 22: the optimised robot and controller carried to another simulator).
+
+The quadruped example writes, per run, a folder with the robot as URDF + OBJ meshes and
+`replay.json` (time step, horizon, gravity, friction, the slope as a plane through a point, and
+per actuated joint its PD gains and sine waves `(a, ω, φ)`, target `base + Σ a sin(ω t + φ)`
+taken at the end of each step, `t = (k + 1) Δt`). This script loads the URDF into MuJoCo (the
+root hangs from `world` by a floating joint, which MuJoCo makes a free joint; every hull is a
+convex mesh, which MuJoCo collides exactly), adds the slope, drives each joint by a position
+actuator with the same gains (`kp (q* − q) − kd q̇`, plus `kd q̇*` as an applied force: the PD
+of sdrs, `kp (q* − q) + kd (q̇* − q̇)`), runs the horizon with MuJoCo's implicit integrator,
+and prints how far the robot's centre of mass moved along the slope, beside sdrs's distance.
+
+    cargo run --release -p sdrs-examples --example quadruped
+    python3 -m venv target/venv-mujoco && target/venv-mujoco/bin/pip install mujoco
+    target/venv-mujoco/bin/python benches/reference/mujoco_replay.py \
+        target/experiments/quadruped/control_only_urdf target/experiments/quadruped/co_design_urdf
+
+Contact differs by design: MuJoCo's soft contact with its default solver parameters against
+sdrs's barrier, so the distances are expected to differ; the paper's point (Fig. 22) is that
+the optimised gait still walks, and which design walks farther.
+"""
+
+import json
+import math
+import pathlib
+import sys
+
+import mujoco
+import numpy as np
+
+
+def quaternion_from_z(normal):
+    """The rotation taking +z to `normal`, as MuJoCo's (w, x, y, z)."""
+    n = np.asarray(normal, float) / np.linalg.norm(normal)
+    axis = np.cross([0.0, 0.0, 1.0], n)
+    s, c = np.linalg.norm(axis), n[2]
+    if s < 1e-15:
+        return [1.0, 0.0, 0.0, 0.0] if c > 0 else [0.0, 1.0, 0.0, 0.0]
+    half = 0.5 * math.atan2(s, c)
+    axis /= s
+    return [math.cos(half), *(math.sin(half) * axis)]
+
+
+def replay(folder: pathlib.Path) -> tuple[float, float]:
+    """MuJoCo's and sdrs's walking distances (m) for the run in `folder`."""
+    spec_json = json.loads((folder / "replay.json").read_text())
+    spec = mujoco.MjSpec.from_file(str(folder / spec_json["urdf"]))
+    spec.option.timestep = spec_json["dt"]
+    spec.option.gravity = [0.0, 0.0, -spec_json["gravity"]]
+    spec.option.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
+    mu = spec_json["mu"] or 0.0
+    ground = spec_json["ground"]
+    spec.worldbody.add_geom(
+        type=mujoco.mjtGeom.mjGEOM_PLANE,
+        size=[20.0, 20.0, 0.1],
+        pos=ground["point"],
+        quat=quaternion_from_z(ground["normal"]),
+        friction=[mu, 0.005, 0.0001],
+    )
+    for geom in spec.geoms:
+        geom.friction = [mu, 0.005, 0.0001]
+    for joint in spec_json["joints"]:
+        actuator = spec.add_actuator(name=joint["joint"] + " pd", target=joint["joint"])
+        actuator.trntype = mujoco.mjtTrn.mjTRN_JOINT
+        actuator.set_to_position(kp=joint["kp"], kv=joint["kd"])
+    model = spec.compile()
+    data = mujoco.MjData(model)
+    mujoco.mj_forward(model, data)
+    dofs = [model.jnt_dofadr[model.joint(j["joint"]).id] for j in spec_json["joints"]]
+    links = [model.body(name).id for name in spec_json["links"]]
+    direction = np.asarray(spec_json["direction"])
+
+    def centre():
+        masses = model.body_mass[links]
+        return (data.xipos[links] * masses[:, None]).sum(0) / masses.sum()
+
+    start = centre()
+    dt = spec_json["dt"]
+    for k in range(spec_json["steps"]):
+        t = (k + 1) * dt
+        data.qfrc_applied[:] = 0.0
+        for a, (joint, dof) in enumerate(zip(spec_json["joints"], dofs)):
+            target, rate = joint["base_target"], 0.0
+            for amplitude, omega, phase in joint["waves"]:
+                target += amplitude * math.sin(omega * t + phase)
+                rate += amplitude * omega * math.cos(omega * t + phase)
+            data.ctrl[a] = target
+            data.qfrc_applied[dof] = joint["kd"] * rate
+        mujoco.mj_step(model, data)
+    travel = float((centre() - start) @ direction)
+    return travel, spec_json["sdrs_travel_m"]
+
+
+def main() -> None:
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    print(f"{'run':<40} {'sdrs (m)':>10} {'MuJoCo (m)':>11}")
+    for folder in map(pathlib.Path, sys.argv[1:]):
+        theirs, ours = replay(folder)
+        print(f"{folder.name:<40} {ours:>10.3f} {theirs:>11.3f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -16,7 +16,7 @@ use clap::Parser;
 use sdrs::diff::{ContactChoice, Method, RecedingHorizon};
 use sdrs_examples::long_range::mpc::{compare_mpc, report_mpc};
 use sdrs_examples::long_range::push::{
-    EPSILON, HORIZON, ITERATIONS, LEARNING_RATE, RECEDING, STIFFNESS, push,
+    EPSILON, HORIZON, ITERATIONS, LEARNING_RATE, RECEDING, ROD_START, STIFFNESS, push_from,
 };
 use sdrs_examples::long_range::tabletop::{Contact, contact_models};
 use std::path::PathBuf;
@@ -48,6 +48,9 @@ struct Args {
     /// Gradient-bundle seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// The rod's start: x,y,yaw (default: beside the box, `ROD_START`).
+    #[arg(long, value_delimiter = ',')]
+    rod: Option<Vec<f64>>,
     /// Output directory (default `target/experiments/push`).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -58,7 +61,12 @@ fn main() -> anyhow::Result<()> {
     if args.full {
         (args.frames, args.horizon, args.iterations) = (HORIZON, RECEDING, ITERATIONS);
     }
-    let problem = push(Contact::LongRange).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let rod = match args.rod.as_deref() {
+        None => ROD_START,
+        Some(&[x, y, yaw]) => (x, y, yaw),
+        Some(other) => anyhow::bail!("--rod takes x,y,yaw, not {other:?}"),
+    };
+    let problem = push_from(Contact::LongRange, rod).map_err(|e| anyhow::anyhow!("{e}"))?;
     let models = contact_models(STIFFNESS).map_err(|e| anyhow::anyhow!("{e}"))?;
     let driver = RecedingHorizon::new(
         args.frames,
@@ -73,7 +81,7 @@ fn main() -> anyhow::Result<()> {
         vec![Method::exact(ContactChoice::LongRange)]
     };
     println!(
-        "push: H = {} frames, h = {}, {} Adam iterations per frame, lr {LEARNING_RATE}, μ = {STIFFNESS:e}, ε = {EPSILON} m (paper: H = {HORIZON}, h = {RECEDING}, {ITERATIONS} iterations)",
+        "push: rod from {rod:?}, H = {} frames, h = {}, {} Adam iterations per frame, lr {LEARNING_RATE}, μ = {STIFFNESS:e}, ε = {EPSILON} m (paper: H = {HORIZON}, h = {RECEDING}, {ITERATIONS} iterations)",
         args.frames, args.horizon, args.iterations
     );
     let runs = compare_mpc(&problem, &methods, &models, &driver, 5);

@@ -67,6 +67,8 @@ pub struct MpcRun {
     pub states: Vec<State>,
     /// Each piece's distance (m) from its target at the last frame reached.
     pub misses: Vec<f64>,
+    /// Every frame's plan-loss history ([`sdrs::diff::RecedingRun::plan_losses`]).
+    pub plan_losses: Vec<Vec<f64>>,
     /// Adam iterations run over all frames.
     pub iterations: usize,
     /// Wall time of the whole run (s).
@@ -112,6 +114,7 @@ pub fn run_mpc(
         losses: vec![loss_of(&start.state)],
         states: vec![start.state.clone()],
         misses: problem.misses(&start.state),
+        plan_losses: Vec::new(),
         iterations: 0,
         seconds: 0.0,
         error: None,
@@ -124,7 +127,7 @@ pub fn run_mpc(
         let apply = OpenLoop::new(problem.scene.control.clone(), problem.driven.clone(), 1)?;
         let mut world = Simulator::new(problem.scene.model.clone(), problem.scene.settings.clone())?;
         let dt = problem.scene.settings.dt;
-        let iterations = &mut run.iterations;
+        let (iterations, plan_losses) = (&mut run.iterations, &mut run.plan_losses);
         let (losses, states) = (&mut run.losses, &mut run.states);
         driver.run(
             start,
@@ -146,7 +149,10 @@ pub fn run_mpc(
                 states.push(state.state.clone());
                 Ok(())
             },
-            |_, history| *iterations += history.len().saturating_sub(1),
+            |_, history| {
+                *iterations += history.len().saturating_sub(1);
+                plan_losses.push(history.to_vec());
+            },
         )?;
         Ok(())
     })();
@@ -210,9 +216,13 @@ pub fn report_mpc(
             run.iterations,
             run.seconds_per_iteration(),
         );
+        let rod = &run.states.last().expect("the start is recorded").q;
         println!(
-            "  misses (m): {:.3?}{}",
+            "  misses (m): {:.3?}; the rod's (x, y, yaw) moved by ({:.3}, {:.3}, {:.3}){}",
             run.misses,
+            rod[0],
+            rod[1],
+            rod[3],
             run.error
                 .as_ref()
                 .map(|e| format!("; failed: {e}"))

@@ -22,7 +22,9 @@ use sdrs_examples::long_range::{gather, sort};
 use std::path::PathBuf;
 
 #[derive(Parser, Debug)]
-#[command(about = "Gather and Sort of the long-range paper (sec. 6, Fig. 8) under receding-horizon control")]
+#[command(
+    about = "Gather and Sort of the long-range paper (sec. 6, Fig. 8) under receding-horizon control"
+)]
 struct Args {
     /// `gather` or `sort`.
     task: String,
@@ -79,7 +81,12 @@ fn main() -> anyhow::Result<()> {
                 })
             }
             .map_err(boxed)?;
-            let paper = (gather::HORIZON, gather::RECEDING, gather::ITERATIONS, gather::LEARNING_RATE);
+            let paper = (
+                gather::HORIZON,
+                gather::RECEDING,
+                gather::ITERATIONS,
+                gather::LEARNING_RATE,
+            );
             (problem, paper)
         }
         "sort" => {
@@ -87,7 +94,15 @@ fn main() -> anyhow::Result<()> {
                 (args.cubes, args.frames, args.iterations) = (10, sort::HORIZON, sort::ITERATIONS);
             }
             let problem = sort::sort_problem(args.cubes, Contact::LongRange).map_err(boxed)?;
-            (problem, (sort::HORIZON, sort::RECEDING, sort::ITERATIONS, sort::LEARNING_RATE))
+            (
+                problem,
+                (
+                    sort::HORIZON,
+                    sort::RECEDING,
+                    sort::ITERATIONS,
+                    sort::LEARNING_RATE,
+                ),
+            )
         }
         other => anyhow::bail!("unknown task `{other}`: `gather` or `sort`"),
     };
@@ -108,11 +123,7 @@ fn main() -> anyhow::Result<()> {
     };
     println!(
         "{}: {} cubes, H = {} frames of {} s, h = {horizon}, {} Adam iterations per frame, lr {lr} (paper: 10 cubes, H = {paper_frames}, h = {paper_horizon}, {paper_iterations} iterations)",
-        args.task,
-        args.cubes,
-        args.frames,
-        problem.scene.settings.dt,
-        args.iterations
+        args.task, args.cubes, args.frames, problem.scene.settings.dt, args.iterations
     );
     let runs = compare_mpc(&problem, &methods, &models, &driver, 5);
     let out = match &args.out {

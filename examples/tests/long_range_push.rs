@@ -67,7 +67,13 @@ fn reduced_driver() -> RecedingHorizon {
 fn long_range_mpc_lowers_the_plan_loss_from_the_trivial_plan_and_baselines_are_recorded() {
     let problem = push(Contact::LongRange).unwrap();
     let models = contact_models(STIFFNESS).unwrap();
-    let runs = compare_mpc(&problem, &Method::paper(2, 0.05, 1), &models, &reduced_driver(), 1);
+    let runs = compare_mpc(
+        &problem,
+        &Method::paper(2, 0.05, 1),
+        &models,
+        &reduced_driver(),
+        1,
+    );
     for run in &runs {
         eprintln!(
             "{}: real loss {:?}, first plan {:?}, error {:?}",
@@ -91,7 +97,12 @@ fn long_range_mpc_lowers_the_plan_loss_from_the_trivial_plan_and_baselines_are_r
     // (the rod is 13 cm from the box, beyond both supports), so their plans never move.
     assert_eq!(runs.len(), 4);
     for run in &runs[1..] {
-        assert!(run.error.is_none(), "{}: {:?}", run.method.name(), run.error);
+        assert!(
+            run.error.is_none(),
+            "{}: {:?}",
+            run.method.name(),
+            run.error
+        );
         assert_eq!(run.losses.len(), 4);
     }
     for run in &runs[1..3] {
@@ -116,7 +127,11 @@ fn a_failing_method_records_its_error_and_the_others_still_run() {
         Method::exact(ContactChoice::Hulls),
     ];
     let runs = compare_mpc(&problem, &methods, &models, &driver, 1);
-    eprintln!("IPC: {:?} after {} frames", runs[0].error, runs[0].losses.len() - 1);
+    eprintln!(
+        "IPC: {:?} after {} frames",
+        runs[0].error,
+        runs[0].losses.len() - 1
+    );
     assert!(runs[0].error.is_some());
     assert_eq!(runs[0].losses.len(), runs[0].states.len());
     assert!(runs[1].error.is_none(), "{:?}", runs[1].error);

@@ -150,7 +150,10 @@ pub fn run_mpc(
                 };
                 world
                     .advance(state, &apply.control(action, &input))
-                    .map_err(|source| sdrs::diff::DiffError::Step { step: 0, source })?;
+                    .map_err(|source| sdrs::diff::DiffError::Step {
+                        step: states.len() - 1,
+                        source,
+                    })?;
                 let loss = loss_of(&state.state);
                 progress(states.len(), loss);
                 losses.push(loss);

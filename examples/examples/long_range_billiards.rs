@@ -101,7 +101,7 @@ fn main() -> anyhow::Result<()> {
             args.iterations,
             10,
             |settings| Ok(task.source(settings)),
-        )?;
+        );
         for path in write_histories(
             &runs,
             &format!("Billiards ({name} initialisation)"),

@@ -9,7 +9,7 @@
 
 use crate::bundle::Bundled;
 use crate::descent::{GradientSource, Iterate, descend};
-use crate::error::Result;
+use crate::error::{DiffError, Result};
 use crate::optim::Adam;
 use nalgebra::DVector;
 use sdrs_dynamics::ContactSettings;
@@ -158,21 +158,27 @@ impl<G: GradientSource> GradientSource for MethodSource<G> {
 }
 
 /// One method's optimisation in a [`compare`].
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct MethodRun {
     /// The method.
     pub method: Method,
-    /// The convergence history ([`descend`]).
+    /// The convergence history ([`descend`]); when the method failed, the values up to the
+    /// failure.
     pub history: Vec<f64>,
-    /// The final parameters.
+    /// The final parameters (the last iterate reached when the method failed).
     pub parameters: DVector<f64>,
     /// Wall time of the whole optimisation (s).
     pub seconds: f64,
+    /// Why the method stopped early (e.g. a step's Newton solve failed), `None` when it ran
+    /// all its iterations.
+    pub error: Option<DiffError>,
 }
 
 /// Runs `iterations` Adam steps (a copy of `adam` each) from `x0` under every method:
 /// `build(settings)` gives the exact gradient source of the task simulated with `settings`,
-/// `progress(method, iterate)` sees each iterate.
+/// `progress(method, iterate)` sees each iterate. A method that fails (its source cannot be
+/// built, a step fails, a value is not finite) keeps its history up to the failure and its
+/// error ([`MethodRun::error`]); the other methods still run.
 ///
 /// ```
 /// use sdrs_diff::{ContactModels, Method, compare, paper_adam};
@@ -189,9 +195,23 @@ pub struct MethodRun {
 ///     20,
 ///     |_settings| Ok(|x: &DVector<f64>| Ok((x[0] * x[0], 2.0 * x.clone()))),
 ///     |_, _| {},
-/// )?;
+/// );
 /// assert_eq!(runs.len(), 4);
-/// assert!(runs.iter().all(|r| r.history[20] < r.history[0]));
+/// assert!(runs.iter().all(|r| r.error.is_none() && r.history[20] < r.history[0]));
+/// // A task that fails under one contact model: that method's row holds the error.
+/// let runs = compare(
+///     &Method::paper(4, 0.1, 1),
+///     &models,
+///     &DVector::from_element(1, 1.0),
+///     &paper_adam(1, 0.1),
+///     5,
+///     |_settings| Ok(|x: &DVector<f64>| {
+///         let r = (x[0] - 0.95).sqrt(); // NaN once Adam steps below 0.95
+///         Ok((r, DVector::from_element(1, 0.5 / r)))
+///     }),
+///     |_, _| {},
+/// );
+/// assert!(runs.iter().all(|r| r.error.is_some() && r.history.len() < 6));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn compare<G: GradientSource>(
@@ -202,22 +222,33 @@ pub fn compare<G: GradientSource>(
     iterations: usize,
     mut build: impl FnMut(&ContactSettings) -> Result<G>,
     mut progress: impl FnMut(&Method, Iterate<'_>),
-) -> Result<Vec<MethodRun>> {
+) -> Vec<MethodRun> {
     methods
         .iter()
         .map(|method| {
             let started = Instant::now();
-            let mut source = method.source(build(method.settings(models))?, 0)?;
             let mut x = x0.clone();
-            let history = descend(&mut x, &mut adam.clone(), iterations, &mut source, |it| {
-                progress(method, it)
-            })?;
-            Ok(MethodRun {
+            // The values seen so far: the history when the method fails before the end.
+            let mut seen = Vec::with_capacity(iterations + 1);
+            let outcome = build(method.settings(models))
+                .and_then(|exact| method.source(exact, 0))
+                .and_then(|mut source| {
+                    descend(&mut x, &mut adam.clone(), iterations, &mut source, |it| {
+                        seen.push(it.value);
+                        progress(method, it)
+                    })
+                });
+            let (history, error) = match outcome {
+                Ok(history) => (history, None),
+                Err(error) => (seen, Some(error)),
+            };
+            MethodRun {
                 method: *method,
                 history,
                 parameters: x,
                 seconds: started.elapsed().as_secs_f64(),
-            })
+                error,
+            }
         })
         .collect()
 }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 /// Runs `iterations` Adam steps at `learning_rate` from `x0` under each of `methods`
 /// (`build(settings)` gives the task's exact gradient source), printing each method's loss
-/// every `every` iterations.
+/// every `every` iterations and each failed method's error (the others still run).
 pub fn run_methods<G: GradientSource>(
     methods: &[Method],
     models: &ContactModels,
@@ -18,8 +18,8 @@ pub fn run_methods<G: GradientSource>(
     iterations: usize,
     every: usize,
     build: impl FnMut(&ContactSettings) -> sdrs::diff::Result<G>,
-) -> sdrs::diff::Result<Vec<MethodRun>> {
-    compare(
+) -> Vec<MethodRun> {
+    let runs = compare(
         methods,
         models,
         x0,
@@ -37,7 +37,17 @@ pub fn run_methods<G: GradientSource>(
                 );
             }
         },
-    )
+    );
+    for run in &runs {
+        if let Some(error) = &run.error {
+            println!(
+                "  {:<32} failed after {} iterations: {error}",
+                run.method.name(),
+                run.history.len().saturating_sub(1)
+            );
+        }
+    }
+    runs
 }
 
 /// Writes the runs' convergence histories, overlaid, as `STEM.{csv,svg,png}` in `dir`.
@@ -47,19 +57,34 @@ pub fn write_histories(
     dir: &Path,
     stem: &str,
 ) -> anyhow::Result<Vec<PathBuf>> {
+    let series: Vec<(String, &[f64])> = runs
+        .iter()
+        .map(|run| (run.method.name(), run.history.as_slice()))
+        .collect();
+    write_series(&series, title, "iteration", dir, stem)
+}
+
+/// Writes named loss histories (`x_label` counts their entries), overlaid on a log axis, as
+/// `STEM.{csv,svg,png}` in `dir`.
+pub fn write_series(
+    series: &[(String, &[f64])],
+    title: &str,
+    x_label: &str,
+    dir: &Path,
+    stem: &str,
+) -> anyhow::Result<Vec<PathBuf>> {
     let mut plot = LinePlot::new(title)
-        .x_label("iteration")
+        .x_label(x_label)
         .y_label("loss")
         .log_y(true);
-    for run in runs {
+    for (name, history) in series {
         // A log axis cannot show zero: a solved task's zero loss is drawn at 1e-12.
-        let points = run
-            .history
+        let points = history
             .iter()
             .enumerate()
             .map(|(k, &v)| (k as f64, v.max(1e-12)))
             .collect();
-        plot = plot.series(&run.method.name(), points);
+        plot = plot.series(name, points);
     }
     Ok(plot.write_all(dir, stem)?)
 }

@@ -8,7 +8,7 @@
 //! 0.7 m patch, at least 25 cm apart, the target region's centre at the origin between them,
 //! the rod 0.9 m in front of them.
 
-use super::tabletop::{Contact, Piece, TabletopTask, tabletop, task};
+use super::tabletop::{Contact, Piece, TabletopProblem, TabletopTask, tabletop};
 use sdrs::prelude::*;
 
 /// Table 3: trajectory horizon H.
@@ -62,6 +62,17 @@ pub fn gather_pieces(
     contact: Contact,
     piece: impl Fn(String, f64, f64) -> Result<Piece, Box<dyn std::error::Error>>,
 ) -> Result<TabletopTask, Box<dyn std::error::Error>> {
+    gather_problem(count, contact, piece)?.task(steps)
+}
+
+/// The gather problem (any horizon) with `piece(name, x, y)` at the first `count` positions
+/// of [`CUBES`], named `cube0`, …: every piece's target is [`TARGET`], the rod drives its
+/// translations and yaw.
+pub fn gather_problem(
+    count: usize,
+    contact: Contact,
+    piece: impl Fn(String, f64, f64) -> Result<Piece, Box<dyn std::error::Error>>,
+) -> Result<TabletopProblem, Box<dyn std::error::Error>> {
     if count == 0 || count > CUBES.len() {
         return Err(format!("{count} pieces: the gather task has 1 to {}", CUBES.len()).into());
     }
@@ -70,12 +81,10 @@ pub fn gather_pieces(
         .enumerate()
         .map(|(k, &(x, y))| piece(format!("cube{k}"), x, y))
         .collect::<Result<Vec<_>, _>>()?;
-    let scene = tabletop(ROD_START, 0.0, &pieces, contact)?;
-    task(
-        scene,
-        &vec![TARGET; count],
-        EPSILON,
-        vec![0, 1, 2, 3],
-        steps,
-    )
+    Ok(TabletopProblem {
+        scene: tabletop(ROD_START, 0.0, &pieces, contact)?,
+        targets: vec![TARGET; count],
+        epsilon: EPSILON,
+        driven: vec![0, 1, 2, 3],
+    })
 }

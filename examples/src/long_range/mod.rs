@@ -1,9 +1,12 @@
 //! The long-range paper's control benchmarks (sec. 6, appendix A.6), one file per task, and
 //! [`compare`], which runs a task under every method and overlays the convergence histories;
-//! the table-top scenes ([`tabletop`]) of [`gather`] and [`sort`].
+//! the table-top scenes ([`tabletop`]) of [`gather`], [`sort`] and [`push`], run under
+//! receding-horizon control by [`mpc`].
 
 pub mod billiards;
 pub mod compare;
 pub mod gather;
+pub mod mpc;
+pub mod push;
 pub mod sort;
 pub mod tabletop;

@@ -7,7 +7,7 @@
 //! The layout is ours (the paper shows it only in a figure): two rows of five cubes with
 //! labels in a fixed mixed order, label A's region to the left, label B's to the right.
 
-use super::tabletop::{Contact, Piece, TabletopTask, tabletop, task};
+use super::tabletop::{Contact, Piece, TabletopProblem, TabletopTask, tabletop};
 use sdrs::prelude::*;
 
 /// Table 3: trajectory horizon H.
@@ -51,6 +51,16 @@ pub fn sort(
     steps: usize,
     contact: Contact,
 ) -> Result<SortTask, Box<dyn std::error::Error>> {
+    let problem = sort_problem(cubes, contact)?;
+    Ok((problem.task(steps)?, problem.targets))
+}
+
+/// The sort problem (any horizon) with the first `cubes` cubes of [`CUBES`]: each cube's
+/// target is its label's region centre ([`TARGETS`]), the rod drives its translations.
+pub fn sort_problem(
+    cubes: usize,
+    contact: Contact,
+) -> Result<TabletopProblem, Box<dyn std::error::Error>> {
     if cubes == 0 || cubes > CUBES.len() {
         return Err(format!("{cubes} cubes: the sort task has 1 to {}", CUBES.len()).into());
     }
@@ -59,13 +69,13 @@ pub fn sort(
         .enumerate()
         .map(|(k, &(x, y, _))| Piece::cube(format!("cube{k}"), x, y))
         .collect();
-    let targets: Vec<Vector3<f64>> = CUBES[..cubes]
-        .iter()
-        .map(|&(_, _, b)| TARGETS[usize::from(b)])
-        .collect();
-    let scene = tabletop(ROD_START, 0.0, &pieces, contact)?;
-    Ok((
-        task(scene, &targets, EPSILON, vec![0, 1, 2], steps)?,
-        targets,
-    ))
+    Ok(TabletopProblem {
+        scene: tabletop(ROD_START, 0.0, &pieces, contact)?,
+        targets: CUBES[..cubes]
+            .iter()
+            .map(|&(_, _, b)| TARGETS[usize::from(b)])
+            .collect(),
+        epsilon: EPSILON,
+        driven: vec![0, 1, 2],
+    })
 }

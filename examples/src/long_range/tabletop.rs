@@ -10,7 +10,7 @@
 //! DoFs but do not topple the rod. The paper gives no sizes, masses or gains; the choices are
 //! stated on the constants below.
 
-use sdrs::diff::{TargetRegion, descend, paper_adam};
+use sdrs::diff::{ContactModels, TargetRegion, descend, paper_adam};
 use sdrs::dynamics::scenes::ground_grid;
 use sdrs::geometry::TriMesh;
 use sdrs::prelude::*;
@@ -56,14 +56,25 @@ pub enum Contact {
 }
 
 impl Contact {
+    /// The contact settings of this model for the table-top scenes ([`Contact::settings_at`]
+    /// with the long-range coefficient [`STIFFNESS`]).
+    pub fn settings(self) -> Result<ContactSettings, Box<dyn std::error::Error>> {
+        self.settings_at(STIFFNESS)
+    }
+
     /// The contact settings of this model for the table-top scenes, parent-child pairs
     /// skipped (the rod's frames), with friction [`FRICTION`] except under IPC (whose lagged
-    /// friction the backward pass cannot differentiate yet).
-    pub fn settings(self) -> Result<ContactSettings, Box<dyn std::error::Error>> {
+    /// friction the backward pass cannot differentiate yet); `long_range_stiffness` is the
+    /// potential coefficient μ of the long-range model (Table 3 sets it per task; the
+    /// baselines keep their own).
+    pub fn settings_at(
+        self,
+        long_range_stiffness: f64,
+    ) -> Result<ContactSettings, Box<dyn std::error::Error>> {
         let settings = match self {
             Contact::LongRange => ContactSettings::new(
                 ContactKind::LongRange(sdrs::contact::long_range::LongRange::new(MARGIN)?),
-                STIFFNESS,
+                long_range_stiffness,
             )?,
             Contact::Ipc => ContactSettings::new(
                 ContactKind::Ipc(sdrs::contact::ipc::potential::Ipc::new(1e-3)?),
@@ -79,6 +90,18 @@ impl Contact {
             }
         })
     }
+}
+
+/// The three contact models of the paper's comparison ([`ContactModels`]) for the table-top
+/// scenes, the long-range one with coefficient `long_range_stiffness`.
+pub fn contact_models(
+    long_range_stiffness: f64,
+) -> Result<ContactModels, Box<dyn std::error::Error>> {
+    Ok(ContactModels {
+        long_range: Contact::LongRange.settings_at(long_range_stiffness)?,
+        ipc: Contact::Ipc.settings()?,
+        hulls: Contact::Hulls.settings()?,
+    })
 }
 
 /// One free object of a table-top scene: its convex hulls (mass is lumped on their
@@ -296,6 +319,39 @@ pub fn task(
     })
 }
 
+/// A table-top problem before its horizon is chosen: the scene, each piece's target, the
+/// success radius and the rod's driven DoFs; [`TabletopProblem::task`] makes it a task over
+/// a horizon (the whole trajectory, or one receding-horizon window).
+#[derive(Debug, Clone)]
+pub struct TabletopProblem {
+    /// The scene.
+    pub scene: Tabletop,
+    /// Each piece's target (centre of mass).
+    pub targets: Vec<Vector3<f64>>,
+    /// Success radius ε_target (m).
+    pub epsilon: f64,
+    /// The rod's DoFs driven by PD targets (0-5: x, y, z, yaw, roll, pitch).
+    pub driven: Vec<usize>,
+}
+
+impl TabletopProblem {
+    /// The task over `steps` steps ([`task`]).
+    pub fn task(&self, steps: usize) -> Result<TabletopTask, Box<dyn std::error::Error>> {
+        task(
+            self.scene.clone(),
+            &self.targets,
+            self.epsilon,
+            self.driven.clone(),
+            steps,
+        )
+    }
+
+    /// Each piece's distance (m) from its target in `state` ([`misses`]).
+    pub fn misses(&self, state: &State) -> Vec<f64> {
+        misses(&self.scene.model, &self.scene.pieces, &self.targets, state)
+    }
+}
+
 /// Each piece's distance (m) from its target in `state`.
 pub fn misses(
     model: &Model,
@@ -309,6 +365,16 @@ pub fn misses(
         .zip(targets)
         .map(|(&link, target)| (kinematics.poses()[link].translation.vector - target).norm())
         .collect()
+}
+
+/// The paper's loss `Σ ReLU(d² − ε²)` (appendix A.6.2) of pieces at distances `misses`
+/// from their targets with success radius `epsilon`: the value [`TargetRegion`] gives at a
+/// trajectory's end, here of a state alone.
+pub fn region_loss(misses: &[f64], epsilon: f64) -> f64 {
+    misses
+        .iter()
+        .map(|d| (d * d - epsilon * epsilon).max(0.0))
+        .sum()
 }
 
 /// One optimisation run: the loss before each iteration, the last parameters and the

@@ -40,11 +40,14 @@
 pub mod error;
 pub mod implicit;
 pub mod solver;
+pub mod step_jacobian;
 pub mod stepper;
 
 pub use error::NcpError;
 pub use solver::{
     ContactMode, NcpProblem, NcpSolution, Residuals, SolverSettings, SolverSettingsBuilder, solve,
 };
+pub use step_jacobian::StepJacobian;
+pub use stepper::record::StepRecord;
 pub use stepper::settings::NcpSettings;
 pub use stepper::{NcpSimulator, NcpStepReport, StepContact};

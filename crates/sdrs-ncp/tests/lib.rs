@@ -2,4 +2,5 @@
 
 mod robot;
 mod solver;
+mod step_jacobian;
 mod stepper;

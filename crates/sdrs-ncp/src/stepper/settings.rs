@@ -179,4 +179,22 @@ impl NcpSettings {
     pub fn mode_tolerance(&self) -> f64 {
         self.mode_tolerance
     }
+
+    /// `c/Δt`'s numerator for a contact of separation `s` (see the [stepper's
+    /// docs](super)): `c = s + ε` when `c ≥ 0` (the gap that may close this step), else `β c`
+    /// (the Baumgarte fraction of the excess penetration).
+    pub(crate) fn drift(&self, separation: f64) -> f64 {
+        let c = separation + self.penetration_tolerance;
+        c * self.drift_slope(separation)
+    }
+
+    /// `dc/ds` of [`NcpSettings::drift`]: 1 for a speculative contact, `β` under Baumgarte
+    /// correction.
+    pub(crate) fn drift_slope(&self, separation: f64) -> f64 {
+        if separation + self.penetration_tolerance >= 0.0 {
+            1.0
+        } else {
+            self.baumgarte
+        }
+    }
 }

@@ -4,3 +4,4 @@ mod robot;
 mod solver;
 mod step_jacobian;
 mod stepper;
+mod trajectory;

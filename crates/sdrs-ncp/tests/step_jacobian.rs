@@ -218,9 +218,11 @@ fn box_sliding_on_the_ground() {
     let model = cube();
     let sim = NcpSimulator::new(model.clone(), ground_settings(0.3));
     // Half the penetration tolerance deep (a speculative contact, away from the Baumgarte
-    // kink at depth ε), sliding along x and sinking, with a sideways slip and a spin.
+    // kink at depth ε), sliding along x and sinking, with a sideways slip; no spin, so the
+    // normal impulses the 4-point patch leaves undetermined move nothing (see
+    // tests/trajectory.rs).
     let state = cube_state(&model, [0.0, 0.0, 0.09995, 0.0, 0.0, 0.2]);
-    let v = DVector::from_row_slice(&[1.0, 0.3, -0.2, 0.0, 0.0, 0.5]);
+    let v = DVector::from_row_slice(&[1.0, 0.3, -0.2, 0.0, 0.0, 0.0]);
     let control = Control::passive(&model);
     let (modes, _) = check_step(&sim, &state, &v, &control, TIGHT);
     assert_eq!(modes, vec![ContactMode::Sliding; 4]);

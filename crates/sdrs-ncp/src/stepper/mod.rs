@@ -258,7 +258,8 @@ impl NcpSimulator {
                 warm.fixed_rows_mut::<3>(3 * i).copy_from(w);
             }
         }
-        let solution = solve(&problem, self.settings.solver(), Some(&warm))?;
+        let start = self.settings.warm_start().then_some(&warm);
+        let solution = solve(&problem, self.settings.solver(), start)?;
         let v_next = v_free + factor.solve(&jacobian.tr_mul(&solution.impulses));
         let modes = solution.modes(&problem, self.settings.mode_tolerance());
         self.warm.clear();

@@ -3,5 +3,6 @@
 mod robot;
 mod solver;
 mod step_jacobian;
+mod step_jacobian_robots;
 mod stepper;
 mod trajectory;

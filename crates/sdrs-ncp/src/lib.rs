@@ -15,7 +15,8 @@
 //! - [`implicit`]: mode-aware implicit differentiation of an NCP solution (eq. 8-11);
 //!   [`step_jacobian`]: the full step Jacobian `∂(q⁺, v⁺)/∂(q, v, u)` chaining it with the ABA
 //!   derivatives and the contact Jacobian's (appendices C, D); [`trajectory`]: forward and
-//!   reverse mode over a rollout.
+//!   reverse mode over a rollout; [`inverse`]: Gauss-Newton on them (initial-velocity
+//!   estimation, contact inverse dynamics).
 //! - [`error`]: the error type [`NcpError`].
 
 //!
@@ -44,6 +45,7 @@
 
 pub mod error;
 pub mod implicit;
+pub mod inverse;
 pub mod solver;
 pub mod step_jacobian;
 pub mod stepper;

@@ -1,5 +1,6 @@
 //! Integration tests of sdrs-ncp (one binary).
 
+mod inverse;
 mod robot;
 mod solver;
 mod step_jacobian;

@@ -1,7 +1,7 @@
 //! Step Jacobians of robots against central differences: Solo-12 standing on its feet and the
 //! UR5 pressing its wrist on the ground, with the contact modes asserted.
 
-use crate::robot::{load, solo12};
+use crate::robot::{load, lowest_vertex, solo12};
 use crate::step_jacobian::{Check, check_step};
 use nalgebra::{DVector, Vector3};
 use sdrs_dynamics::Control;
@@ -39,7 +39,7 @@ fn ur5_wrist_on_the_ground() {
     for (k, q) in [0.0, 1.2, 1.0, 0.5, 0.0, 0.0].iter().enumerate() {
         state.q[k] = *q;
     }
-    let ground = crate::robot::lowest_vertex(&model, &state) + 1.5e-4;
+    let ground = lowest_vertex(&model, &state) + 1.5e-4;
     let n = model.dof();
     let mut control = Control::passive(&model);
     control.kp = DVector::from_element(n, 50.0);

@@ -81,6 +81,9 @@ pub struct StepJacobian {
     pub rank_deficient: bool,
 }
 
+/// The cotangents `(q̄, v̄, ū)` of a step's inputs.
+pub type InputCotangents = (DVector<f64>, DVector<f64>, DVector<f64>);
+
 impl StepJacobian {
     /// The number of DoFs.
     pub fn dof(&self) -> usize {
@@ -109,7 +112,7 @@ impl StepJacobian {
         &self,
         q_bar: &DVector<f64>,
         v_bar: &DVector<f64>,
-    ) -> Result<(DVector<f64>, DVector<f64>, DVector<f64>), NcpError> {
+    ) -> Result<InputCotangents, NcpError> {
         check_len("q cotangent", q_bar, self.dof())?;
         check_len("v cotangent", v_bar, self.dof())?;
         Ok((

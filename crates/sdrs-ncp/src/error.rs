@@ -94,4 +94,7 @@ pub enum NcpError {
     /// The rigid-body algorithms or the model refused the input.
     #[error(transparent)]
     Dynamics(#[from] sdrs_dynamics::DynamicsError),
+    /// The implicit differentiation of the contact problem failed.
+    #[error(transparent)]
+    Implicit(#[from] crate::implicit::ImplicitError),
 }

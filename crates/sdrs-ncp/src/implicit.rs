@@ -19,6 +19,15 @@
 //! forward mode returns `dλ = −S A⁻¹ Pᵀ r` for given `(dG, dg)`; the reverse mode returns, for
 //! a cotangent `w = ∂ℓ/∂λ`, `∂ℓ/∂g = y = −P A⁻ᵀ Sᵀ w` and `∂ℓ/∂G = y λ*ᵀ`.
 //!
+//! **Singular `A`.** A flat patch of more sticking points than the bodies have DoFs (a box
+//! resting on 4 points: `G = J_c M⁻¹ J_cᵀ` is 12 x 12 of rank 6) makes `A` singular: the
+//! impulses are not unique, only `J_cᵀ λ` is. Eq. 11 then has solutions whenever its right-hand
+//! side lies in the range of `A` (it does for perturbations that move the patch rigidly), and
+//! every solution gives the same `J_cᵀ dλ`, so the same `dv⁺`. [`ImplicitGradient::new`]
+//! falls back to the minimum-norm least-squares solution (the SVD pseudo-inverse of `A`,
+//! singular values below `1e-10 σ_max` dropped) and reports it with
+//! [`ImplicitGradient::is_rank_deficient`].
+//!
 //! Components per contact are (tangent 1, tangent 2, normal), as in [`NcpProblem`].
 
 use crate::solver::{ContactMode, NcpProblem, NcpSolution};
@@ -38,11 +47,11 @@ pub enum ImplicitError {
         /// The size it must have.
         expected: usize,
     },
-    /// The reduced system of eq. 11 is singular (e.g. a sticking contact whose Delassus block
-    /// is rank deficient, or a contact exactly at a mode boundary).
+    /// The reduced system of eq. 11 could not be solved even in the least-squares sense (its
+    /// singular value decomposition failed: non-finite entries).
     #[error(
-        "the reduced implicit system (eq. 11) of size {size} is singular; the modes must be \
-         away from their boundaries and the sticking and sliding rows of G independent"
+        "the reduced implicit system (eq. 11) of size {size} has no least-squares solution; \
+         its entries must be finite"
     )]
     Singular {
         /// The system's size.
@@ -76,10 +85,20 @@ pub struct ImplicitGradient {
     s: DMatrix<f64>,
     /// `P` (3 n_c × k): the equations are `Pᵀ dσ + D X = 0`.
     p: DMatrix<f64>,
-    /// LU factors of `A = Pᵀ G S + D`.
-    lu: nalgebra::LU<f64, nalgebra::Dyn, nalgebra::Dyn>,
-    /// LU factors of `Aᵀ` (reverse mode).
-    lu_transposed: nalgebra::LU<f64, nalgebra::Dyn, nalgebra::Dyn>,
+    /// `A = Pᵀ G S + D`, factorised.
+    factor: ReducedFactor,
+}
+
+/// How `A` of eq. 11 is solved.
+#[derive(Debug, Clone)]
+enum ReducedFactor {
+    /// Regular `A`: LU factors of `A` and of `Aᵀ` (reverse mode).
+    Lu {
+        lu: nalgebra::LU<f64, nalgebra::Dyn, nalgebra::Dyn>,
+        lu_transposed: nalgebra::LU<f64, nalgebra::Dyn, nalgebra::Dyn>,
+    },
+    /// Rank-deficient `A`: its pseudo-inverse (see the module docs).
+    Pseudo(DMatrix<f64>),
 }
 
 impl ImplicitGradient {
@@ -144,23 +163,73 @@ impl ImplicitGradient {
             + DMatrix::from_diagonal(&DVector::from_vec(d_diag));
         let scale = a.amax().max(f64::MIN_POSITIVE);
         let lu_transposed = a.transpose().lu();
-        let lu = a.lu();
+        let lu = a.clone().lu();
         let singular = k > 0
             && (0..k)
                 .map(|j| lu.u()[(j, j)].abs())
                 .fold(f64::INFINITY, f64::min)
                 <= 1e-12 * scale;
-        if singular || (k > 0 && !lu.is_invertible()) {
-            return Err(ImplicitError::Singular { size: k });
-        }
+        let factor = if singular || (k > 0 && !lu.is_invertible()) {
+            let svd = a.svd(true, true);
+            let cutoff = 1e-10 * svd.singular_values.max();
+            ReducedFactor::Pseudo(
+                svd.pseudo_inverse(cutoff)
+                    .map_err(|_| ImplicitError::Singular { size: k })?,
+            )
+        } else {
+            ReducedFactor::Lu { lu, lu_transposed }
+        };
         Ok(Self {
             modes,
             impulses: solution.impulses.clone(),
             s,
             p,
-            lu,
-            lu_transposed,
+            factor,
         })
+    }
+
+    /// Whether `A` of eq. 11 is singular and solved by its pseudo-inverse (see the module
+    /// docs).
+    pub fn is_rank_deficient(&self) -> bool {
+        matches!(self.factor, ReducedFactor::Pseudo(_))
+    }
+
+    /// `A⁻¹ b` (or `A⁺ b`), column by column.
+    fn solve_reduced(&self, b: &DMatrix<f64>) -> Result<DMatrix<f64>, ImplicitError> {
+        let singular = ImplicitError::Singular {
+            size: self.s.ncols(),
+        };
+        match &self.factor {
+            ReducedFactor::Lu { lu, .. } => lu.solve(b).ok_or(singular),
+            ReducedFactor::Pseudo(inverse) => Ok(inverse * b),
+        }
+    }
+
+    /// `A⁻ᵀ b` (or `A⁺ᵀ b`).
+    fn solve_reduced_transposed(&self, b: &DVector<f64>) -> Result<DVector<f64>, ImplicitError> {
+        let singular = ImplicitError::Singular {
+            size: self.s.ncols(),
+        };
+        match &self.factor {
+            ReducedFactor::Lu { lu_transposed, .. } => lu_transposed.solve(b).ok_or(singular),
+            ReducedFactor::Pseudo(inverse) => Ok(inverse.tr_mul(b)),
+        }
+    }
+
+    /// Forward mode for many directions at once: `dλ = −S A⁻¹ Pᵀ r` for each column `r` of
+    /// `residuals` (3 n_c rows), the first-order change `dG λ* + dg` of the contact velocity at
+    /// fixed impulses.
+    pub fn forward_residuals(
+        &self,
+        residuals: &DMatrix<f64>,
+    ) -> Result<DMatrix<f64>, ImplicitError> {
+        let m = self.impulses.len();
+        check_size("residual rows", residuals.nrows(), m)?;
+        if self.s.ncols() == 0 {
+            return Ok(DMatrix::zeros(m, residuals.ncols()));
+        }
+        let x = self.solve_reduced(&-(self.p.tr_mul(residuals)))?;
+        Ok(&self.s * x)
     }
 
     /// The contact modes the system was built for.
@@ -183,13 +252,8 @@ impl ImplicitGradient {
             return Ok(DVector::zeros(m));
         }
         let r = d_delassus * &self.impulses + d_free_velocity;
-        let x = self
-            .lu
-            .solve(&-(self.p.transpose() * r))
-            .ok_or(ImplicitError::Singular {
-                size: self.s.ncols(),
-            })?;
-        Ok(&self.s * x)
+        let dlambda = self.forward_residuals(&DMatrix::from_column_slice(m, 1, r.as_slice()))?;
+        Ok(dlambda.column(0).into_owned())
     }
 
     /// Reverse mode: for the cotangent `w = ∂ℓ/∂λ`, the gradients `(∂ℓ/∂G, ∂ℓ/∂g)`.
@@ -202,12 +266,7 @@ impl ImplicitGradient {
         if self.s.ncols() == 0 {
             return Ok((DMatrix::zeros(m, m), DVector::zeros(m)));
         }
-        let z = self
-            .lu_transposed
-            .solve(&(self.s.transpose() * cotangent))
-            .ok_or(ImplicitError::Singular {
-                size: self.s.ncols(),
-            })?;
+        let z = self.solve_reduced_transposed(&self.s.tr_mul(cotangent))?;
         let y = -(&self.p * z);
         let d_delassus = &y * self.impulses.transpose();
         Ok((d_delassus, y))

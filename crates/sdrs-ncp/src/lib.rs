@@ -12,6 +12,11 @@
 //! - [`stepper`]: [`NcpSimulator`], the velocity-level step of eq. 2-3 (free velocity from
 //!   ABA, contact patches from `sdrs_geometry::contact`, `G = J_c M⁻¹ J_cᵀ` through the
 //!   Cholesky factor of `M`, the NCP, then `v⁺ = v_f + M⁻¹ J_cᵀ λ`, `q⁺ = q ⊕ Δt v⁺`).
+//! - [`implicit`]: mode-aware implicit differentiation of an NCP solution (eq. 8-11);
+//!   [`step_jacobian`]: the full step Jacobian `∂(q⁺, v⁺)/∂(q, v, u)` chaining it with the ABA
+//!   derivatives and the contact Jacobian's (appendices C, D); [`trajectory`]: forward and
+//!   reverse mode over a rollout; [`inverse`]: Gauss-Newton on them (initial-velocity
+//!   estimation, contact inverse dynamics).
 //! - [`error`]: the error type [`NcpError`].
 
 //!
@@ -35,16 +40,23 @@
 //!   rank-deficient problems does not converge within 20,000 iterations; the solver then
 //!   returns [`NcpError::NotConverged`]. With the spectral penalty, robot problems take tens
 //!   (box towers) to a few hundred (Solo-12 standing) iterations at a 1e-12 tolerance.
-//! - No derivatives yet (the implicit differentiation of eq. 8-11 comes in `implicit*`).
+//! - Derivatives hold the contact set fixed (a perturbation that creates or removes a contact
+//!   is a boundary), like the paper's.
 
 pub mod error;
 pub mod implicit;
+pub mod inverse;
 pub mod solver;
+pub mod step_jacobian;
 pub mod stepper;
+pub mod trajectory;
 
 pub use error::NcpError;
 pub use solver::{
     ContactMode, NcpProblem, NcpSolution, Residuals, SolverSettings, SolverSettingsBuilder, solve,
 };
+pub use step_jacobian::StepJacobian;
+pub use stepper::record::StepRecord;
 pub use stepper::settings::NcpSettings;
 pub use stepper::{NcpSimulator, NcpStepReport, StepContact};
+pub use trajectory::{DifferentiableRollout, RolloutGradient};

@@ -2,6 +2,10 @@
 
 mod captured;
 mod convergence;
+mod inverse;
 mod robot;
 mod solver;
+mod step_jacobian;
+mod step_jacobian_robots;
 mod stepper;
+mod trajectory;

@@ -27,12 +27,14 @@
 //! `sdrs_dynamics::algorithms`); the step re-centres the state first.
 
 pub mod detection;
+pub mod record;
 pub mod settings;
 
 use crate::error::NcpError;
 use crate::solver::{ContactMode, NcpProblem, Residuals, solve};
 use detection::{ContactKey, LinkContact, candidate_pairs, detect};
 use nalgebra::{Cholesky, DMatrix, DVector, Dyn, Isometry3, Vector3};
+use record::StepRecord;
 use sdrs_dynamics::{Control, Model, RigidBodyData, State};
 use sdrs_geometry::contact::ContactPoint;
 use sdrs_geometry::gjk::GjkCache;
@@ -90,9 +92,9 @@ pub struct NcpStepReport {
 /// ```
 #[derive(Debug, Clone)]
 pub struct NcpSimulator {
-    model: Model,
-    settings: NcpSettings,
-    data: RigidBodyData,
+    pub(crate) model: Model,
+    pub(crate) settings: NcpSettings,
+    pub(crate) data: RigidBodyData,
     pairs: Vec<(usize, usize)>,
     gjk: HashMap<ContactKey, GjkCache>,
     warm: HashMap<ContactKey, Vector3<f64>>,
@@ -136,6 +138,40 @@ impl NcpSimulator {
         v: &mut DVector<f64>,
         control: &Control,
     ) -> Result<NcpStepReport, NcpError> {
+        Ok(self.advance(state, v, control)?.0)
+    }
+
+    /// [`NcpSimulator::step`], also keeping what the step's derivatives need
+    /// ([`StepRecord`], for [`NcpSimulator::step_jacobian`]); the plain step computes the same
+    /// and drops it.
+    pub fn step_recorded(
+        &mut self,
+        state: &mut State,
+        v: &mut DVector<f64>,
+        control: &Control,
+    ) -> Result<(NcpStepReport, StepRecord), NcpError> {
+        let velocity = v.clone();
+        let (report, parts) = self.advance(state, v, control)?;
+        let record = StepRecord {
+            state: parts.start,
+            velocity,
+            tau: parts.tau,
+            kp: control.kp.clone(),
+            kd: control.kd.clone(),
+            contacts: parts.contacts,
+            solved: parts.solved,
+            next_velocity: v.clone(),
+        };
+        Ok((report, record))
+    }
+
+    /// One step, returning its intermediate results for [`NcpSimulator::step_recorded`].
+    fn advance(
+        &mut self,
+        state: &mut State,
+        v: &mut DVector<f64>,
+        control: &Control,
+    ) -> Result<(NcpStepReport, StepParts), NcpError> {
         let n = self.model.dof();
         let dt = self.settings.dt();
         check_control(control, n)?;
@@ -168,7 +204,7 @@ impl NcpSimulator {
             &self.settings,
             &mut self.gjk,
         )?;
-        let (v_next, report) = if contacts.is_empty() {
+        let (v_next, report, solved) = if contacts.is_empty() {
             self.warm.clear();
             let report = NcpStepReport {
                 contacts: Vec::new(),
@@ -179,13 +215,20 @@ impl NcpSimulator {
                     complementarity: 0.0,
                 },
             };
-            (v_free, report)
+            (v_free, report, None)
         } else {
-            self.solve_contacts(&contacts, &factor, v_free)?
+            let (v_next, report, solved) = self.solve_contacts(&contacts, &factor, v_free)?;
+            (v_next, report, Some(solved))
         };
         *state = self.model.integrate(&current, &(&v_next * dt))?;
         *v = v_next;
-        Ok(report)
+        let parts = StepParts {
+            start: current,
+            tau,
+            contacts,
+            solved,
+        };
+        Ok((report, parts))
     }
 
     /// Steps 3-5 of the module docs for a non-empty contact set.
@@ -194,7 +237,7 @@ impl NcpSimulator {
         contacts: &[LinkContact],
         factor: &Cholesky<f64, Dyn>,
         v_free: DVector<f64>,
-    ) -> Result<(DVector<f64>, NcpStepReport), NcpError> {
+    ) -> Result<(DVector<f64>, NcpStepReport, record::SolvedContacts), NcpError> {
         let dt = self.settings.dt();
         let jacobian = self.contact_jacobian(contacts);
         let mut x = jacobian.transpose();
@@ -206,7 +249,7 @@ impl NcpSimulator {
         let delassus = (&delassus + delassus.transpose()) * 0.5;
         let mut g = &jacobian * &v_free;
         for (i, c) in contacts.iter().enumerate() {
-            g[3 * i + 2] += self.drift_correction(c.point.separation) / dt;
+            g[3 * i + 2] += self.settings.drift(c.point.separation) / dt;
         }
         let problem = NcpProblem::new(delassus, g, vec![self.settings.friction(); contacts.len()])?;
         let mut warm = DVector::zeros(3 * contacts.len());
@@ -215,8 +258,9 @@ impl NcpSimulator {
                 warm.fixed_rows_mut::<3>(3 * i).copy_from(w);
             }
         }
-        let solution = solve(&problem, self.settings.solver(), Some(&warm))?;
-        let v_next = v_free + factor.solve(&(jacobian.transpose() * &solution.impulses));
+        let start = self.settings.warm_start().then_some(&warm);
+        let solution = solve(&problem, self.settings.solver(), start)?;
+        let v_next = v_free + factor.solve(&jacobian.tr_mul(&solution.impulses));
         let modes = solution.modes(&problem, self.settings.mode_tolerance());
         self.warm.clear();
         let reported = contacts
@@ -235,25 +279,17 @@ impl NcpSimulator {
                 }
             })
             .collect();
-        Ok((
-            v_next,
-            NcpStepReport {
-                contacts: reported,
-                iterations: solution.iterations,
-                residuals: solution.residuals,
-            },
-        ))
-    }
-
-    /// `c/Δt`'s numerator (see the module docs): the gap that may close this step, or the
-    /// Baumgarte fraction of the excess penetration.
-    fn drift_correction(&self, separation: f64) -> f64 {
-        let c = separation + self.settings.penetration_tolerance();
-        if c >= 0.0 {
-            c
-        } else {
-            self.settings.baumgarte() * c
-        }
+        let report = NcpStepReport {
+            contacts: reported,
+            iterations: solution.iterations,
+            residuals: solution.residuals,
+        };
+        let solved = record::SolvedContacts {
+            jacobian,
+            problem,
+            solution,
+        };
+        Ok((v_next, report, solved))
     }
 
     /// `J_c`: per contact, the rows `Rᵀ (J_B(p) − J_A(p))` of the linear velocity of the point
@@ -284,6 +320,14 @@ impl NcpSimulator {
         }
         jacobian
     }
+}
+
+/// What [`NcpSimulator::advance`] computed on the way, moved into a [`StepRecord`] on request.
+struct StepParts {
+    start: State,
+    tau: DVector<f64>,
+    contacts: Vec<LinkContact>,
+    solved: Option<record::SolvedContacts>,
 }
 
 /// Checks the control's vectors: `dof` finite entries each.

@@ -26,6 +26,7 @@ pub struct NcpSettings {
     ground: Option<(Vector3<f64>, f64)>,
     solver: SolverSettings,
     mode_tolerance: f64,
+    warm_start: bool,
 }
 
 fn invalid(name: &'static str, value: f64, allowed: &'static str) -> NcpError {
@@ -61,6 +62,7 @@ impl NcpSettings {
                 .build()
                 .expect("valid solver settings"),
             mode_tolerance: 1e-6,
+            warm_start: true,
         })
     }
 
@@ -178,5 +180,38 @@ impl NcpSettings {
     /// The contact-mode tolerance.
     pub fn mode_tolerance(&self) -> f64 {
         self.mode_tolerance
+    }
+
+    /// Whether each step's solve starts from the previous step's impulses (the default) or
+    /// from zero. Cold starts make a step a function of its inputs alone, which finite
+    /// differences of rollouts need: the solver's residuals are of second order in a sliding
+    /// contact's friction direction, so two warm starts can stop at directions a few 1e-6 apart
+    /// at a 1e-13 tolerance.
+    pub fn with_warm_start(mut self, warm_start: bool) -> Self {
+        self.warm_start = warm_start;
+        self
+    }
+
+    /// See [`NcpSettings::with_warm_start`].
+    pub fn warm_start(&self) -> bool {
+        self.warm_start
+    }
+
+    /// `c/Δt`'s numerator for a contact of separation `s` (see the [stepper's
+    /// docs](super)): `c = s + ε` when `c ≥ 0` (the gap that may close this step), else `β c`
+    /// (the Baumgarte fraction of the excess penetration).
+    pub(crate) fn drift(&self, separation: f64) -> f64 {
+        let c = separation + self.penetration_tolerance;
+        c * self.drift_slope(separation)
+    }
+
+    /// `dc/ds` of [`NcpSettings::drift`]: 1 for a speculative contact, `β` under Baumgarte
+    /// correction.
+    pub(crate) fn drift_slope(&self, separation: f64) -> f64 {
+        if separation + self.penetration_tolerance >= 0.0 {
+            1.0
+        } else {
+            self.baumgarte
+        }
     }
 }

@@ -13,7 +13,8 @@
 //! `cargo run --release -p sdrs-examples --example long_range_push -- --baselines`
 
 use clap::Parser;
-use sdrs::diff::{ContactChoice, Method, RecedingHorizon};
+use sdrs::diff::RecedingHorizon;
+use sdrs_examples::long_range::compare::MethodChoice;
 use sdrs_examples::long_range::mpc::{compare_mpc, report_mpc};
 use sdrs_examples::long_range::push::{
     EPSILON, HORIZON, ITERATIONS, LEARNING_RATE, RECEDING, ROD_START, STIFFNESS, push_from,
@@ -36,18 +37,9 @@ struct Args {
     /// The paper's scale: H = 200, h = 48, 50 iterations (overrides the three above).
     #[arg(long)]
     full: bool,
-    /// Also run IPC, the SDRS hull barrier and the gradient bundle.
-    #[arg(long)]
-    baselines: bool,
-    /// Gradient-bundle perturbations per gradient.
-    #[arg(long, default_value_t = 4)]
-    samples: usize,
-    /// Gradient-bundle perturbation standard deviation (m and rad of the PD targets).
-    #[arg(long, default_value_t = 0.05)]
-    sigma: f64,
-    /// Gradient-bundle seed.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
+    /// Which methods run.
+    #[command(flatten)]
+    methods: MethodChoice,
     /// The rod's start: x,y,yaw (default: beside the box, `ROD_START`).
     #[arg(long, value_delimiter = ',')]
     rod: Option<Vec<f64>>,
@@ -75,11 +67,7 @@ fn main() -> anyhow::Result<()> {
         args.iterations,
         LEARNING_RATE,
     )?;
-    let methods = if args.baselines {
-        Method::paper(args.samples, args.sigma, args.seed)
-    } else {
-        vec![Method::exact(ContactChoice::LongRange)]
-    };
+    let methods = args.methods.methods();
     println!(
         "push: rod from {rod:?}, H = {} frames, h = {}, {} Adam iterations per frame, lr {LEARNING_RATE}, μ = {STIFFNESS:e}, ε = {EPSILON} m (paper: H = {HORIZON}, h = {RECEDING}, {ITERATIONS} iterations)",
         args.frames, args.horizon, args.iterations

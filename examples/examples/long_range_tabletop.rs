@@ -15,7 +15,8 @@
 //! `cargo run --release -p sdrs-examples --example long_range_tabletop -- gather`
 
 use clap::Parser;
-use sdrs::diff::{ContactChoice, Method, RecedingHorizon};
+use sdrs::diff::RecedingHorizon;
+use sdrs_examples::long_range::compare::MethodChoice;
 use sdrs_examples::long_range::mpc::{compare_mpc, report_mpc};
 use sdrs_examples::long_range::tabletop::{Contact, Piece, STIFFNESS, contact_models};
 use sdrs_examples::long_range::{gather, sort};
@@ -47,18 +48,9 @@ struct Args {
     /// paper's Gather-Bunny).
     #[arg(long)]
     ell: bool,
-    /// Also run IPC, the SDRS hull barrier and the gradient bundle.
-    #[arg(long)]
-    baselines: bool,
-    /// Gradient-bundle perturbations per gradient.
-    #[arg(long, default_value_t = 4)]
-    samples: usize,
-    /// Gradient-bundle perturbation standard deviation (m and rad of the PD targets).
-    #[arg(long, default_value_t = 0.05)]
-    sigma: f64,
-    /// Gradient-bundle seed.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
+    /// Which methods run.
+    #[command(flatten)]
+    methods: MethodChoice,
     /// Output directory (default `target/experiments/TASK`).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -116,11 +108,7 @@ fn main() -> anyhow::Result<()> {
         lr,
     )?;
     let models = contact_models(STIFFNESS).map_err(boxed)?;
-    let methods = if args.baselines {
-        Method::paper(args.samples, args.sigma, args.seed)
-    } else {
-        vec![Method::exact(ContactChoice::LongRange)]
-    };
+    let methods = args.methods.methods();
     println!(
         "{}: {} cubes, H = {} frames of {} s, h = {horizon}, {} Adam iterations per frame, lr {lr} (paper: 10 cubes, H = {paper_frames}, h = {paper_horizon}, {paper_iterations} iterations)",
         args.task, args.cubes, args.frames, problem.scene.settings.dt, args.iterations

@@ -12,30 +12,23 @@
 //!
 //! `cargo run --release -p sdrs-ncp --example solo12_inverse_dynamics`
 
+#[path = "common/cli.rs"]
+mod cli;
 #[path = "common/robots.rs"]
 mod robots;
 
+use cli::Flags;
 use nalgebra::DVector;
 use sdrs_ncp::NcpSimulator;
 use sdrs_ncp::inverse::{GaussNewtonTrace, JacobianSource, contact_inverse_dynamics};
 use sdrs_report::LinePlot;
-use std::path::PathBuf;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<String> = std::env::args().collect();
-    let flag = |name: &str| {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-    };
-    let out = flag("--out").map_or_else(
-        || sdrs_report::target_dir().join("experiments/ncp"),
-        PathBuf::from,
-    );
-    let iterations: usize = flag("--iterations").map_or(Ok(12), |s| s.parse())?;
-    std::fs::create_dir_all(&out)?;
+    let flags = Flags::from_env();
+    let out = flags.out()?;
+    let iterations: usize = flags.parsed("--iterations", 12)?;
     let (mut sim, mut state, mut control) = robots::solo12(1e-11);
-    let settle: usize = flag("--settle").map_or(Ok(100), |s| s.parse())?;
+    let settle: usize = flags.parsed("--settle", 100)?;
     let n = sim.model().dof();
     let mut v = DVector::zeros(n);
     for _ in 0..settle {

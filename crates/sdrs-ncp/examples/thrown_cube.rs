@@ -5,23 +5,17 @@
 //!
 //! `cargo run --release -p sdrs-ncp --example thrown_cube`
 
-use nalgebra::{DVector, Isometry3, Vector3};
-use sdrs_dynamics::{Control, JointKind, Link, MassModel, Model, State};
-use sdrs_geometry::ConvexHull;
+#[path = "common/cube.rs"]
+mod cube;
+
+use cube::cube;
+use nalgebra::{DVector, Vector3};
+use sdrs_dynamics::{Control, State};
 use sdrs_ncp::{ContactMode, NcpSettings, NcpSimulator};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (dt, mu, g) = (1e-3, 0.4, 9.81);
-    let cube = ConvexHull::cuboid(Vector3::repeat(0.1))?;
-    let link = Link::new(
-        "cube",
-        None,
-        Isometry3::identity(),
-        JointKind::Free,
-        vec![cube],
-        MassModel::Lumped { mass: 1.0 },
-    );
-    let model = Model::new(vec![link])?;
+    let model = cube()?;
     let settings = NcpSettings::new(dt)?
         .with_friction(mu)?
         .with_ground(Vector3::z(), 0.0)?;

@@ -16,41 +16,27 @@
 //!
 //! `cargo run --release -p sdrs-ncp --example thrown_cube_estimation`
 
-use nalgebra::{DVector, Isometry3, Vector3};
-use sdrs_dynamics::{Control, JointKind, Link, MassModel, Model, State};
-use sdrs_geometry::ConvexHull;
+#[path = "common/cli.rs"]
+mod cli;
+#[path = "common/cube.rs"]
+mod cube;
+
+use cli::Flags;
+use cube::cube;
+use nalgebra::{DVector, Vector3};
+use sdrs_dynamics::{Control, State};
 use sdrs_ncp::inverse::{GaussNewtonTrace, JacobianSource, estimate_initial_velocity};
 use sdrs_ncp::{NcpSettings, NcpSimulator, SolverSettings};
 use sdrs_report::LinePlot;
-use std::path::PathBuf;
 use std::time::Instant;
 
 const ITERATIONS: usize = 8;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<String> = std::env::args().collect();
-    let flag = |name: &str| {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-    };
-    let out = flag("--out").map_or_else(
-        || sdrs_report::target_dir().join("experiments/ncp"),
-        PathBuf::from,
-    );
-    let steps: usize = flag("--steps").map_or(Ok(600), |s| s.parse())?;
-    std::fs::create_dir_all(&out)?;
-
-    let cube = ConvexHull::cuboid(Vector3::repeat(0.1))?;
-    let link = Link::new(
-        "cube",
-        None,
-        Isometry3::identity(),
-        JointKind::Free,
-        vec![cube],
-        MassModel::Lumped { mass: 1.0 },
-    );
-    let model = Model::new(vec![link])?;
+    let flags = Flags::from_env();
+    let out = flags.out()?;
+    let steps: usize = flags.parsed("--steps", 600)?;
+    let model = cube()?;
     let solver = SolverSettings::builder()
         .tolerance(1e-12)
         .max_iterations(100_000)

@@ -6,6 +6,7 @@
 //! the same problems at the stepper's tolerance 1e-12.
 
 use crate::captured::{Captured, box_tower, fixed_rho_solver, solo12_standing};
+use crate::solver::physical;
 use nalgebra::{DMatrix, DVector};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
@@ -136,13 +137,12 @@ fn rank_deficient() -> impl Strategy<Value = NcpProblem> {
             proptest::collection::vec(0.05..1.2f64, contacts),
         )
             .prop_map(move |(j, r, v, mu)| {
-                let jacobian = DMatrix::from_vec(m, dof, j);
-                let root = DMatrix::from_vec(dof, dof, r);
-                let mass = &root * root.transpose() + DMatrix::identity(dof, dof);
-                let minv_jt = mass.cholesky().unwrap().solve(&jacobian.transpose());
-                let delassus = &jacobian * minv_jt;
-                let delassus = (&delassus + delassus.transpose()) * 0.5;
-                NcpProblem::new(delassus, &jacobian * DVector::from_vec(v), mu).unwrap()
+                physical(
+                    &DMatrix::from_vec(m, dof, j),
+                    &DMatrix::from_vec(dof, dof, r),
+                    &DVector::from_vec(v),
+                    mu,
+                )
             })
     })
 }

@@ -107,10 +107,11 @@ fn frictionless_contact_only_pushes_along_the_normal() {
 }
 
 /// A random physical problem: `G = J M⁻¹ Jᵀ`, `g = J v` with random contact Jacobian `J`
-/// (3 n_c x n, n ≥ 3 n_c), SPD `M` and velocity `v`. (With random rank-deficient `J` the
-/// De Saxcé fixed point of ADMM does not always converge; the singular case is tested on the
-/// physical box below.)
-fn physical(
+/// (3 n_c x n), SPD `M = R Rᵀ + I` from `mass_root` `R` and velocity `v`. The tests here take
+/// n ≥ 3 n_c (with random rank-deficient `J` the De Saxcé fixed point of ADMM does not always
+/// converge; the singular case is tested on the physical box below and, in bulk, in
+/// `convergence`).
+pub(crate) fn physical(
     jacobian: &DMatrix<f64>,
     mass_root: &DMatrix<f64>,
     v: &DVector<f64>,

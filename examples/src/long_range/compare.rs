@@ -88,3 +88,32 @@ pub fn write_series(
     }
     Ok(plot.write_all(dir, stem)?)
 }
+
+/// The command-line choice of methods of the receding-horizon examples: the long-range model
+/// alone, or with `--baselines` every method of the paper ([`Method::paper`]).
+#[derive(Debug, Clone, clap::Args)]
+pub struct MethodChoice {
+    /// Also run IPC, the SDRS hull barrier and the gradient bundle.
+    #[arg(long)]
+    pub baselines: bool,
+    /// Gradient-bundle perturbations per gradient.
+    #[arg(long, default_value_t = 4)]
+    pub samples: usize,
+    /// Gradient-bundle perturbation standard deviation (m and rad of the PD targets).
+    #[arg(long, default_value_t = 0.05)]
+    pub sigma: f64,
+    /// Gradient-bundle seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+impl MethodChoice {
+    /// The methods chosen.
+    pub fn methods(&self) -> Vec<Method> {
+        if self.baselines {
+            Method::paper(self.samples, self.sigma, self.seed)
+        } else {
+            vec![Method::exact(sdrs::diff::ContactChoice::LongRange)]
+        }
+    }
+}

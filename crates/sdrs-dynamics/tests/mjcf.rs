@@ -799,3 +799,36 @@ fn mjcf_body_offsets_place_bodies() {
         "{foot}"
     );
 }
+
+/// MuJoCo's `filterparent`: a body never touches its parent body, also when one MJCF body
+/// becomes several links (the humanoid's thigh has three hinges: its last link's parent link
+/// is a joint link, not the pelvis, so the parent-child rule of the contact settings alone
+/// would let the overlapping capsules collide); `<flag filterparent="disable"/>` keeps them.
+#[test]
+fn mjcf_parent_and_child_bodies_never_touch() {
+    let humanoid = load("humanoid");
+    let link = |name: &str| humanoid.body(name).unwrap().0;
+    let (pelvis, thigh, shin) = (link("pelvis"), link("right_thigh"), link("right_shin"));
+    assert!(!humanoid.model.may_touch(pelvis, thigh, false));
+    assert!(!humanoid.model.may_touch(thigh, shin, false));
+    // Not parent and child: still collide (group 1, mask 1).
+    assert!(humanoid.model.may_touch(pelvis, shin, true));
+    assert!(humanoid.model.may_touch(link("right_foot"), link("left_foot"), true));
+    let xml = |flag: &str| {
+        format!(
+            r#"<mujoco><option>{flag}</option><worldbody><geom type="plane" size="1 1 0.1"/>
+            <body name="a"><freejoint/><geom type="sphere" size="0.1"/>
+            <body name="b"><joint type="hinge"/><joint type="hinge" axis="1 0 0"/>
+            <geom type="sphere" size="0.1"/></body></body></worldbody></mujoco>"#
+        )
+    };
+    let filtered = import(&xml("")).unwrap();
+    let (a, b) = (filtered.body("a").unwrap().0, filtered.body("b").unwrap().0);
+    assert!(!filtered.model.may_touch(a, b, false));
+    // The world's plane and a top-level body: not parent and child for MuJoCo.
+    assert!(filtered.model.may_touch(0, a, true));
+    let kept = import(&xml(r#"<flag filterparent="disable"/>"#)).unwrap();
+    assert!(kept.model.may_touch(a, b, false));
+    let bad = message(&xml(r#"<flag filterparent="maybe"/>"#));
+    assert!(bad.contains("filterparent") && bad.contains("enable, disable"), "{bad}");
+}

@@ -65,6 +65,8 @@ pub(super) fn import(
         joints: Vec::new(),
         geoms: Vec::new(),
         bodies: Vec::new(),
+        parent_child: Vec::new(),
+        filter_parent: true,
         qpos0: Vec::new(),
         free_origins: Vec::new(),
     };
@@ -147,6 +149,10 @@ struct Builder<'r, 'a, 'i> {
     joints: Vec<MjcfJoint>,
     geoms: Vec<MjcfGeom>,
     bodies: Vec<(String, Option<usize>, Isometry3<f64>)>,
+    /// `(parent body's last link, child body's last link)` per body below another body.
+    parent_child: Vec<(usize, usize)>,
+    /// MuJoCo's `filterparent` flag: parent and child bodies never touch (on by default).
+    filter_parent: bool,
     qpos0: Vec<f64>,
     free_origins: Vec<Vector3<f64>>,
 }
@@ -172,7 +178,7 @@ impl<'a, 'i> Builder<'_, 'a, 'i> {
     }
 
     fn option(
-        &self,
+        &mut self,
         node: Node<'a, 'i>,
         gravity: Vector3<f64>,
         timestep: f64,
@@ -196,6 +202,18 @@ impl<'a, 'i> Builder<'_, 'a, 'i> {
         }
         if e.vector("wind")?.is_some_and(|v| v != Vector3::zeros()) {
             return Err(e.error("wind (fluid forces) is not supported (allowed: 0 0 0)"));
+        }
+        for flag in node.children().filter(|c| c.has_tag_name("flag")) {
+            match flag.attribute("filterparent") {
+                Some("enable") | None => {}
+                Some("disable") => self.filter_parent = false,
+                Some(other) => {
+                    return Err(self.r.error(
+                        flag,
+                        format!("filterparent=\"{other}\" (allowed: enable, disable)"),
+                    ));
+                }
+            }
         }
         Ok((gravity, timestep))
     }
@@ -912,6 +930,9 @@ impl<'a, 'i> Builder<'_, 'a, 'i> {
         }
         l.mass = MassModel::SecondMoment(placed(&body_offset, &moment));
         self.bodies.push((name, Some(link), body_offset));
+        if let Some(p) = parent {
+            self.parent_child.push((p, link));
+        }
         for child in node.children().filter(|c| c.has_tag_name("body")) {
             self.body(child, Some(link), body_offset, false, &class)?;
         }
@@ -949,6 +970,11 @@ impl<'a, 'i> Builder<'_, 'a, 'i> {
                 .error(root, "the model has no bodies and no world geoms"));
         }
         let mut model = Model::new(self.links)?;
+        if self.filter_parent {
+            for &(a, b) in &self.parent_child {
+                model.exclude_pair_indices(a, b)?;
+            }
+        }
         for j in &mut self.joints {
             j.dof = model.dof_offset(j.link);
         }

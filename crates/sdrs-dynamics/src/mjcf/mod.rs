@@ -65,8 +65,10 @@
 //!   no hull. A link's collision group and mask ([`crate::LinkContact`]) are the union of its
 //!   hull geoms' `contype` and `conaffinity` (exact when a body's geoms share them, as usual),
 //!   so sdrs's filter follows MuJoCo's rule; `<contact><exclude>` pairs are excluded
-//!   ([`Model::exclude_pair`]); MuJoCo's parent-child filter is
-//!   [`crate::ContactSettings::skip_adjacent`]. [`MjcfModel::geoms`] keeps each geom's name,
+//!   ([`Model::exclude_pair`]); so are a body and its parent body (MuJoCo's `filterparent`,
+//!   on unless `<option><flag filterparent="disable"/>`; not for bodies in `<worldbody>`),
+//!   which [`crate::ContactSettings::skip_adjacent`] alone would miss for a body of several
+//!   joints (one link per joint: its parent link is the joint chain's, not the parent body's). [`MjcfModel::geoms`] keeps each geom's name,
 //!   link, hull and bits.
 //! - **Worldbody geoms** go to one static root link named `world`. A plane cannot be a hull:
 //!   it becomes a slab of [`FloorSlab::thickness`] below the plane, its half extents the

@@ -6,13 +6,16 @@
 //! Go1-class quadruped) and TALOS from example-robot-data under PD towards their standing
 //! configuration, and MuJoCo's half-cheetah and humanoid through the MJCF importer (passive, on
 //! their floor). The ground is each model's own (the trial's ground slab, the MJCF floor
-//! slab), met through hull-hull patches. Each is stepped 100 times at Δt = 1 ms first so its
-//! contacts are established. The three timings are interleaved over `ROUNDS` rounds (the
-//! machine is shared) and the median per round is reported with the numbers of collision pairs
-//! and contact points, as a Markdown and a CSV table in `target/experiments/ncp/`
-//! (`SDRS_NCP_OUT` to change).
+//! slab), met through hull-hull patches. Each is stepped at Δt = 1 ms first so its contacts
+//! are established: 100 steps, then on to the first step with contacts (the MJCF models
+//! start in the air; a robot may hop under its PD). The three timings are interleaved over `ROUNDS`
+//! rounds (the machine is shared), each on a copy of the settled simulator made outside the
+//! timed region, and the median per round is reported with the numbers of collision pairs and
+//! contact points, as a Markdown and a CSV table in `target/experiments/ncp/` (`SDRS_NCP_OUT`
+//! to change).
 //!
-//! `cargo bench -p sdrs-benches --bench ncp`
+//! `cargo bench -p sdrs-benches --bench ncp [-- NAME...]` (only the scenarios whose names
+//! contain a NAME)
 
 use nalgebra::DVector;
 use sdrs_dynamics::{Control, MjcfOptions, Model, State, load_mjcf};
@@ -23,6 +26,8 @@ use std::time::Instant;
 
 const DT: f64 = 1e-3;
 const SETTLE: usize = 100;
+/// Most settling steps for a model that starts in the air.
+const MAX_SETTLE: usize = 2000;
 
 /// A scenario: its model, start state and control.
 fn scenarios() -> Vec<(String, Model, State, Control)> {
@@ -34,6 +39,8 @@ fn scenarios() -> Vec<(String, Model, State, Control)> {
             package_paths: vec![package.clone()],
             floating: robot.floating_base,
             state: robot.standing.map(str::to_string),
+            // Standing on the ground from the start.
+            drop: 0.0,
             dt: DT,
             ..TrialOptions::default()
         };
@@ -60,38 +67,44 @@ fn scenarios() -> Vec<(String, Model, State, Control)> {
 }
 
 /// Timed rounds per scenario.
-const ROUNDS: usize = 5;
+const ROUNDS: usize = 11;
 /// Central-difference step.
 const EPS: f64 = 1e-6;
 
-/// One step from `(state, v)` on a copy of `sim`; `false` if it failed.
-fn step_once(sim: &NcpSimulator, state: &State, v: &DVector<f64>, control: &Control) -> bool {
-    let (mut s, mut w) = (state.clone(), v.clone());
-    sim.clone().step(&mut s, &mut w, control).is_ok()
+/// The microseconds `f` takes on a copy of `sim` (copied outside the timed region) from
+/// `(state, v)`, and what it returned.
+fn timed<T>(
+    sim: &NcpSimulator,
+    state: &State,
+    v: &DVector<f64>,
+    f: impl FnOnce(&mut NcpSimulator, &mut State, &mut DVector<f64>) -> T,
+) -> (f64, T) {
+    let (mut sim, mut s, mut w) = (sim.clone(), state.clone(), v.clone());
+    let clock = Instant::now();
+    let out = f(&mut sim, &mut s, &mut w);
+    (clock.elapsed().as_secs_f64() * 1e6, out)
 }
 
 /// The step Jacobian by implicit differentiation.
 fn implicit_jacobian(
-    sim: &NcpSimulator,
-    state: &State,
-    v: &DVector<f64>,
+    sim: &mut NcpSimulator,
+    state: &mut State,
+    v: &mut DVector<f64>,
     control: &Control,
 ) -> Result<(), sdrs_ncp::NcpError> {
-    let mut sim = sim.clone();
-    let (mut s, mut w) = (state.clone(), v.clone());
-    let (_, record) = sim.step_recorded(&mut s, &mut w, control)?;
+    let (_, record) = sim.step_recorded(state, v, control)?;
     sim.step_jacobian(&record).map(|_| ())
 }
 
-/// The step Jacobian by central differences (`2 (2n + n)` steps); `false` if a step failed.
+/// The step Jacobian by central differences (`2 (2n + n)` steps on `sim`, each warm-started
+/// from the previous one, as a finite-difference loop would run); `false` if a step failed.
 fn finite_difference_jacobian(
-    sim: &NcpSimulator,
+    sim: &mut NcpSimulator,
     state: &State,
     v: &DVector<f64>,
     control: &Control,
 ) -> bool {
-    let model = sim.model();
-    let n = model.dof();
+    let n = sim.model().dof();
     let mut ok = true;
     for col in 0..3 * n {
         for sign in [1.0, -1.0] {
@@ -100,7 +113,7 @@ fn finite_difference_jacobian(
             match col / n {
                 0 => {
                     let dq = DVector::from_fn(n, |i, _| if i == k { sign * EPS } else { 0.0 });
-                    match model.integrate(state, &dq) {
+                    match sim.model().integrate(state, &dq) {
                         Ok(x) => s = x,
                         Err(_) => ok = false,
                     }
@@ -108,7 +121,7 @@ fn finite_difference_jacobian(
                 1 => w[k] += sign * EPS,
                 _ => c.force[k] += sign * EPS,
             }
-            ok &= sim.clone().step(&mut s, &mut w, &c).is_ok();
+            ok &= sim.step(&mut s, &mut w, &c).is_ok();
         }
     }
     ok
@@ -133,12 +146,20 @@ fn main() {
     );
     std::fs::create_dir_all(&out).expect("the output directory");
     let mut csv = String::from(
-        "scenario,dofs,collision_pairs,contact_points,step_us,implicit_jacobian_us,finite_difference_jacobian_us,note\n",
+        "scenario,dofs,collision_pairs,contact_points,solver_iterations,step_us,implicit_jacobian_us,finite_difference_jacobian_us,note\n",
     );
     let mut md = String::from(
-        "| scenario | DoFs | collision pairs | contact points | step (µs) | step Jacobian, implicit (µs) | step Jacobian, finite differences (µs) | note |\n|---|---|---|---|---|---|---|---|\n",
+        "| scenario | DoFs | collision pairs | contact points | solver iterations | step (µs) | step Jacobian, implicit (µs) | step Jacobian, finite differences (µs) | note |\n|---|---|---|---|---|---|---|---|---|\n",
     );
+    // `cargo bench --bench ncp -- NAME...` times only the scenarios whose names contain a NAME.
+    let only: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
     for (name, model, mut state, control) in scenarios() {
+        if !only.is_empty() && !only.iter().any(|o| name.contains(o.as_str())) {
+            continue;
+        }
         // A 2 mm contact margin (fewer speculative contacts) and room for the fixed-ρ ADMM, as
         // in the crate's Solo-12 test.
         let solver = SolverSettings::builder()
@@ -154,27 +175,39 @@ fn main() {
         let mut v = DVector::zeros(model.dof());
         let mut contacts = 0;
         let mut note = String::new();
-        for _ in 0..SETTLE {
+        for k in 0..MAX_SETTLE {
             match sim.step(&mut state, &mut v, &control) {
                 Ok(report) => contacts = report.contacts.len(),
                 Err(e) => {
-                    note = format!("settling failed: {e}");
+                    note = format!("settling failed at step {k}: {e}");
                     break;
                 }
             }
+            if k + 1 >= SETTLE && contacts > 0 {
+                break;
+            }
         }
         let (mut step, mut implicit, mut fd) = (Vec::new(), Vec::new(), Vec::new());
+        let mut iterations = 0;
         if note.is_empty() {
             for _ in 0..ROUNDS {
-                let clock = Instant::now();
-                let ok = step_once(&sim, &state, &v, &control);
-                step.push(clock.elapsed().as_secs_f64() * 1e6);
-                let clock = Instant::now();
-                let result = implicit_jacobian(&sim, &state, &v, &control);
-                implicit.push(clock.elapsed().as_secs_f64() * 1e6);
-                let clock = Instant::now();
-                let fd_ok = finite_difference_jacobian(&sim, &state, &v, &control);
-                fd.push(clock.elapsed().as_secs_f64() * 1e6);
+                let (t, report) = timed(&sim, &state, &v, |sim, s, w| sim.step(s, w, &control));
+                step.push(t);
+                let ok = match report {
+                    Ok(r) => {
+                        iterations = r.iterations;
+                        true
+                    }
+                    Err(_) => false,
+                };
+                let (t, result) = timed(&sim, &state, &v, |sim, s, w| {
+                    implicit_jacobian(sim, s, w, &control)
+                });
+                implicit.push(t);
+                let (t, fd_ok) = timed(&sim, &state, &v, |sim, s, w| {
+                    finite_difference_jacobian(sim, s, w, &control)
+                });
+                fd.push(t);
                 if !ok || !fd_ok {
                     note = "a step failed".to_string();
                 }
@@ -195,6 +228,7 @@ fn main() {
             model.dof().to_string(),
             sim.collision_pairs().to_string(),
             contacts.to_string(),
+            iterations.to_string(),
             cell(&step),
             cell(&implicit),
             cell(&fd),

@@ -813,7 +813,11 @@ fn mjcf_parent_and_child_bodies_never_touch() {
     assert!(!humanoid.model.may_touch(thigh, shin, false));
     // Not parent and child: still collide (group 1, mask 1).
     assert!(humanoid.model.may_touch(pelvis, shin, true));
-    assert!(humanoid.model.may_touch(link("right_foot"), link("left_foot"), true));
+    assert!(
+        humanoid
+            .model
+            .may_touch(link("right_foot"), link("left_foot"), true)
+    );
     let xml = |flag: &str| {
         format!(
             r#"<mujoco><option>{flag}</option><worldbody><geom type="plane" size="1 1 0.1"/>
@@ -830,5 +834,8 @@ fn mjcf_parent_and_child_bodies_never_touch() {
     let kept = import(&xml(r#"<flag filterparent="disable"/>"#)).unwrap();
     assert!(kept.model.may_touch(a, b, false));
     let bad = message(&xml(r#"<flag filterparent="maybe"/>"#));
-    assert!(bad.contains("filterparent") && bad.contains("enable, disable"), "{bad}");
+    assert!(
+        bad.contains("filterparent") && bad.contains("enable, disable"),
+        "{bad}"
+    );
 }

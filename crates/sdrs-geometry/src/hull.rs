@@ -48,6 +48,10 @@ pub struct ConvexHull {
     /// indexed by quantised direction components (see `seed_for`); climbs start there.
     /// Empty for small hulls, which scan instead.
     seeds: Vec<u32>,
+    /// Unit outward normal of each boundary triangle (local frame).
+    face_normals: Vec<Vector3<f64>>,
+    /// Each boundary edge once, with its Gauss-map arc (see [`HullEdge`]).
+    edges: Vec<HullEdge>,
     sphere_center: Point3<f64>,
     sphere_radius: f64,
 }
@@ -140,6 +144,17 @@ impl ConvexHull {
             adjacency.extend_from_slice(list);
             adjacency_offsets.push(adjacency.len() as u32);
         }
+        let face_normals: Vec<Vector3<f64>> = triangles
+            .iter()
+            .map(|t| {
+                let [p, q, r] = t.map(|i| vertices[i as usize]);
+                (q - p)
+                    .cross(&(r - p))
+                    .try_normalize(0.0)
+                    .unwrap_or_default()
+            })
+            .collect();
+        let edges = boundary_edges(&vertices, &triangles, &face_normals);
         let box_ = Aabb::from_points(&vertices);
         let sphere_center = box_.center();
         let sphere_radius = vertices
@@ -151,6 +166,8 @@ impl ConvexHull {
             ys: vertices.iter().map(|v| v.y).collect(),
             zs: vertices.iter().map(|v| v.z).collect(),
             seeds: Vec::new(),
+            face_normals,
+            edges,
             vertices,
             triangles,
             adjacency_offsets,
@@ -192,6 +209,18 @@ impl ConvexHull {
     pub fn neighbours(&self, i: usize) -> &[u32] {
         let (a, b) = (self.adjacency_offsets[i], self.adjacency_offsets[i + 1]);
         &self.adjacency[a as usize..b as usize]
+    }
+
+    /// Unit outward normal of each boundary triangle, in the order of
+    /// [`Self::triangles`] (local frame; zero for a triangle of no area).
+    pub fn face_normals(&self) -> &[Vector3<f64>] {
+        &self.face_normals
+    }
+
+    /// Each edge of the boundary triangulation once, with the normals of the two triangles it
+    /// joins (local frame).
+    pub fn edges(&self) -> &[HullEdge] {
+        &self.edges
     }
 
     /// Centre of a bounding sphere in the local frame (the centre of the local AABB; the
@@ -329,6 +358,60 @@ impl ConvexHull {
             Point3::new(hi[0] + t.x, hi[1] + t.y, hi[2] + t.z),
         )
     }
+}
+
+/// An edge of a hull's boundary triangulation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HullEdge {
+    /// The edge as a vector from its first to its second vertex (local frame).
+    pub vector: Vector3<f64>,
+    /// The unit outward normals of the two triangles that share it: the end points of the
+    /// edge's arc on the Gauss map (the directions in which the edge is a supporting feature).
+    /// `None` when the triangulation does not close around the edge (never for a hull built
+    /// here); callers must then treat every direction as possible.
+    pub faces: Option<[Vector3<f64>; 2]>,
+}
+
+impl HullEdge {
+    /// Whether the edge is a crease of the polytope: its two triangles are not coplanar (an
+    /// edge inside a flat face supports nothing that the face does not).
+    pub fn is_crease(&self) -> bool {
+        self.faces
+            .is_none_or(|[n, m]| n.cross(&m).norm() > COPLANAR_TOLERANCE)
+    }
+}
+
+/// Every edge of the closed triangulation `triangles` once, with the normals of its two
+/// triangles.
+fn boundary_edges(
+    vertices: &[Point3<f64>],
+    triangles: &[[u32; 3]],
+    face_normals: &[Vector3<f64>],
+) -> Vec<HullEdge> {
+    let mut sides: Vec<((u32, u32), usize)> = triangles
+        .iter()
+        .enumerate()
+        .flat_map(|(f, t)| {
+            (0..3).map(move |k| {
+                let (a, b) = (t[k], t[(k + 1) % 3]);
+                ((a.min(b), a.max(b)), f)
+            })
+        })
+        .collect();
+    sides.sort_unstable();
+    let mut edges = Vec::with_capacity(sides.len() / 2);
+    let mut i = 0;
+    while i < sides.len() {
+        let key = sides[i].0;
+        let count = sides[i..].iter().take_while(|s| s.0 == key).count();
+        let faces = (count == 2).then(|| [face_normals[sides[i].1], face_normals[sides[i + 1].1]]);
+        edges.push(HullEdge {
+            vector: vertices[key.1 as usize] - vertices[key.0 as usize],
+            faces,
+        });
+        i += count;
+    }
+    edges
 }
 
 /// The mean of the boundary triangles' corners (each counted once per triangle): a point

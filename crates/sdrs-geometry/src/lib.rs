@@ -58,7 +58,7 @@ pub mod twist;
 
 pub use aabb::Aabb;
 pub use error::{GeometryError, Result};
-pub use hull::ConvexHull;
+pub use hull::{ConvexHull, HullEdge};
 pub use mass::{MassProperties, lumped_second_moment};
 pub use mesh::TriMesh;
 pub use sphere_tree::SphereTree;

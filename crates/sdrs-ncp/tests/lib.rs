@@ -2,6 +2,7 @@
 
 mod captured;
 mod convergence;
+mod detection;
 mod inverse;
 mod robot;
 mod solver;

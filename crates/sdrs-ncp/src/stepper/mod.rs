@@ -3,7 +3,8 @@
 //! One step from `(q, v)` under joint forces `τ` (the control's forces plus its PD terms):
 //!
 //! 1. free velocity `v_f = v + Δt q̈_f`, `q̈_f = ABA(q, v, τ)` (the unconstrained dynamics);
-//! 2. contacts at `q` ([`detection`]): hull-ground and hull-hull patches of up to 4 points;
+//! 2. contacts at `q` ([`detection`]): hull-ground and hull-hull patches of up to 4 points,
+//!    for the hull pairs a broad phase over the hulls' world boxes finds;
 //! 3. contact Jacobian `J_c` (rows `Rᵀ (J_B(p) − J_A(p))` per point, in its contact frame),
 //!    Delassus `G = J_c M⁻¹ J_cᵀ = Xᵀ X` with `X = L⁻¹ J_cᵀ` from the Cholesky factor
 //!    `M = L Lᵀ` (no explicit inverse), free contact velocity `g = J_c v_f + Δt⁻¹ c`;
@@ -32,12 +33,11 @@ pub mod settings;
 
 use crate::error::NcpError;
 use crate::solver::{ContactMode, NcpProblem, Residuals, solve};
-use detection::{ContactKey, LinkContact, candidate_pairs, detect};
+use detection::{ContactKey, Detector, LinkContact};
 use nalgebra::{Cholesky, DMatrix, DVector, Dyn, Isometry3, Vector3};
 use record::StepRecord;
 use sdrs_dynamics::{Control, Model, RigidBodyData, State};
 use sdrs_geometry::contact::ContactPoint;
-use sdrs_geometry::gjk::GjkCache;
 use settings::NcpSettings;
 use std::collections::HashMap;
 
@@ -95,8 +95,7 @@ pub struct NcpSimulator {
     pub(crate) model: Model,
     pub(crate) settings: NcpSettings,
     pub(crate) data: RigidBodyData,
-    pairs: Vec<(usize, usize)>,
-    gjk: HashMap<ContactKey, GjkCache>,
+    detector: Detector,
     warm: HashMap<ContactKey, Vector3<f64>>,
 }
 
@@ -104,13 +103,12 @@ impl NcpSimulator {
     /// A simulator of `model` with `settings`.
     pub fn new(model: Model, settings: NcpSettings) -> Self {
         let data = RigidBodyData::new(&model);
-        let pairs = candidate_pairs(&model);
+        let detector = Detector::new(&model);
         Self {
             model,
             settings,
             data,
-            pairs,
-            gjk: HashMap::new(),
+            detector,
             warm: HashMap::new(),
         }
     }
@@ -128,7 +126,7 @@ impl NcpSimulator {
     /// The number of link pairs checked for contact (besides each moving link against the
     /// ground).
     pub fn collision_pairs(&self) -> usize {
-        self.pairs.len()
+        self.detector.link_pairs()
     }
 
     /// Advances `state` and the velocity `v` by one step under `control`.
@@ -197,13 +195,7 @@ impl NcpSimulator {
         let poses: Vec<Isometry3<f64>> = (0..self.model.links().len())
             .map(|i| self.data.link_placement(self.model.link_id(i)?))
             .collect::<Result<_, _>>()?;
-        let contacts = detect(
-            &self.model,
-            &poses,
-            &self.pairs,
-            &self.settings,
-            &mut self.gjk,
-        )?;
+        let contacts = self.detector.detect(&self.model, &poses, &self.settings)?;
         let (v_next, report, solved) = if contacts.is_empty() {
             self.warm.clear();
             let report = NcpStepReport {

@@ -14,8 +14,9 @@
 //! contact points, as a Markdown and a CSV table in `target/experiments/ncp/` (`SDRS_NCP_OUT`
 //! to change).
 //!
-//! `cargo bench -p sdrs-benches --bench ncp [-- NAME...]` (only the scenarios whose names
-//! contain a NAME)
+//! `cargo bench -p sdrs-benches --bench ncp [-- NAME...] [--quick]` (only the scenarios whose
+//! names contain a NAME; 3 rounds instead of 11), or `cargo xtask bench ncp`; the solver's
+//! tolerance is `SDRS_NCP_TOLERANCE` (default 1e-12).
 
 use nalgebra::DVector;
 use sdrs_dynamics::{Control, MjcfOptions, Model, State, load_mjcf};
@@ -68,6 +69,8 @@ fn scenarios() -> Vec<(String, Model, State, Control)> {
 
 /// Timed rounds per scenario.
 const ROUNDS: usize = 11;
+/// Timed rounds per scenario with `--quick`.
+const QUICK_ROUNDS: usize = 3;
 /// Central-difference step.
 const EPS: f64 = 1e-6;
 
@@ -152,18 +155,30 @@ fn main() {
         "| scenario | DoFs | collision pairs | contact points | solver iterations | step (µs) | step Jacobian, implicit (µs) | step Jacobian, finite differences (µs) | note |\n|---|---|---|---|---|---|---|---|---|\n",
     );
     // `cargo bench --bench ncp -- NAME...` times only the scenarios whose names contain a NAME.
+    // `--quick` (as `cargo xtask bench ncp --quick` passes it): fewer rounds.
+    let rounds = if std::env::args().any(|a| a == "--quick") {
+        QUICK_ROUNDS
+    } else {
+        ROUNDS
+    };
     let only: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with("--"))
         .collect();
+    // The solver's tolerance on every residual (`SDRS_NCP_TOLERANCE`, default the stepper's
+    // 1e-12).
+    let tolerance = std::env::var("SDRS_NCP_TOLERANCE")
+        .ok()
+        .and_then(|t| t.parse::<f64>().ok())
+        .unwrap_or(1e-12);
     for (name, model, mut state, control) in scenarios() {
         if !only.is_empty() && !only.iter().any(|o| name.contains(o.as_str())) {
             continue;
         }
-        // A 2 mm contact margin (fewer speculative contacts) and room for the fixed-ρ ADMM, as
-        // in the crate's Solo-12 test.
+        // A 2 mm contact margin (fewer speculative contacts) and up to 20,000 solver
+        // iterations, as in the crate's Solo-12 test.
         let solver = SolverSettings::builder()
-            .tolerance(1e-12)
+            .tolerance(tolerance)
             .max_iterations(20_000)
             .build()
             .expect("valid solver settings");
@@ -190,7 +205,7 @@ fn main() {
         let (mut step, mut implicit, mut fd) = (Vec::new(), Vec::new(), Vec::new());
         let mut iterations = 0;
         if note.is_empty() {
-            for _ in 0..ROUNDS {
+            for _ in 0..rounds {
                 let (t, report) = timed(&sim, &state, &v, |sim, s, w| sim.step(s, w, &control));
                 step.push(t);
                 let ok = match report {

@@ -32,7 +32,13 @@ const SUITES: &[&str] = &[
     "contact-mesh",
     "robots",
     "algorithms",
+    "ncp_solver",
+    "ncp",
 ];
+
+/// Suites with their own harness that write a Markdown table (not criterion's estimates):
+/// `(suite, environment variable naming its output directory, table file)`.
+const TABLE_SUITES: &[(&str, &str, &str)] = &[("ncp", "SDRS_NCP_OUT", "ncp_timing.md")];
 
 #[derive(Parser)]
 #[command(about = "Project automation for sdrs")]
@@ -79,35 +85,49 @@ fn workspace_root() -> PathBuf {
 }
 
 fn run_suite(root: &Path, suite: &str, quick: bool) -> Result<PathBuf> {
+    let out_dir = root.join("target").join("sdrs-report");
+    if let Some((_, variable, table)) = TABLE_SUITES.iter().find(|t| t.0 == suite) {
+        let dir = out_dir.join(suite);
+        let mut cmd = bench_command(suite, quick);
+        let status = cmd
+            .current_dir(root)
+            .env(variable, &dir)
+            .status()
+            .context("running cargo bench")?;
+        if !status.success() {
+            bail!("cargo bench for suite {suite} failed with {status}");
+        }
+        return Ok(dir.join(table));
+    }
     let data = root.join("target").join("criterion").join(suite);
     // Results of earlier runs would mix into the report: start clean.
     if data.exists() {
         std::fs::remove_dir_all(&data).with_context(|| format!("clearing {}", data.display()))?;
     }
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut cmd = Command::new(cargo);
-    cmd.current_dir(root).env("CRITERION_HOME", &data).args([
-        "bench",
-        "-p",
-        "sdrs-benches",
-        "--bench",
-        suite,
-        "--",
-        "--noplot",
-    ]);
-    if quick {
-        cmd.arg("--quick");
-    }
+    let mut cmd = bench_command(suite, quick);
+    cmd.current_dir(root)
+        .env("CRITERION_HOME", &data)
+        .arg("--noplot");
     let status = cmd.status().context("running cargo bench")?;
     if !status.success() {
         bail!("cargo bench for suite {suite} failed with {status}");
     }
     let markdown = report::render(suite, &data, quick, &root.join("benches").join("reference"))?;
-    let out_dir = root.join("target").join("sdrs-report");
     std::fs::create_dir_all(&out_dir)?;
     let out = out_dir.join(format!("{suite}.md"));
     std::fs::write(&out, markdown)?;
     Ok(out)
+}
+
+/// `cargo bench -p sdrs-benches --bench SUITE -- [--quick]`.
+fn bench_command(suite: &str, quick: bool) -> Command {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.args(["bench", "-p", "sdrs-benches", "--bench", suite, "--"]);
+    if quick {
+        cmd.arg("--quick");
+    }
+    cmd
 }
 
 fn main() -> Result<()> {

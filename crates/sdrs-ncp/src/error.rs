@@ -13,7 +13,8 @@ pub enum NcpError {
     NotConverged {
         /// Iterations run.
         iterations: usize,
-        /// The largest of the primal, dual and complementarity residuals at the last iterate.
+        /// The largest of the primal, dual and complementarity residuals at the last iterate,
+        /// and of the ADMM dual residual `ρ ‖z − z_prev‖∞` (the iterate must settle too).
         residual: f64,
         /// The tolerance asked for.
         tolerance: f64,

@@ -1,5 +1,6 @@
 //! Robots from example-robot-data in the velocity stepper: Solo-12 standing on the ground under
-//! PD for 0.6 s (contact margin 2 mm, fixed ADMM penalty, up to 20000 solver iterations).
+//! PD for 0.6 s (contact margin 2 mm, the spectral ADMM penalty without adaptation, up to
+//! 20000 solver iterations).
 
 #[path = "../examples/common/robots.rs"]
 mod robots;

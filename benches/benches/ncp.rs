@@ -16,7 +16,7 @@
 //!
 //! `cargo bench -p sdrs-benches --bench ncp [-- NAME...] [--quick]` (only the scenarios whose
 //! names contain a NAME; 3 rounds instead of 11), or `cargo xtask bench ncp`; the solver's
-//! tolerance is `SDRS_NCP_TOLERANCE` (default 1e-12).
+//! tolerance is `SDRS_NCP_TOLERANCE` (default 1e-10).
 
 use nalgebra::DVector;
 use sdrs_dynamics::{Control, MjcfOptions, Model, State, load_mjcf};
@@ -165,12 +165,13 @@ fn main() {
         .skip(1)
         .filter(|a| !a.starts_with("--"))
         .collect();
-    // The solver's tolerance on every residual (`SDRS_NCP_TOLERANCE`, default the stepper's
-    // 1e-12).
+    // The solver's tolerance on every residual (`SDRS_NCP_TOLERANCE`, default 1e-10): the
+    // stepper's own 1e-12 is below the round-off floor of A1's standing problem, whose
+    // residuals stall at 1-2e-11 for 20,000 iterations.
     let tolerance = std::env::var("SDRS_NCP_TOLERANCE")
         .ok()
         .and_then(|t| t.parse::<f64>().ok())
-        .unwrap_or(1e-12);
+        .unwrap_or(1e-10);
     for (name, model, mut state, control) in scenarios() {
         if !only.is_empty() && !only.iter().any(|o| name.contains(o.as_str())) {
             continue;
@@ -252,6 +253,10 @@ fn main() {
         csv += &format!("{},\"{}\"\n", row.join(","), note.replace('"', "'"));
         md += &format!("| {} | {} |\n", row.join(" | "), note);
     }
+    md += &format!(
+        "\nSolver tolerance {tolerance:e}, Δt = {DT} s, contact margin 2 mm; medians of {rounds} \
+         interleaved rounds, one thread. The implicit column includes the step.\n"
+    );
     md += "\nPaper (one Apple M3 core): full step Jacobian UR5 4.1 µs, Go1 93 µs, H1 54 µs, Atlas 95 µs.\n";
     std::fs::write(out.join("ncp_timing.csv"), csv).expect("the CSV table");
     std::fs::write(out.join("ncp_timing.md"), &md).expect("the Markdown table");

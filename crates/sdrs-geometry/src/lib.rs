@@ -37,7 +37,10 @@
 //!
 //! ## Limitations
 //! - GJK reports touching and overlapping hulls alike as [`gjk::Proximity::Intersecting`]; it
-//!   computes no penetration depth (the barrier potentials never need one).
+//!   computes no penetration depth (the barrier potentials never need one). The hard-contact
+//!   patches of [`contact::hull_pair_contacts`] get theirs from the separating axes instead:
+//!   exact for polytopes, with a cost that grows with the product of the edge counts (only
+//!   the edge pairs whose Gauss-map arcs cross are evaluated).
 //! - The hull's bounding sphere is centred at its AABB centre, not the minimal sphere.
 //! - Convex decomposition is approximate (VHACD) and drops parts thinner than the coplanarity
 //!   tolerance.

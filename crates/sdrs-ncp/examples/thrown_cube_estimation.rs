@@ -40,7 +40,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let solver = SolverSettings::builder()
         .tolerance(1e-12)
         .max_iterations(100_000)
-        .adaptive_rho(false)
         .build()?;
     let settings = NcpSettings::new(1e-3)?
         .with_friction(0.4)?

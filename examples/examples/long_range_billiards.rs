@@ -111,16 +111,24 @@ fn main() -> anyhow::Result<()> {
             println!("wrote {}", display_path(&path));
         }
         for run in &runs {
-            let last = *run.history.last().expect("a history has its final value");
+            // A failed method's error is printed by `run_methods`; its row shows its history.
+            let (Some(&first), Some(&last)) = (run.history.first(), run.history.last()) else {
+                table.push(format!(
+                    "{:<10} {:<32} failed at its first evaluation",
+                    name,
+                    run.method.name()
+                ));
+                continue;
+            };
             table.push(format!(
                 "{:<10} {:<32} {:>12.4e} {:>12.4e} {:>8} {:>10} {:>12.2}",
                 name,
                 run.method.name(),
-                run.history[0],
+                first,
                 last,
                 if last == 0.0 { "yes" } else { "no" },
-                args.iterations,
-                run.seconds / (args.iterations + 1) as f64
+                run.history.len() - 1,
+                run.seconds / run.history.len() as f64
             ));
             if run.method == Method::exact(ContactChoice::LongRange) {
                 let (_, _, trajectory) = task.evaluate(&models.long_range, &run.parameters)?;

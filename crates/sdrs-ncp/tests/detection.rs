@@ -53,7 +53,7 @@ fn brute_force(
             }
         }
     }
-    out.sort_by(|x, y| x.0.cmp(&y.0));
+    out.sort_by_key(|x| x.0);
     out
 }
 
@@ -70,7 +70,7 @@ fn detected(
         .into_iter()
         .map(|c| (c.key, c.point.position.coords, c.point.separation))
         .collect();
-    out.sort_by(|x, y| x.0.cmp(&y.0));
+    out.sort_by_key(|x| x.0);
     out
 }
 
@@ -98,7 +98,7 @@ fn assert_same(found: &[(ContactKey, Vector3<f64>, f64)], all: &[(ContactKey, Ve
 #[test]
 fn detector_finds_every_contact_of_solo12() {
     let (mut sim, mut state, control) = crate::robot::solo12(1e-10);
-    let settings = sim.settings().clone();
+    let settings = *sim.settings();
     let model = sim.model().clone();
     let mut detector = Detector::new(&model);
     let mut v = DVector::zeros(model.dof());

@@ -178,10 +178,9 @@ impl LinkBlock {
 }
 
 /// Marks in `touched` the DoFs that move any of `links` (their root paths).
-fn mark(model: &Model, kin: &Kinematics, links: &[usize], touched: &mut [bool]) {
+fn mark(model: &Model, links: &[usize], touched: &mut [bool]) {
     for &l in links {
-        let on_path = kin.jacobian(l).iter().map(|(k, _)| k).chain(model.path(l));
-        for &k in on_path {
+        for &k in model.path(l) {
             touched[k] = true;
         }
     }
@@ -226,12 +225,7 @@ fn vertex_block(model: &Model, kin: &Kinematics, terms: &[Term]) -> DesignBlocks
     let mut touched = vec![false; links.len() * n];
     for term in terms {
         for (link, ..) in &term.vertices {
-            mark(
-                model,
-                kin,
-                term.links(),
-                &mut touched[link * n..(link + 1) * n],
-            );
+            mark(model, term.links(), &mut touched[link * n..(link + 1) * n]);
         }
     }
     let mut blocks: Vec<Option<LinkBlock>> = (0..links.len())
@@ -257,7 +251,7 @@ fn vertex_block(model: &Model, kin: &Kinematics, terms: &[Term]) -> DesignBlocks
             for (b, &l) in term.links().iter().enumerate() {
                 let rows = m.fixed_view::<6, 3>(6 * b, 0);
                 for (k, jac) in kin.jacobian(l) {
-                    block.add(*k, col, &(jac.transpose() * rows));
+                    block.add(k, col, &(jac.transpose() * rows));
                 }
             }
         }
@@ -309,7 +303,7 @@ fn attachment_block(
         };
         touched.fill(false);
         for term in involved() {
-            mark(model, kin, term.links(), &mut touched);
+            mark(model, term.links(), &mut touched);
         }
         let Some(mut block) = LinkBlock::new(3 * i, &touched, 3) else {
             continue;
@@ -346,7 +340,7 @@ fn attachment_block(
             for (b, &l) in term.links().iter().enumerate() {
                 let rows = dg.fixed_view::<6, 3>(6 * b, 0);
                 for (k, jac) in kin.jacobian(l) {
-                    block.add(*k, 0, &(jac.transpose() * rows));
+                    block.add(k, 0, &(jac.transpose() * rows));
                 }
                 if !inside[l] {
                     continue;
@@ -411,7 +405,7 @@ impl Simulator {
                 for (k, col) in kin.jacobian(i) {
                     let row = col.transpose() * at_root;
                     for c in 0..6 {
-                        before[(*k, 6 * r + c)] += row[c];
+                        before[(k, 6 * r + c)] += row[c];
                     }
                 }
             }

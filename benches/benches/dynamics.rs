@@ -5,7 +5,8 @@
 //! - `arm7_step`: a 7-DoF arm under stable PD, no contact.
 //! - `robot_free_step`: robots of example-robot-data (UR5, Solo-12, ANYmal C, which imports as
 //!   78 links for 18 DoF, most of them joined by fixed joints, and TALOS reduced) without
-//!   contact, passive, from their neutral state; the report lists links and DoFs.
+//!   contact, passive, from their neutral state; the report lists links, rigid bodies (links
+//!   joined by fixed joints are one body, whose cost the step pays) and DoFs.
 //! - `box_step`: a 20 cm, 1 kg box resting on the ground and a stack of 5 such boxes, SDRS hull
 //!   contact with friction μ = 0.5 (MuJoCo's `mj_step` on the same scenes:
 //!   `benches/reference/mujoco_step.py`).
@@ -160,13 +161,16 @@ fn free_robot(name: &str) -> (Scene, State) {
 
 fn robots(c: &mut Criterion) {
     let mut group = c.benchmark_group("robot_free_step");
-    let mut md =
-        String::from("## robot_free_step models\n\n| robot | links | DoF |\n|---|---|---|\n");
+    let mut md = String::from(
+        "## robot_free_step models\n\n| robot | links | bodies | DoF |\n|---|---|---|---|\n",
+    );
     for name in FREE_ROBOTS {
         let (scene, start) = free_robot(name);
+        let links = scene.model.links().len();
+        // Links joined by fixed joints are one body: the step costs what the bodies cost.
+        let bodies = (0..links).filter(|&i| scene.model.body(i) == i).count();
         md.push_str(&format!(
-            "| {name} | {} | {} |\n",
-            scene.model.links().len(),
+            "| {name} | {links} | {bodies} | {} |\n",
             scene.model.dof()
         ));
         let (mut sim, scene, motion) = warmed_up_from(scene, start, 5);

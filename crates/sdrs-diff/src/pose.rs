@@ -42,7 +42,7 @@ pub(crate) fn adjoint_at(
     for l in 0..links {
         let g = twist_gradient.fixed_rows::<6>(6 * l);
         for (k, col) in kin.jacobian(l) {
-            coordinates[*k] += col.dot(&g);
+            coordinates[k] += col.dot(&g);
         }
         let force = Vector3::new(g[0], g[1], g[2]);
         for i in ancestry(model, l) {
@@ -68,7 +68,7 @@ pub fn pose_tangent(
     for l in 0..links {
         let mut rows = twists.rows_mut(6 * l, 6);
         for (k, col) in kin.jacobian(l) {
-            rows += col * coordinates.row(*k);
+            rows += col * coordinates.row(k);
         }
         let mut moved = rows.rows_mut(0, 3);
         for i in ancestry(model, l) {

@@ -1,10 +1,11 @@
 //! Adjoint gradients of whole trajectories against central differences of re-simulated
 //! trajectories, with contact and friction active throughout.
 
-use nalgebra::{DVector, Isometry3};
+use nalgebra::{DVector, Isometry3, Vector3};
 use sdrs_diff::{LossGradient, OpenLoop, Policy, Recording, adjoint, rollout, rollout_policy};
 use sdrs_dynamics::scenes::{Scene, chain, rotating_chains};
-use sdrs_dynamics::{Control, Model, Motion, Simulator, State};
+use sdrs_dynamics::{Control, JointKind, Link, MassModel, Model, Motion, Simulator, State};
+use sdrs_geometry::ConvexHull;
 
 const STEPS: usize = 12;
 
@@ -278,4 +279,101 @@ fn an_open_loop_trajectory_keeps_memory_linear_in_the_horizon() {
         long <= 4 * short + short / 10,
         "10 steps keep {short} floats, 40 steps {long}"
     );
+}
+
+/// A 3-link chain with a fixed `weight` (with its own hull and mass) hung on each of its last
+/// two links: 5 links, 3 bodies.
+fn chain_with_fixed_weights() -> Scene {
+    let mut scene = chain(3, 0.01).unwrap();
+    let mut links = scene.model.links().to_vec();
+    for (parent, name) in [(1, "weight1"), (2, "weight2")] {
+        let corners = ConvexHull::cuboid(Vector3::new(0.03, 0.01, 0.02))
+            .unwrap()
+            .vertices()
+            .iter()
+            .map(|v| v + Vector3::new(0.01, -0.02, 0.0))
+            .collect();
+        links.push(Link::new(
+            name,
+            Some(parent),
+            Isometry3::new(
+                Vector3::new(0.05, 0.02, -0.04),
+                Vector3::new(0.3, -0.2, 0.1),
+            ),
+            JointKind::Fixed,
+            vec![ConvexHull::new(corners).unwrap()],
+            MassModel::Lumped { mass: 0.3 },
+        ));
+    }
+    scene.model = Model::new(links).unwrap();
+    let n = scene.model.dof();
+    scene.control = Control::passive(&scene.model);
+    scene.control.kp = DVector::from_element(n, 2.0);
+    scene.control.position = DVector::from_fn(n, |k, _| 0.3 * (k as f64 + 1.0).sin());
+    scene.settings.backward = true;
+    scene.settings.tolerance = 1e-9;
+    scene
+}
+
+#[test]
+fn trajectory_design_gradients_through_fixed_links_match_differences() {
+    // The weights are merged into their bodies' inertia: their hull vertices and attachments
+    // (and the previous poses the step reads per body) must still carry exact gradients.
+    let scene = chain_with_fixed_weights();
+    let model = scene.model.clone();
+    assert_eq!((model.body(3), model.body(4)), (1, 2));
+    let n = model.dof();
+    let start = State::new(&model, DVector::from_fn(n, |k, _| 0.4 * (k as f64).cos())).unwrap();
+    let motion = Motion::at_rest(&model, start.clone());
+    let previous = motion.previous.clone();
+    let controls = vec![scene.control.clone(); STEPS];
+    let mut sim = Simulator::new(model.clone(), scene.settings.clone()).unwrap();
+    let trajectory = rollout(&mut sim, &motion, &controls, Recording::Blocks).unwrap();
+    let loss_gradient = LossGradient::final_state(&model, STEPS, weights(n));
+    let g = adjoint(&mut sim, &trajectory, &loss_gradient).unwrap();
+    let design_gradient = g.design.clone().expect("lumped masses, no user energies");
+    let h = 1e-6;
+    let scale = design_gradient.amax();
+    let design = model.design();
+    let mut worst: (f64, usize) = (0.0, 0);
+    for k in 0..design.len() {
+        let at = |s: f64| {
+            let mut d = design.clone();
+            d[k] += s;
+            loss(
+                &model.with_design(&d).unwrap(),
+                &scene,
+                &start,
+                &previous,
+                &controls,
+            )
+        };
+        let fd = (at(h) - at(-h)) / (2.0 * h);
+        let e = relative(design_gradient[k], fd, scale);
+        if e > worst.0 {
+            worst = (e, k);
+        }
+    }
+    assert!(
+        worst.0 < 1e-5,
+        "worst relative error {:e} at design entry {} of {}",
+        worst.0,
+        worst.1,
+        design.len()
+    );
+    let scale = g.initial.amax();
+    for k in 0..n {
+        let at = |s: f64| {
+            let mut x = start.clone();
+            x.q[k] += s;
+            loss(&model, &scene, &x, &previous, &controls)
+        };
+        let fd = (at(h) - at(-h)) / (2.0 * h);
+        let e = relative(g.initial[k], fd, scale);
+        assert!(
+            e < 1e-5,
+            "θ0[{k}]: adjoint {} vs {fd} ({e:e})",
+            g.initial[k]
+        );
+    }
 }

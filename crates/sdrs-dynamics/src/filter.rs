@@ -60,57 +60,18 @@ pub struct ExcludedPair {
     pub distance: f64,
 }
 
-/// Per-link data the filter derives from the tree when the model is built.
-#[derive(Debug, Clone)]
-pub(crate) struct Bodies {
-    /// The body of each link: the nearest ancestor-or-self whose joint is not fixed, or the
-    /// tree's root when every joint up to it is fixed.
-    pub body: Vec<usize>,
-    /// Whether a link can move (some DoF on its path).
-    pub moves: Vec<bool>,
-}
-
-impl Bodies {
-    pub(crate) fn new(model_links: &[crate::Link], paths: &[Vec<usize>]) -> Self {
-        let mut body = Vec::with_capacity(model_links.len());
-        for (i, link) in model_links.iter().enumerate() {
-            let b = match (link.parent, link.joint.dof()) {
-                (Some(p), 0) => body[p],
-                _ => i,
-            };
-            body.push(b);
-        }
-        Self {
-            body,
-            moves: paths.iter().map(|p| !p.is_empty()).collect(),
-        }
-    }
-}
-
 impl Model {
-    /// The rigid body link `i` belongs to: the nearest ancestor-or-self whose joint moves, or
-    /// the tree's root when only fixed joints lead to it. Links of one body never touch.
-    pub fn body(&self, i: usize) -> usize {
-        self.bodies().body[i]
-    }
-
-    /// The body that link `i`'s body hangs from (`None` for a root body).
-    pub fn parent_body(&self, i: usize) -> Option<usize> {
-        let root = self.body(i);
-        self.links()[root].parent.map(|p| self.body(p))
-    }
-
     /// Whether links `a` and `b` may touch under the model's rules (see the [module
     /// docs](crate::filter)); with `skip_parent_child`, also false for parent and child bodies.
     pub fn may_touch(&self, a: usize, b: usize, skip_parent_child: bool) -> bool {
-        let bodies = self.bodies();
         let links = self.links();
-        if a == b || !(bodies.moves[a] || bodies.moves[b]) || bodies.body[a] == bodies.body[b] {
+        let moves = |i: usize| !self.path(i).is_empty();
+        if a == b || !(moves(a) || moves(b)) || self.body(a) == self.body(b) {
             return false;
         }
         if skip_parent_child
-            && (self.parent_body(a) == Some(bodies.body[b])
-                || self.parent_body(b) == Some(bodies.body[a]))
+            && (self.parent_body(a) == Some(self.body(b))
+                || self.parent_body(b) == Some(self.body(a)))
         {
             return false;
         }

@@ -197,11 +197,13 @@ pub struct Kinematics {
     frames: Vec<Isometry3<f64>>,
     /// Per DoF, the world screw `S_k = (v_k, ω_k)`.
     screws: Vec<Twist>,
-    /// Every link's Jacobian columns `(k, ∂ξ/∂q_k)` along its path, links one after another
-    /// (one allocation instead of one per link).
+    /// Every rigid body's Jacobian columns `(k, ∂ξ/∂q_k)` along its path, at the origin of
+    /// its first link ([`crate::bodies`]), bodies one after another (one allocation instead of
+    /// one per body; links fixed to a body share its columns).
     columns: Vec<(usize, Twist)>,
-    /// Where link `i`'s columns start in `columns` (`links + 1` entries).
-    starts: Vec<usize>,
+    /// Per link: where its body's columns start and end in `columns`, and the body's first
+    /// link.
+    spans: Vec<(usize, usize, usize)>,
 }
 
 impl Kinematics {
@@ -249,10 +251,16 @@ impl Kinematics {
                     Twist::new(v.x, v.y, v.z, w.x, w.y, w.z)
                 }),
         );
-        self.starts.clear();
+        self.spans.clear();
         self.columns.clear();
         for (i, pose) in self.poses.iter().enumerate() {
-            self.starts.push(self.columns.len());
+            let body = model.body(i);
+            if body != i {
+                let span = self.spans[body];
+                self.spans.push(span);
+                continue;
+            }
+            let start = self.columns.len();
             let o = pose.translation.vector;
             let screws = &self.screws;
             self.columns.extend(model.path(i).iter().map(|&k| {
@@ -260,8 +268,8 @@ impl Kinematics {
                 let lin = w.cross(&o) + v;
                 (k, Twist::new(lin.x, lin.y, lin.z, w.x, w.y, w.z))
             }));
+            self.spans.push((start, self.columns.len(), i));
         }
-        self.starts.push(self.columns.len());
     }
 
     /// World pose of every link.
@@ -279,9 +287,17 @@ impl Kinematics {
         &self.screws[k]
     }
 
-    /// Link `i`'s Jacobian columns `(k, ∂ξ/∂q_k)` for the DoFs on its path.
-    pub fn jacobian(&self, i: usize) -> &[(usize, Twist)] {
-        &self.columns[self.starts[i]..self.starts[i + 1]]
+    /// Link `i`'s Jacobian columns `(k, ∂ξ/∂q_k)` for the DoFs on its path (ascending): its
+    /// rigid body's columns moved to the link's origin, `(v + ω × (o_i − o_b), ω)` (`o_b` the
+    /// origin of the body's first link; nothing moves for that link itself).
+    pub fn jacobian(&self, i: usize) -> impl ExactSizeIterator<Item = (usize, Twist)> + Clone + '_ {
+        let (start, end, body) = self.spans[i];
+        let d = self.poses[i].translation.vector - self.poses[body].translation.vector;
+        self.columns[start..end].iter().map(move |(k, col)| {
+            let w: Vector3<f64> = col.fixed_rows::<3>(3).into_owned();
+            let v = col.fixed_rows::<3>(0) + w.cross(&d);
+            (*k, Twist::new(v.x, v.y, v.z, w.x, w.y, w.z))
+        })
     }
 
     /// Adds `Σ J_bᵀ(self) block_bc J_c(other)` to `out`: a mixed second derivative between the
@@ -304,7 +320,7 @@ impl Kinematics {
                 for (k, col_k) in self.jacobian(lb) {
                     let row = col_k.transpose() * sub;
                     for (l, col_l) in other.jacobian(lc) {
-                        out[(*k, *l)] += (row * col_l)[0];
+                        out[(k, l)] += (row * col_l)[0];
                     }
                 }
             }
@@ -323,11 +339,10 @@ impl Kinematics {
         gradient: &mut DVector<f64>,
         hessian: Option<&mut DMatrix<f64>>,
     ) {
-        let jacobians: [&[(usize, Twist)]; N] = links.map(|i| self.jacobian(i));
-        for (b, jac) in jacobians.iter().enumerate() {
+        for (b, &i) in links.iter().enumerate() {
             let gb = g.fixed_rows::<6>(6 * b);
-            for (k, col) in jac.iter() {
-                gradient[*k] += col.dot(&gb);
+            for (k, col) in self.jacobian(i) {
+                gradient[k] += col.dot(&gb);
             }
         }
         let (Some(hessian), Some(h)) = (hessian, h) else {

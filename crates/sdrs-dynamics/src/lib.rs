@@ -6,6 +6,9 @@
 //! - [`model`]: a kinematic tree of [`Link`]s (listed parents first) with fixed, revolute,
 //!   prismatic, universal (2-DoF), spherical and free joints, collision hulls and a mass model
 //!   reduced to each link's 4x4 second moment.
+//! - [`bodies`]: links joined by fixed joints are one rigid body ([`Model::body`], its
+//!   constant offsets [`Model::body_offset`] and merged second moment): the step's inertia,
+//!   gravity and assembly run over bodies, so a robot costs what its moving bodies cost.
 //! - [`filter`]: which links may touch: links joined by fixed joints are one body, immobile
 //!   links never touch, parent/child bodies are skipped on request, and per-link group/mask
 //!   bits and excluded pairs (SRDF, MJCF, the user, or the automatic filter
@@ -71,6 +74,7 @@
 //!   to the design.
 
 pub mod algorithms;
+pub mod bodies;
 pub mod energy;
 pub mod error;
 pub mod factor;

@@ -1,7 +1,8 @@
 //! The articulated model: links in a kinematic tree, their joints, hulls and mass.
 
+use crate::bodies::Bodies;
 use crate::error::{DynamicsError, Result, check_vector};
-use crate::filter::{Bodies, LinkContact};
+use crate::filter::LinkContact;
 use crate::handles::unknown_name;
 use nalgebra::{DVector, Isometry3, Matrix4, Point3, Vector3};
 use sdrs_geometry::{ConvexHull, TriMesh, lumped_second_moment};
@@ -238,7 +239,7 @@ pub struct Model {
     paths: Vec<Vec<usize>>,
     /// Every DoF's elementary motion, in DoF order.
     motions: Vec<Elementary>,
-    /// Rigid bodies of links joined by fixed joints, and which links move.
+    /// Rigid bodies of links joined by fixed joints ([`crate::bodies`]).
     bodies: Bodies,
 }
 
@@ -294,7 +295,7 @@ impl Model {
         }
         check_unique("link", checked.iter().map(|l| l.name.clone()))?;
         check_unique("joint", checked.iter().map(Link::joint_label))?;
-        let bodies = Bodies::new(&checked, &paths);
+        let bodies = Bodies::new(&checked, &second_moments);
         let motions = checked.iter().flat_map(|l| l.joint.elementary()).collect();
         Ok(Self {
             links: checked,

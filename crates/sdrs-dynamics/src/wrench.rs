@@ -60,7 +60,7 @@ impl Model {
         for (k, column) in kinematics.jacobian(i) {
             let u = column.fixed_rows::<3>(0);
             let w = column.fixed_rows::<3>(3);
-            out[*k] += u.dot(force) + w.dot(&moment);
+            out[k] += u.dot(force) + w.dot(&moment);
         }
         Ok(())
     }

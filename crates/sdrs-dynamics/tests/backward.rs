@@ -36,7 +36,8 @@ fn differences(
     DMatrix::from_columns(&columns)
 }
 
-fn check(scene: Scene, steps: usize) {
+/// Checks every mixed block of a step of `scene` after `steps` steps against differences.
+pub(crate) fn check(scene: Scene, steps: usize) {
     let settings = scene.settings.clone();
     let (mut sim, current, previous, control) = running(scene, steps);
     let (next, report) = sim.step(&current, &previous, &control).unwrap();

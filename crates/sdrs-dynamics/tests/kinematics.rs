@@ -247,8 +247,8 @@ proptest! {
             let o = kin.poses()[l].translation.vector;
             let (mut first, mut a) = (nalgebra::Vector3::zeros(), nalgebra::Vector3::zeros());
             for (k, col) in kin.jacobian(l) {
-                first += col.fixed_rows::<3>(0) * dir[*k];
-                a += col.fixed_rows::<3>(3) * dir[*k];
+                first += col.fixed_rows::<3>(0) * dir[k];
+                a += col.fixed_rows::<3>(3) * dir[k];
             }
             let (mut second, mut b) = (nalgebra::Vector3::zeros(), nalgebra::Vector3::zeros());
             for (i, &k) in path.iter().enumerate() {

@@ -2,6 +2,7 @@
 
 mod algorithms;
 mod backward;
+mod bodies;
 mod contacts;
 mod factor;
 mod filter;

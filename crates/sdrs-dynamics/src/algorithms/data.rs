@@ -92,8 +92,6 @@ impl RigidBodyData {
         let mut link_of = Vec::with_capacity(n);
         let mut body: Vec<Option<Matrix4<f64>>> = vec![None; n];
         let mut carrier = Vec::with_capacity(links.len());
-        // Per link: its pose in the frame of the link its carrier DoF belongs to.
-        let mut to_carrier: Vec<Isometry3<f64>> = Vec::with_capacity(links.len());
         for (i, link) in links.iter().enumerate() {
             let inherited = link.parent.and_then(|p| carrier[p]);
             let mut previous = inherited;
@@ -107,18 +105,14 @@ impl RigidBodyData {
                 link_of.push(i);
             }
             carrier.push(previous);
-            let relative = if link.joint.dof() > 0 {
-                Isometry3::identity()
-            } else {
-                link.parent
-                    .map_or_else(Isometry3::identity, |p| to_carrier[p] * link.attachment)
-            };
-            to_carrier.push(relative);
-            if let Some(k) = previous {
-                let h = relative.to_homogeneous();
-                let moment = h * model.second_moment(i) * h.transpose();
+            // The carrier moves the link's rigid body, whose first link is this one (the
+            // others inherit the carrier): it carries the body's merged second moment.
+            if let Some(k) = previous
+                && model.body(i) == i
+            {
+                let moment = model.body_second_moment(i);
                 if moment.iter().any(|x| *x != 0.0) {
-                    *body[k].get_or_insert_with(Matrix4::zeros) += moment;
+                    body[k] = Some(*moment);
                 }
             }
         }

@@ -1,5 +1,10 @@
-//! The smooth link terms of the step objective (inertia and gravity) assembled in joint space
+//! The smooth body terms of the step objective (inertia and gravity) assembled in joint space
 //! by a composite-body recursion: O(n) for the gradient, O(n·depth) for the dense Hessian.
+//!
+//! The forward step has one term per rigid body ([`crate::bodies`]: links joined by fixed
+//! joints, with their merged second moment), taken at the pose of the body's first link; the
+//! formulas below hold for any such term, "link" standing for the body. The backward pass
+//! ([`CrossComposites`]) keeps one term per link, since its design blocks are per link.
 //!
 //! **World-origin twists.** A link term's twist gradient `g = (g_v, g_ω)` and Hessian `h`
 //! (6x6, blocks `A = h_vv`, `B = h_vω`, `D = h_ωω`) are taken with respect to the link twist
@@ -51,48 +56,51 @@ use nalgebra::{DMatrix, DVector, Matrix3, Matrix6, Vector3, Vector6};
 use sdrs_geometry::twist::Twist;
 use std::ops::AddAssign;
 
-/// Per-link composite blocks and wrenches, kept between evaluations so that assembling does
-/// not allocate once the buffers have the model's size.
+/// Per-body composite blocks and wrenches, kept between evaluations so that assembling does
+/// not allocate once the buffers have the model's size. Bodies are numbered as in
+/// [`crate::bodies`] (their first links ascending), and a body's term is taken at the pose of
+/// its first link: links joined by fixed joints share their DoFs, so one term per body is
+/// all the recursion needs.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Composites {
-    /// Per link, `C` (world-origin, symmetric part of the second-order term included); after
-    /// [`Composites::accumulate`], summed over the link's subtree.
+    /// Per body, `C` (world-origin, symmetric part of the second-order term included); after
+    /// [`Composites::accumulate`], summed over the body's subtree.
     blocks: Vec<Matrix6<f64>>,
-    /// Per link, the world wrench `w = (F, M)` (M about the world origin); after
+    /// Per body, the world wrench `w = (F, M)` (M about the world origin); after
     /// [`Composites::accumulate`], summed over the subtree.
     wrenches: Vec<Vector6<f64>>,
 }
 
 impl Composites {
-    /// Starts an assembly for `links` links: every term zero.
-    pub(crate) fn clear(&mut self, links: usize) {
+    /// Starts an assembly for `bodies` bodies: every term zero.
+    pub(crate) fn clear(&mut self, bodies: usize) {
         self.blocks.clear();
-        self.blocks.resize(links, Matrix6::zeros());
+        self.blocks.resize(bodies, Matrix6::zeros());
         self.wrenches.clear();
-        self.wrenches.resize(links, Vector6::zeros());
+        self.wrenches.resize(bodies, Vector6::zeros());
     }
 
-    /// Adds the term of link `i` at origin `o` with twist gradient `g` and Hessian `h` (the
-    /// link twist of [`crate::kinematics`]).
-    pub(crate) fn add_link(&mut self, i: usize, o: &Vector3<f64>, g: &Twist, h: &Matrix6<f64>) {
+    /// Adds the term of body `b` at origin `o` with twist gradient `g` and Hessian `h` (the
+    /// link twist of [`crate::kinematics`] of the body's first link).
+    pub(crate) fn add_body(&mut self, b: usize, o: &Vector3<f64>, g: &Twist, h: &Matrix6<f64>) {
         let gv: Vector3<f64> = g.fixed_rows::<3>(0).into_owned();
         let gw: Vector3<f64> = g.fixed_rows::<3>(3).into_owned();
         let mut w = Vector6::zeros();
         w.fixed_rows_mut::<3>(0).copy_from(&gv);
         w.fixed_rows_mut::<3>(3).copy_from(&(gw + o.cross(&gv)));
-        self.wrenches[i] += w;
+        self.wrenches[b] += w;
 
         let a = h.fixed_view::<3, 3>(0, 0).into_owned();
-        let b = h.fixed_view::<3, 3>(0, 3).into_owned();
+        let bb = h.fixed_view::<3, 3>(0, 3).into_owned();
         let d = h.fixed_view::<3, 3>(3, 3).into_owned();
         let ox = o.cross_matrix();
         let fx = gv.cross_matrix();
         let p = o * gv.transpose();
-        let vw: Matrix3<f64> = b - a * ox + fx * 0.5;
-        let ww: Matrix3<f64> = d - ox * a * ox + ox * b - b.transpose() * ox
+        let vw: Matrix3<f64> = bb - a * ox + fx * 0.5;
+        let ww: Matrix3<f64> = d - ox * a * ox + ox * bb - bb.transpose() * ox
             + (p + p.transpose()) * 0.5
             - Matrix3::identity() * p.trace();
-        let block = &mut self.blocks[i];
+        let block = &mut self.blocks[b];
         let mut add = |r: usize, c: usize, m: &Matrix3<f64>| {
             let mut view = block.fixed_view_mut::<3, 3>(r, c);
             view += m;
@@ -103,10 +111,11 @@ impl Composites {
         add(3, 3, &ww);
     }
 
-    /// Sums every link's block and wrench into its ancestors' (leaves to root).
+    /// Sums every body's block and wrench into its ancestors' (leaves to root).
     pub(crate) fn accumulate(&mut self, model: &Model) {
-        sum_subtrees(model, &mut self.blocks);
-        sum_subtrees(model, &mut self.wrenches);
+        let bodies = model.bodies();
+        sum_subtrees(&mut self.blocks, |b| bodies.parent(b));
+        sum_subtrees(&mut self.wrenches, |b| bodies.parent(b));
     }
 
     /// Adds the generalized gradient `S_kᵀ W_k` and, when given, the Hessian
@@ -118,12 +127,12 @@ impl Composites {
         gradient: &mut DVector<f64>,
         mut hessian: Option<&mut DMatrix<f64>>,
     ) {
-        for (j, link) in model.links().iter().enumerate() {
+        for (b, &j) in model.bodies().roots().iter().enumerate() {
             let first = model.dof_offset(j);
-            let (block, wrench) = (&self.blocks[j], &self.wrenches[j]);
+            let (block, wrench) = (&self.blocks[b], &self.wrenches[b]);
             let force: Vector3<f64> = wrench.fixed_rows::<3>(0).into_owned();
             let moment: Vector3<f64> = wrench.fixed_rows::<3>(3).into_owned();
-            for l in first..first + link.joint.dof() {
+            for l in first..first + model.links()[j].joint.dof() {
                 let s_l = kin.world_screw(l);
                 gradient[l] += s_l.dot(wrench);
                 let Some(hessian) = hessian.as_deref_mut() else {
@@ -152,10 +161,11 @@ impl Composites {
     }
 }
 
-/// Replaces every link's value by the sum over its subtree (links are listed parents first).
-fn sum_subtrees<T: Copy + AddAssign>(model: &Model, values: &mut [T]) {
-    for (i, link) in model.links().iter().enumerate().rev() {
-        if let Some(p) = link.parent {
+/// Replaces every node's value by the sum over its subtree, given each node's parent (nodes
+/// are listed parents first).
+fn sum_subtrees<T: Copy + AddAssign>(values: &mut [T], parent: impl Fn(usize) -> Option<usize>) {
+    for i in (0..values.len()).rev() {
+        if let Some(p) = parent(i) {
             let value = values[i];
             values[p] += value;
         }
@@ -202,7 +212,7 @@ impl CrossComposites {
 
     /// Sums every link's block into its ancestors'.
     pub(crate) fn accumulate(&mut self, model: &Model) {
-        sum_subtrees(model, &mut self.blocks);
+        sum_subtrees(&mut self.blocks, |i| model.links()[i].parent);
     }
 
     /// Adds the accumulated blocks to `out` (rows: DoFs at `kin`, columns: DoFs at `now`).
@@ -312,8 +322,9 @@ mod tests {
         Model::new(out).expect("a valid random tree")
     }
 
-    /// The gradient and Hessian of the link energies, by the composite recursion and by
-    /// `Kinematics::add_term` link by link.
+    /// The gradient and Hessian of the link energies, by the composite recursion over bodies
+    /// (merged second moments) and by `Kinematics::add_term` link by link (each link's own
+    /// second moment and its body's inertial prediction moved by its offset).
     fn both(model: &Model, noise: &mut Noise) -> [(DVector<f64>, DMatrix<f64>); 2] {
         let mut state = State::new(
             model,
@@ -325,14 +336,24 @@ mod tests {
         }
         let kin = Kinematics::new(model, &state);
         let n = model.dof();
+        let bodies = model.bodies();
+        let predicted: Vec<SMatrix<f64, 3, 4>> = bodies
+            .roots()
+            .iter()
+            .map(|_| SMatrix::<f64, 3, 4>::from_fn(|_, _| noise.next()))
+            .collect();
         let (mut g_old, mut h_old) = (DVector::zeros(n), DMatrix::zeros(n, n));
-        let mut composites = Composites::default();
-        composites.clear(model.links().len());
         for (i, pose) in kin.poses().iter().enumerate() {
-            let predicted = SMatrix::<f64, 3, 4>::from_fn(|_, _| noise.next());
-            let (_, g, h) = link_energy(model.second_moment(i), pose, &predicted, 0.01, 9.81);
+            let own = predicted[bodies.number(i)] * model.body_offset(i).to_homogeneous();
+            let (_, g, h) = link_energy(model.second_moment(i), pose, &own, 0.01, 9.81);
             kin.add_term(model, [i], &g, Some(&h), &mut g_old, Some(&mut h_old));
-            composites.add_link(i, &pose.translation.vector, &g, &h);
+        }
+        let mut composites = Composites::default();
+        composites.clear(bodies.roots().len());
+        for (b, &root) in bodies.roots().iter().enumerate() {
+            let pose = &kin.poses()[root];
+            let (_, g, h) = link_energy(bodies.second_moment(b), pose, &predicted[b], 0.01, 9.81);
+            composites.add_body(b, &pose.translation.vector, &g, &h);
         }
         composites.accumulate(model);
         let (mut g_new, mut h_new) = (DVector::zeros(n), DMatrix::zeros(n, n));
@@ -376,7 +397,7 @@ mod tests {
     }
 
     #[test]
-    fn the_composite_recursion_equals_the_jacobian_products_on_random_trees() {
+    fn the_body_composite_recursion_equals_the_link_jacobian_products_on_random_trees() {
         let mut noise = Noise(0x9e37_79b9_7f4a_7c15);
         for case in 0..60 {
             let (floating, chain) = (case % 2 == 0, case % 3 == 0);

@@ -20,7 +20,9 @@ pub struct StepDerivatives {
     /// frame.
     pub current: DMatrix<f64>,
     /// `∂²O/∂θ^{t+1}∂ξ^{t−1}` (n x 6·links): with respect to the twists of the previous link
-    /// poses (compose with their Jacobians for `θ^{t−1}`).
+    /// poses (compose with their Jacobians for `θ^{t−1}`). The step reads the previous pose
+    /// of each rigid body's first link only ([`crate::bodies`]), so the columns of links hung
+    /// on their body by fixed joints are zero.
     pub previous: DMatrix<f64>,
     /// `∂²O/∂θ^{t+1}_j ∂θ*_j = −2 k_p` (the block is diagonal).
     pub target_position: DVector<f64>,
@@ -176,10 +178,9 @@ impl LinkBlock {
 }
 
 /// Marks in `touched` the DoFs that move any of `links` (their root paths).
-fn mark(model: &Model, kin: &Kinematics, links: &[usize], touched: &mut [bool]) {
+fn mark(model: &Model, links: &[usize], touched: &mut [bool]) {
     for &l in links {
-        let on_path = kin.jacobian(l).iter().map(|(k, _)| k).chain(model.path(l));
-        for &k in on_path {
+        for &k in model.path(l) {
             touched[k] = true;
         }
     }
@@ -224,12 +225,7 @@ fn vertex_block(model: &Model, kin: &Kinematics, terms: &[Term]) -> DesignBlocks
     let mut touched = vec![false; links.len() * n];
     for term in terms {
         for (link, ..) in &term.vertices {
-            mark(
-                model,
-                kin,
-                term.links(),
-                &mut touched[link * n..(link + 1) * n],
-            );
+            mark(model, term.links(), &mut touched[link * n..(link + 1) * n]);
         }
     }
     let mut blocks: Vec<Option<LinkBlock>> = (0..links.len())
@@ -255,7 +251,7 @@ fn vertex_block(model: &Model, kin: &Kinematics, terms: &[Term]) -> DesignBlocks
             for (b, &l) in term.links().iter().enumerate() {
                 let rows = m.fixed_view::<6, 3>(6 * b, 0);
                 for (k, jac) in kin.jacobian(l) {
-                    block.add(*k, col, &(jac.transpose() * rows));
+                    block.add(k, col, &(jac.transpose() * rows));
                 }
             }
         }
@@ -274,11 +270,15 @@ fn vertex_block(model: &Model, kin: &Kinematics, terms: &[Term]) -> DesignBlocks
 /// `Δ = R_parent δ` at step t+1 and by `R^t_parent δ` at step t. Each term's twist gradient
 /// changes by its Hessian's and step-t block's translation columns for the bodies in `S`,
 /// and the Jacobian column of an outside DoF `k` for a link `l ∈ S` by `(ω_k × Δ, 0)`, which
-/// adds `(g_v,l × ω_k) · Δ`.
+/// adds `(g_v,l × ω_k) · Δ`. The previous poses are held, but the step reads them per rigid
+/// body (a link of a body sits at `T_r^{t−1} O_l`): when `i` hangs on its body by a fixed
+/// joint, its attachment is part of the offsets `O_l` of the links of `S` in its body, which
+/// move by `R^{t−1}_parent δ` at step t−1 too (the previous-pose block's translation columns).
 fn attachment_block(
     model: &Model,
     kin: &Kinematics,
     now: &Kinematics,
+    previous: &[Isometry3<f64>],
     terms: &[Term],
 ) -> DesignBlocks {
     let links = model.links().len();
@@ -303,7 +303,7 @@ fn attachment_block(
         };
         touched.fill(false);
         for term in involved() {
-            mark(model, kin, term.links(), &mut touched);
+            mark(model, term.links(), &mut touched);
         }
         let Some(mut block) = LinkBlock::new(3 * i, &touched, 3) else {
             continue;
@@ -315,6 +315,13 @@ fn attachment_block(
                 .unwrap_or_else(Matrix3::identity)
         };
         let (turn, turn_t) = (parent(kin), parent(now));
+        // Where `i`'s attachment moves the previous poses the step reads: the links of its
+        // body below it, when it hangs on that body by a fixed joint.
+        let body = model.body(i);
+        let turn_prev = model.links()[i]
+            .parent
+            .filter(|_| body != i)
+            .map(|p| Matrix3::from(previous[body].rotation * model.body_offset(p).rotation));
         let first_inside = model.dof_offset(i);
         for term in involved() {
             // ∂g/∂δ of the whole term: translation columns of the moved bodies.
@@ -323,10 +330,17 @@ fn attachment_block(
                 dg += term.hessian.fixed_view::<12, 3>(0, 6 * c) * turn
                     + term.step_t.fixed_view::<12, 3>(0, 6 * c) * turn_t;
             }
+            if let (Some(turn_prev), Some(at_prev)) = (turn_prev, &term.step_prev)
+                && model.body(term.links[0]) == body
+                && inside[term.links[0]]
+            {
+                let mut moved = dg.fixed_view_mut::<6, 3>(0, 0);
+                moved += at_prev.fixed_view::<6, 3>(0, 0) * turn_prev;
+            }
             for (b, &l) in term.links().iter().enumerate() {
                 let rows = dg.fixed_view::<6, 3>(6 * b, 0);
                 for (k, jac) in kin.jacobian(l) {
-                    block.add(*k, 0, &(jac.transpose() * rows));
+                    block.add(k, 0, &(jac.transpose() * rows));
                 }
                 if !inside[l] {
                     continue;
@@ -377,11 +391,21 @@ impl Simulator {
                 kin.add_cross(now, term.links(), &term.step_t, &mut current);
             }
             if let Some(at_prev) = &term.step_prev {
+                // The inertia reads the previous pose of the body's first link `r` only (link
+                // `i` at `T_r^{t−1} O_i`): map the block to `r`'s twist, whose motion moves
+                // `i`'s origin by `ω × d` more, `d = R_r^{t−1} o(O_i)`.
                 let i = term.links[0];
+                let r = model.body(i);
+                let d = previous[r].rotation * model.body_offset(i).translation.vector;
+                let mut shift = SMatrix::<f64, 6, 6>::identity();
+                shift
+                    .fixed_view_mut::<3, 3>(0, 3)
+                    .copy_from(&-d.cross_matrix());
+                let at_root = at_prev * shift;
                 for (k, col) in kin.jacobian(i) {
-                    let row = col.transpose() * at_prev;
+                    let row = col.transpose() * at_root;
                     for c in 0..6 {
-                        before[(*k, 6 * i + c)] += row[c];
+                        before[(k, 6 * r + c)] += row[c];
                     }
                 }
             }
@@ -398,7 +422,7 @@ impl Simulator {
         let design = self.settings.design_derivatives;
         let vertices = (design && !solid).then(|| vertex_block(model, kin, &terms));
         let attachments = (design && self.settings.external.is_empty())
-            .then(|| attachment_block(model, kin, now, &terms));
+            .then(|| attachment_block(model, kin, now, previous, &terms));
         Ok(StepDerivatives {
             current,
             previous: before,
@@ -423,12 +447,18 @@ impl Simulator {
         let mut terms = Vec::new();
         for (i, link) in model.links().iter().enumerate() {
             let pose = &kin.poses()[i];
+            // The forward step predicts bodies from their first links' poses; a link's share is
+            // its body's prediction moved by its offset (exact: the energy is linear in `S`).
+            let offset = model.body_offset(i);
+            let predicted =
+                self.workspace.predicted[model.bodies().number(i)] * offset.to_homogeneous();
+            let earlier = previous[model.body(i)] * offset;
             // A link term's own gradient and Hessian only enter the design blocks.
             let (g, h) = if design {
                 let (_, g, h) = link_energy(
                     model.second_moment(i),
                     pose,
-                    &self.workspace.predicted[i],
+                    &predicted,
                     dt,
                     self.settings.gravity,
                 );
@@ -436,13 +466,8 @@ impl Simulator {
             } else {
                 Default::default()
             };
-            let (at_t, at_prev) = link_energy_cross(
-                model.second_moment(i),
-                pose,
-                &now.poses()[i],
-                &previous[i],
-                dt,
-            );
+            let (at_t, at_prev) =
+                link_energy_cross(model.second_moment(i), pose, &now.poses()[i], &earlier, dt);
             let mut vertices = Vec::new();
             if let crate::model::MassModel::Lumped { mass } = link.mass
                 && design
@@ -454,7 +479,7 @@ impl Simulator {
                             mass / count as f64,
                             &x.coords,
                             pose,
-                            &self.workspace.predicted[i],
+                            &predicted,
                             dt,
                             self.settings.gravity,
                         );

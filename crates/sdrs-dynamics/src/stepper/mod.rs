@@ -1,7 +1,9 @@
 //! The position-level time step (SDRS eq. 14): `θ^{t+1} = argmin O`, by Newton's method.
 //!
-//! `O = Σ_links (inertia + gravity) + U_PD − τ·(θ^{t+1} − θ^t) + κ Σ U_c + Σ U_f` (`τ` the
-//! control's generalized forces): the contact barrier between
+//! `O = Σ_bodies (inertia + gravity) + U_PD − τ·(θ^{t+1} − θ^t) + κ Σ U_c + Σ U_f` (`τ` the
+//! control's generalized forces; the inertia and gravity of links joined by fixed joints are
+//! one rigid body's, with their merged second moment, see [`crate::bodies`]): the contact
+//! barrier between
 //! every pair of hulls on different links that the broad phase finds within the barrier's
 //! support distance, scaled by the contact stiffness `κ`, and plane friction lagged from the
 //! step-t planes (its normal forces already carry `κ`, see `sdrs_contact::friction`).
@@ -123,9 +125,10 @@ pub struct Simulator {
 struct Workspace {
     /// The step-t kinematics, lent to the step being prepared and given back after it.
     now: Kinematics,
-    /// The inertial predictions `2T^t − T^{t−1}` (pose rows) of the prepared step.
+    /// The inertial predictions `2T^t − T^{t−1}` (pose rows) of the prepared step, one per
+    /// body ([`crate::bodies`]), from the poses of the bodies' first links.
     predicted: Vec<SMatrix<f64, 3, 4>>,
-    /// The composite-body sums of the link energies ([`assembly`]).
+    /// The composite-body sums of the body energies ([`assembly`]).
     composites: Composites,
     /// Evaluations whose buffers the next evaluation reuses.
     spare: Vec<Evaluation>,
@@ -316,7 +319,8 @@ impl Simulator {
     }
 
     /// One time step from `current` (θ^t) with link poses `previous` at t−1 (as returned by
-    /// the last step, or [`Kinematics::poses`] of a state at rest), under `control`. Returns
+    /// the last step, or [`Kinematics::poses`] of a state at rest; of the links of one rigid
+    /// body only the first one's pose is read, the others follow it), under `control`. Returns
     /// θ^{t+1} (re-centred, see [`State::recentred`]) and the step's report. [`Motion`] and
     /// [`Simulator::advance`] keep the previous poses for you.
     pub fn step(
@@ -606,10 +610,11 @@ impl Simulator {
         let predicted = &mut self.workspace.predicted;
         predicted.clear();
         predicted.extend(
-            now.poses()
+            model
+                .bodies()
+                .roots()
                 .iter()
-                .zip(previous)
-                .map(|(t, p)| rows(t) * 2.0 - rows(p)),
+                .map(|&i| rows(&now.poses()[i]) * 2.0 - rows(&previous[i])),
         );
         if let Some(hook) = self.contact.as_mut() {
             hook.begin_step(&self.model, &now)?;
@@ -803,20 +808,22 @@ impl Simulator {
         let (gradient, hessian) = (&mut eval.gradient, &mut eval.hessian);
         let mut value = 0.0;
         let composites = &mut self.workspace.composites;
+        let bodies = model.bodies();
         if derivatives {
-            composites.clear(kin.poses().len());
+            composites.clear(bodies.roots().len());
         }
-        for (i, pose) in kin.poses().iter().enumerate() {
+        for (b, &i) in bodies.roots().iter().enumerate() {
+            let pose = &kin.poses()[i];
             let (e, g, h) = link_energy(
-                model.second_moment(i),
+                bodies.second_moment(b),
                 pose,
-                &self.workspace.predicted[i],
+                &self.workspace.predicted[b],
                 dt,
                 self.settings.gravity,
             );
             value += e;
             if derivatives {
-                composites.add_link(i, &pose.translation.vector, &g, &h);
+                composites.add_body(b, &pose.translation.vector, &g, &h);
             }
         }
         if derivatives {

@@ -22,8 +22,8 @@ mod robots;
 
 use cli::Flags;
 use nalgebra::DVector;
-use sdrs_ncp::{NcpSimulator, SolverSettings};
 use sdrs_ncp::inverse::{GaussNewtonTrace, JacobianSource, contact_inverse_dynamics};
+use sdrs_ncp::{NcpSimulator, SolverSettings};
 use sdrs_report::LinePlot;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

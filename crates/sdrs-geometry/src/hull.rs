@@ -333,6 +333,34 @@ impl ConvexHull {
     /// The tight world-space AABB of the hull placed at `pose`: a branch-free sweep over the
     /// rotated vertices for small hulls, six hill-climbing support queries for large ones.
     pub fn aabb(&self, pose: &Isometry3<f64>) -> Aabb {
+        self.aabb_from(pose, &mut [usize::MAX; 6])
+    }
+
+    /// [`Self::aabb`] with the six support queries of a large hull warm-started at `hints`
+    /// (the support vertices along `−x, +x, −y, +y, −z, +z`, updated here; `usize::MAX` for
+    /// none): for a hull that moved a little since the last call, each query touches a few
+    /// vertices. The box is the same whatever the hints.
+    ///
+    /// ```
+    /// use sdrs_geometry::ConvexHull;
+    /// use nalgebra::{Isometry3, Point3, Vector3};
+    /// let points: Vec<Point3<f64>> = (0..200)
+    ///     .map(|i| {
+    ///         let t = i as f64 * 2.399963;
+    ///         let z = 1.0 - 2.0 * (i as f64 + 0.5) / 200.0;
+    ///         let r = (1.0 - z * z).sqrt();
+    ///         Point3::new(r * t.cos(), r * t.sin(), z)
+    ///     })
+    ///     .collect();
+    /// let ball = ConvexHull::new(points)?;
+    /// let mut hints = [usize::MAX; 6];
+    /// for k in 0..10 {
+    ///     let pose = Isometry3::new(Vector3::new(0.01 * k as f64, 0.0, 0.0), Vector3::new(0.0, 0.0, 0.1 * k as f64));
+    ///     assert_eq!(ball.aabb_from(&pose, &mut hints), ball.aabb(&pose));
+    /// }
+    /// # Ok::<(), sdrs_geometry::GeometryError>(())
+    /// ```
+    pub fn aabb_from(&self, pose: &Isometry3<f64>, hints: &mut [usize; 6]) -> Aabb {
         let r = *pose.rotation.to_rotation_matrix().matrix();
         let t = pose.translation.vector;
         let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
@@ -349,8 +377,10 @@ impl ConvexHull {
             for k in 0..3 {
                 // Row k of R is the local direction whose dot product gives world coordinate k.
                 let row = Vector3::new(r[(k, 0)], r[(k, 1)], r[(k, 2)]);
-                hi[k] = row.dot(&self.vertices[self.support_index(&row)].coords);
-                lo[k] = row.dot(&self.vertices[self.support_index(&-row)].coords);
+                hints[2 * k + 1] = self.support_index_from(&row, hints[2 * k + 1]);
+                hints[2 * k] = self.support_index_from(&-row, hints[2 * k]);
+                hi[k] = row.dot(&self.vertices[hints[2 * k + 1]].coords);
+                lo[k] = row.dot(&self.vertices[hints[2 * k]].coords);
             }
         }
         Aabb::new(

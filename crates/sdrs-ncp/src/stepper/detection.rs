@@ -51,6 +51,8 @@ fn link_pair_count(model: &Model) -> usize {
 pub struct Detector {
     /// `(link, hull)` of each broad-phase proxy, in link order.
     hulls: Vec<(usize, usize)>,
+    /// Per proxy, the support vertices of its last world box (warm starts for the next).
+    box_hints: Vec<[usize; 6]>,
     /// The link pairs the model lets touch (for reports).
     link_pairs: usize,
     /// Built at the first detection, with the settings' margin.
@@ -63,13 +65,14 @@ pub struct Detector {
 impl Detector {
     /// A detector for `model`'s hulls.
     pub fn new(model: &Model) -> Self {
-        let hulls = model
+        let hulls: Vec<(usize, usize)> = model
             .links()
             .iter()
             .enumerate()
             .flat_map(|(link, l)| (0..l.hulls.len()).map(move |h| (link, h)))
             .collect();
         Self {
+            box_hints: vec![[usize::MAX; 6]; hulls.len()],
             hulls,
             link_pairs: link_pair_count(model),
             broad_phase: None,
@@ -123,10 +126,15 @@ impl Detector {
         };
         self.proxies.clear();
         self.proxies
-            .extend(self.hulls.iter().map(|&(link, h)| Proxy {
-                body: link,
-                aabb: model.links()[link].hulls[h].aabb(&poses[link]),
-            }));
+            .extend(
+                self.hulls
+                    .iter()
+                    .zip(&mut self.box_hints)
+                    .map(|(&(link, h), hints)| Proxy {
+                        body: link,
+                        aabb: model.links()[link].hulls[h].aabb_from(&poses[link], hints),
+                    }),
+            );
         broad_phase.try_candidate_pairs(
             &self.proxies,
             |a, b| !model.may_touch(a, b, true),

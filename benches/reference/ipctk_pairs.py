@@ -23,7 +23,9 @@ over a row's pairs, is written to `benches/reference/ipctk_timings.json` under t
 id of the matching Rust benchmark, in nanoseconds.
 """
 
+import datetime
 import json
+import platform
 import statistics
 import sys
 import time
@@ -105,7 +107,20 @@ def main(path):
 
     peer = f"ipctk {ipctk.__version__}" if hasattr(ipctk, "__version__") else "ipctk 1.x"
     with open(OUT, "w") as out:
-        json.dump({"suite": "contact-mesh", "peer": peer, "rows": rows}, out, indent=2, ensure_ascii=False)
+        json.dump(
+            {
+                "suite": "contact-mesh",
+                "peer": peer,
+                "measured": datetime.date.today().isoformat(),
+                "machine": f"{platform.machine()}, CPython {platform.python_version()}",
+                "note": "collision set, value, gradient and Hessian; medians per pair (hull pairs: mean over the suite's pairs)",
+                "unit": "ns",
+                "rows": rows,
+            },
+            out,
+            indent=2,
+            ensure_ascii=False,
+        )
         out.write("\n")
     print(f"\nwrote {OUT}")
 

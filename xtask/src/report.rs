@@ -104,7 +104,6 @@ pub fn log_log_slope(points: &[(f64, f64)]) -> Option<f64> {
 /// `ms`. The report puts each row beside sdrs's median with the ratio sdrs / peer.
 #[derive(Deserialize)]
 struct Peer {
-    suite: String,
     peer: String,
     measured: String,
     machine: String,

@@ -47,6 +47,37 @@ fn loss(
     t.last().q.dot(&weights(model.dof()))
 }
 
+/// A rollout of `scene` under its control for `STEPS` steps from rest at
+/// `q_k = scale cos k`, and the adjoint of `L = c · θ^H` ([`weights`]).
+struct Run {
+    model: Model,
+    start: State,
+    previous: Vec<Isometry3<f64>>,
+    controls: Vec<Control>,
+    trajectory: sdrs_diff::Trajectory,
+    gradient: sdrs_diff::TrajectoryGradient,
+}
+
+fn run(scene: &Scene, scale: f64) -> Run {
+    let model = scene.model.clone();
+    let n = model.dof();
+    let start = State::new(&model, DVector::from_fn(n, |k, _| scale * (k as f64).cos())).unwrap();
+    let motion = Motion::at_rest(&model, start.clone());
+    let controls = vec![scene.control.clone(); STEPS];
+    let mut sim = Simulator::new(model.clone(), scene.settings.clone()).unwrap();
+    let trajectory = rollout(&mut sim, &motion, &controls, Recording::Blocks).unwrap();
+    let loss_gradient = LossGradient::final_state(&model, STEPS, weights(n));
+    let gradient = adjoint(&mut sim, &trajectory, &loss_gradient).unwrap();
+    Run {
+        model,
+        start,
+        previous: motion.previous,
+        controls,
+        trajectory,
+        gradient,
+    }
+}
+
 fn relative(a: f64, b: f64, scale: f64) -> f64 {
     (a - b).abs() / scale
 }
@@ -54,20 +85,19 @@ fn relative(a: f64, b: f64, scale: f64) -> f64 {
 #[test]
 fn trajectory_gradients_match_differences_with_contact_and_friction() {
     let scene = scene();
-    let model = scene.model.clone();
+    let Run {
+        model,
+        start,
+        previous,
+        controls,
+        trajectory,
+        gradient: g,
+    } = run(&scene, 0.05);
     let n = model.dof();
-    let start = State::new(&model, DVector::from_fn(n, |k, _| 0.05 * (k as f64).cos())).unwrap();
-    let motion = Motion::at_rest(&model, start.clone());
-    let previous = motion.previous.clone();
-    let controls = vec![scene.control.clone(); STEPS];
-    let mut sim = Simulator::new(model.clone(), scene.settings.clone()).unwrap();
-    let trajectory = rollout(&mut sim, &motion, &controls, Recording::Blocks).unwrap();
     assert!(
         trajectory.active_pairs.iter().all(|&a| a > 0),
         "contact throughout"
     );
-    let loss_gradient = LossGradient::final_state(&model, STEPS, weights(n));
-    let g = adjoint(&mut sim, &trajectory, &loss_gradient).unwrap();
     let design_gradient = g.design.clone().expect("lumped masses, no user energies");
     // Steps: 1e-5 for the initial state and the design (contact makes the loss vary on the
     // scale of the barrier's support), 1e-4 for the PD targets, whose small, smooth influence
@@ -320,17 +350,16 @@ fn trajectory_design_gradients_through_fixed_links_match_differences() {
     // The weights are merged into their bodies' inertia: their hull vertices and attachments
     // (and the previous poses the step reads per body) must still carry exact gradients.
     let scene = chain_with_fixed_weights();
-    let model = scene.model.clone();
+    let Run {
+        model,
+        start,
+        previous,
+        controls,
+        gradient: g,
+        ..
+    } = run(&scene, 0.4);
     assert_eq!((model.body(3), model.body(4)), (1, 2));
     let n = model.dof();
-    let start = State::new(&model, DVector::from_fn(n, |k, _| 0.4 * (k as f64).cos())).unwrap();
-    let motion = Motion::at_rest(&model, start.clone());
-    let previous = motion.previous.clone();
-    let controls = vec![scene.control.clone(); STEPS];
-    let mut sim = Simulator::new(model.clone(), scene.settings.clone()).unwrap();
-    let trajectory = rollout(&mut sim, &motion, &controls, Recording::Blocks).unwrap();
-    let loss_gradient = LossGradient::final_state(&model, STEPS, weights(n));
-    let g = adjoint(&mut sim, &trajectory, &loss_gradient).unwrap();
     let design_gradient = g.design.clone().expect("lumped masses, no user energies");
     let h = 1e-6;
     let scale = design_gradient.amax();

@@ -118,6 +118,25 @@ pub fn sample<S: Strategy>(strategy: S, runner: &mut TestRunner) -> S::Value {
         .current()
 }
 
+/// A deterministic stream of numbers uniform in `[0, 1)` (xorshift64 from `seed`, not zero),
+/// for tests that sweep many reproducible random cases in a plain loop.
+///
+/// ```
+/// let mut uniform = sdrs_geometry::testing::uniform_stream(7);
+/// let x: Vec<f64> = (0..1000).map(|_| uniform()).collect();
+/// assert!(x.iter().all(|v| (0.0..1.0).contains(v)));
+/// assert_eq!(x[0], sdrs_geometry::testing::uniform_stream(7)());
+/// ```
+pub fn uniform_stream(seed: u64) -> impl FnMut() -> f64 {
+    let mut state = seed.max(1);
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
 /// Central-difference derivative of `f` along every coordinate of `x` with Richardson
 /// extrapolation (steps `h` and `h/2`, truncation error O(h⁴), so `h` can be large enough to
 /// keep round-off small): for a scalar `f` a gradient, for a vector `f` the columns of its

@@ -280,13 +280,7 @@ fn depth_over_all_axes(
 /// the minimum over every face normal and every edge-edge cross product.
 #[test]
 fn pruned_axes_give_the_exact_penetration_depth() {
-    let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-    let mut uniform = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut uniform = sdrs_geometry::testing::uniform_stream(0x9e37_79b9_7f4a_7c15);
     let mut random_hull = |count: usize, scale: Vector3<f64>| {
         let points: Vec<Point3<f64>> = (0..count)
             .map(|_| {

@@ -144,14 +144,7 @@ fn detector_finds_every_contact_of_random_clutter() {
         .with_ground(Vector3::new(0.1, 0.0, 1.0), 0.0)
         .unwrap();
     let mut detector = Detector::new(&model);
-    // A small deterministic generator (no rand dependency).
-    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-    let mut uniform = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut uniform = sdrs_geometry::testing::uniform_stream(0x2545_f491_4f6c_dd1d);
     let mut seen = 0;
     for _ in 0..200 {
         let q = DVector::from_fn(model.dof(), |i, _| match i % 6 {

@@ -42,6 +42,10 @@ use crate::model::{Order, PairContact};
 use nalgebra::{Isometry3, Matrix2, Matrix3, SMatrix, Vector2, Vector3};
 use sdrs_geometry::twist::rotation_curvature;
 
+/// The first smoothing of [`PlaneFriction::minimise_by_continuation`]: `√ε_v` this fraction of
+/// the largest slip.
+const CONTINUATION_START: f64 = 1e-2;
+
 type Matrix2x3 = SMatrix<f64, 2, 3>;
 type Matrix2x6 = SMatrix<f64, 2, 6>;
 type Matrix12x3 = SMatrix<f64, 12, 3>;
@@ -375,6 +379,39 @@ impl PlaneFriction {
         })
     }
 
+    /// [`PlaneFriction::minimise`] along a path of smoothings: `ε_v` first
+    /// `(CONTINUATION_START · max_m |d_m|)²`, divided by 100 after each solve, each solve
+    /// starting from the previous optimum, the last one at `ε_v` itself. When the slips are many
+    /// orders above `√ε_v` (a line-search trial of the time step that moves a body a metre in
+    /// one step), the energy is a sum of norms with kinks far sharper than the distance to the
+    /// optimum: the trust region then crosses one kink back and forth, its model three times too
+    /// optimistic, and creeps along it (1000 iterations were not enough for one triangle pair
+    /// of a tipped cube and the ground grid). Each smoothing's optimum lies within its kinks' width
+    /// of the next one's, where Newton converges in a few steps.
+    fn minimise_by_continuation(
+        &self,
+        lagged: &[Lagged],
+        slip: &[Vector2<f64>],
+        dm: &Matrix3<f64>,
+        scale: f64,
+        start: Option<Vector3<f64>>,
+    ) -> Result<(Vector3<f64>, f64, Matrix3<f64>, usize)> {
+        let largest = slip.iter().map(|s| s.norm()).fold(0.0, f64::max);
+        let mut epsilon = (CONTINUATION_START * largest).powi(2);
+        let (mut z, mut iterations) = (start, 0);
+        while epsilon > self.velocity_epsilon {
+            let smoother = Self {
+                velocity_epsilon: epsilon,
+                ..self.clone()
+            };
+            let (optimum, _, _, taken) = smoother.minimise(lagged, slip, dm, scale, z)?;
+            (z, iterations) = (Some(optimum), iterations + taken);
+            epsilon *= 1e-2;
+        }
+        let (z, value, h, taken) = self.minimise(lagged, slip, dm, scale, z)?;
+        Ok((z, value, h, iterations + taken))
+    }
+
     /// Full Newton steps from a point that passes the gradient test until the step itself is
     /// at round-off: with the rotation weakly determined, a small gradient alone can leave ω
     /// far from the optimum, and the IFT derivatives need the optimum.
@@ -412,7 +449,9 @@ impl PlaneFriction {
         (z, at)
     }
 
-    /// Solves the inner problem for the pair at step-(t+1) `poses`.
+    /// Solves the inner problem for the pair at step-(t+1) `poses`; when the trust-region
+    /// solve does not converge, solves it again along a path of smoothings
+    /// ([`PlaneFriction::minimise_by_continuation`]).
     fn solve(
         &self,
         frame: &FrictionFrame,
@@ -424,7 +463,12 @@ impl PlaneFriction {
         let scale: f64 = lagged.iter().map(|l| l.weight).sum();
         let dm = rotation_scaling(&lagged);
         let (z, value, h, iterations) =
-            self.minimise(&lagged, &slip, &dm, scale, cache.velocity)?;
+            match self.minimise(&lagged, &slip, &dm, scale, cache.velocity) {
+                Err(ContactError::FrictionNotConverged { .. }) => {
+                    self.minimise_by_continuation(&lagged, &slip, &dm, scale, cache.velocity)?
+                }
+                solved => solved?,
+            };
         cache.velocity = Some(z);
         Ok(Solved {
             lagged,

@@ -266,10 +266,18 @@ fn initial_plane(a: &[Point3<f64>; 3], b: &[Point3<f64>; 3]) -> Option<Vector4<f
     plane_along(a, b, &((c.a - c.b) / c.distance))
 }
 
+/// Newton decrement `∇Lᵀ(∇²L)⁻¹∇L` below which a warm start is used without trying the cold
+/// start. Where every slack is below 0.89 (and `1 − |n|` always is), `L` is self-concordant
+/// with the standard constant (`1/s` has `|f'''| / f''^{3/2} = 2.12√s`), so from a decrement
+/// of 0.1 full Newton steps converge quadratically (`λ⁺ ≤ (λ/(1 − λ))²`).
+const WARM_DECREMENT: f64 = 0.1;
+
 /// The potential of triangles `a` and `b` (world vertices); `None` when they touch or
-/// intersect (the potential is infinite). `start` is a plane to warm-start from (used when
-/// feasible). Errors: a non-finite corner ([`ContactError::NonFiniteVertex`], body 0 for `a`),
-/// an inner solve that does not converge within `max_iterations`.
+/// intersect (the potential is infinite). `start` is a plane to warm-start from: used when
+/// feasible and nearly optimal (Newton decrement at most 0.1), else when `L` is lower there
+/// than at the closest-point plane. Errors: a non-finite corner
+/// ([`ContactError::NonFiniteVertex`], body 0 for `a`), an inner solve that does not converge
+/// within `max_iterations`.
 ///
 /// ```
 /// use sdrs_contact::long_range::triangle::triangle_potential;
@@ -301,21 +309,42 @@ pub fn triangle_potential(
         }
     }
     let v = Vertices::new(a, b);
-    let mut p = match start.filter(|p| v.slacks(p).is_some()) {
-        Some(p) => p,
-        None => match initial_plane(a, b) {
-            Some(p) => p,
-            None => return Ok(None),
-        },
-    };
-    let Some(mut at) = v.objective(&p) else {
-        // The closest-point plane separates strictly; only round-off at touching distances
-        // can make it infeasible.
-        return Ok(None);
+    // A feasible warm start is taken as it is when it is nearly optimal (Newton decrement at
+    // most `WARM_DECREMENT`, the usual case: the last plane of a pair that moved a little).
+    // Otherwise the cold start is tried too and the one with the lower `L` is taken: a plane
+    // kept from an evaluation elsewhere (a line-search trial, the step before) can still be
+    // feasible but with a corner almost on it, where `L` is huge and its plane Hessian, a
+    // rank-one term 1e24 times the rest, does not even factor in double precision.
+    let warm = start.and_then(|p| v.objective(&p).map(|o| (p, o)));
+    let warm_factor = warm.as_ref().and_then(|(_, o)| {
+        PlaneFactor::new(&o.hessian)
+            .filter(|f| o.gradient.dot(&f.solve(&o.gradient)) <= WARM_DECREMENT)
+    });
+    let (mut p, mut at, mut factor) = match (warm, warm_factor) {
+        (Some((p, o)), Some(f)) => (p, o, Some(f)),
+        (warm, _) => {
+            // The closest-point plane separates strictly (`None` when the triangles touch);
+            // only round-off at touching distances can make it infeasible.
+            let cold = initial_plane(a, b).and_then(|p| v.objective(&p).map(|o| (p, o)));
+            let (p, o) = match (warm, cold) {
+                (Some(w), Some(c)) => {
+                    if w.1.value <= c.1.value {
+                        w
+                    } else {
+                        c
+                    }
+                }
+                (w, c) => match w.or(c) {
+                    Some(start) => start,
+                    None => return Ok(None),
+                },
+            };
+            (p, o, None)
+        }
     };
     let mut iterations = 0;
     loop {
-        let Some(chol) = PlaneFactor::new(&at.hessian) else {
+        let Some(chol) = factor.take().or_else(|| PlaneFactor::new(&at.hessian)) else {
             return Err(not_converged(iterations, &at));
         };
         let step = -chol.solve(&at.gradient);

@@ -61,10 +61,13 @@ pub enum ContactError {
     },
     /// The inner Newton solve for the separating plane did not converge.
     #[error(
-        "separating-plane solve did not converge after {iterations} iterations \
+        "{solve} separating-plane solve did not converge after {iterations} iterations \
          (|grad| = {gradient_norm:.3e}, scale {scale:.3e}, energy {energy:.3e})"
     )]
     NotConverged {
+        /// Which plane solve: `"SDRS hull-pair"` (the plane barrier of eq. 6-7) or
+        /// `"long-range triangle-pair"` (the long-range potential's eq. 3).
+        solve: &'static str,
         /// Iterations taken.
         iterations: usize,
         /// Final gradient norm with respect to the plane.

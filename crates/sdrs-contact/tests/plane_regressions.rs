@@ -241,8 +241,15 @@ fn warm_start_far_from_the_optimum_takes_few_iterations() {
     evaluate_both_with(&capped, &body, &at, warm).unwrap();
     // And a cap below what it needs is a typed error, not a silent value.
     let one = PlaneBarrier::default().with_max_iterations(1).unwrap();
+    let failed = evaluate_both_with(&one, &body, &at, warm);
     assert!(matches!(
-        evaluate_both_with(&one, &body, &at, warm),
+        failed,
         Err(sdrs_contact::ContactError::NotConverged { iterations: 1, .. })
     ));
+    // The message names the solve (the long-range triangle solve fails with the same variant).
+    let message = failed.unwrap_err().to_string();
+    assert!(
+        message.starts_with("SDRS hull-pair separating-plane solve"),
+        "{message}"
+    );
 }

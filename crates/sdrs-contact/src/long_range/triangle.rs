@@ -394,6 +394,7 @@ pub fn triangle_potential(
 
 fn not_converged(iterations: usize, at: &Objective) -> ContactError {
     ContactError::NotConverged {
+        solve: "long-range triangle-pair",
         iterations,
         gradient_norm: at.gradient.norm(),
         scale: at.value,

@@ -355,6 +355,7 @@ pub(super) fn minimise(
         return solution(p, eval, taken);
     }
     Err(ContactError::NotConverged {
+        solve: "SDRS hull-pair",
         iterations: taken,
         gradient_norm: eval.gradient.norm(),
         scale: eval.scale,

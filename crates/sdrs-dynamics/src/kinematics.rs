@@ -20,7 +20,8 @@
 use crate::error::{Result, check_vector};
 use crate::model::{Elementary, Model};
 use nalgebra::{
-    DMatrix, DVector, Isometry3, RealField, SMatrix, SVector, Translation3, UnitQuaternion, Vector3,
+    DMatrix, DVector, Isometry3, Matrix6, RealField, SMatrix, SVector, Translation3,
+    UnitQuaternion, Vector3,
 };
 use sdrs_geometry::twist::Twist;
 
@@ -291,13 +292,21 @@ impl Kinematics {
     /// rigid body's columns moved to the link's origin, `(v + ω × (o_i − o_b), ω)` (`o_b` the
     /// origin of the body's first link; nothing moves for that link itself).
     pub fn jacobian(&self, i: usize) -> impl ExactSizeIterator<Item = (usize, Twist)> + Clone + '_ {
-        let (start, end, body) = self.spans[i];
-        let d = self.poses[i].translation.vector - self.poses[body].translation.vector;
-        self.columns[start..end].iter().map(move |(k, col)| {
+        let (columns, d) = self.body_columns(i);
+        columns.iter().map(move |(k, col)| {
             let w: Vector3<f64> = col.fixed_rows::<3>(3).into_owned();
             let v = col.fixed_rows::<3>(0) + w.cross(&d);
             (*k, Twist::new(v.x, v.y, v.z, w.x, w.y, w.z))
         })
+    }
+
+    /// Link `i`'s rigid body's Jacobian columns (at the origin of the body's first link) and
+    /// the offset `d = o_i − o_b` that moves them to link `i`'s origin: `J_i = X(d) J_b` with
+    /// `X(d) = [I, −[d]×; 0, I]` (see [`moved_to`] for blocks acting on them).
+    fn body_columns(&self, i: usize) -> (&[(usize, Twist)], Vector3<f64>) {
+        let (start, end, body) = self.spans[i];
+        let d = self.poses[i].translation.vector - self.poses[body].translation.vector;
+        (&self.columns[start..end], d)
     }
 
     /// Adds `Σ J_bᵀ(self) block_bc J_c(other)` to `out`: a mixed second derivative between the
@@ -315,12 +324,20 @@ impl Kinematics {
         S: nalgebra::storage::Storage<f64, R, C>,
     {
         for (b, &lb) in links.iter().enumerate() {
+            let (columns_b, d_b) = self.body_columns(lb);
             for (c, &lc) in links.iter().enumerate() {
-                let sub = block.fixed_view::<6, 6>(6 * b, 6 * c);
-                for (k, col_k) in self.jacobian(lb) {
+                let (columns_c, d_c) = other.body_columns(lc);
+                // `J_bᵀ M J_c = J_body_bᵀ (X_bᵀ M X_c) J_body_c`: the block is moved once
+                // instead of every column pair.
+                let sub = moved_to(
+                    &block.fixed_view::<6, 6>(6 * b, 6 * c).into_owned(),
+                    &d_b,
+                    &d_c,
+                );
+                for (k, col_k) in columns_b {
                     let row = col_k.transpose() * sub;
-                    for (l, col_l) in other.jacobian(lc) {
-                        out[(k, l)] += (row * col_l)[0];
+                    for (l, col_l) in columns_c {
+                        out[(*k, *l)] += (row * col_l)[0];
                     }
                 }
             }
@@ -340,9 +357,13 @@ impl Kinematics {
         hessian: Option<&mut DMatrix<f64>>,
     ) {
         for (b, &i) in links.iter().enumerate() {
-            let gb = g.fixed_rows::<6>(6 * b);
-            for (k, col) in self.jacobian(i) {
-                gradient[k] += col.dot(&gb);
+            // `J_iᵀ g = J_bodyᵀ X(d)ᵀ g`, `X(d)ᵀ (g_v, g_ω) = (g_v, g_ω + d × g_v)`.
+            let (columns, d) = self.body_columns(i);
+            let gv: Vector3<f64> = g.fixed_rows::<3>(6 * b).into_owned();
+            let gw = g.fixed_rows::<3>(6 * b + 3) + d.cross(&gv);
+            let gb = Twist::new(gv.x, gv.y, gv.z, gw.x, gw.y, gw.z);
+            for (k, col) in columns {
+                gradient[*k] += col.dot(&gb);
             }
         }
         let (Some(hessian), Some(h)) = (hessian, h) else {
@@ -369,4 +390,23 @@ impl Kinematics {
             }
         }
     }
+}
+
+/// `X(d_b)ᵀ M X(d_c)` with `X(d) = [I, −[d]×; 0, I]`: a 6x6 block between two links' twists
+/// made a block between their bodies' twists (columns at the bodies' first links); `M` itself
+/// when both offsets are zero (the links are their bodies' first links).
+fn moved_to(m: &Matrix6<f64>, d_b: &Vector3<f64>, d_c: &Vector3<f64>) -> Matrix6<f64> {
+    let shift = |d: &Vector3<f64>| {
+        let mut x = Matrix6::identity();
+        x.fixed_view_mut::<3, 3>(0, 3).copy_from(&-d.cross_matrix());
+        x
+    };
+    let mut out = *m;
+    if *d_b != Vector3::zeros() {
+        out = shift(d_b).transpose() * out;
+    }
+    if *d_c != Vector3::zeros() {
+        out *= shift(d_c);
+    }
+    out
 }

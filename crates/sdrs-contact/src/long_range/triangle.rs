@@ -326,18 +326,13 @@ pub fn triangle_potential(
             // The closest-point plane separates strictly (`None` when the triangles touch);
             // only round-off at touching distances can make it infeasible.
             let cold = initial_plane(a, b).and_then(|p| v.objective(&p).map(|o| (p, o)));
-            let (p, o) = match (warm, cold) {
-                (Some(w), Some(c)) => {
-                    if w.1.value <= c.1.value {
-                        w
-                    } else {
-                        c
-                    }
-                }
-                (w, c) => match w.or(c) {
-                    Some(start) => start,
-                    None => return Ok(None),
-                },
+            // The lower `L`, the warm start on a tie (`min_by` keeps the first).
+            let lower = [warm, cold]
+                .into_iter()
+                .flatten()
+                .min_by(|x, y| x.1.value.total_cmp(&y.1.value));
+            let Some((p, o)) = lower else {
+                return Ok(None);
             };
             (p, o, None)
         }

@@ -119,19 +119,18 @@ pub(crate) fn min_overlap_axis(
         }
     };
     // A's faces give the directions d = n (outward), where h_A(d) is the face's own offset;
-    // B's faces, negated, give d = −m, where h_B(−d) is B's face offset.
-    for (t, n) in a.triangles().iter().zip(a.face_normals()) {
-        if *n != Vector3::zeros() {
-            let d = pose_a.rotation * n;
-            let h_a = d.dot(&(pose_a * a.vertices()[t[0] as usize]).coords);
-            consider(d, h_a - d.dot(&b.support_point(pose_b, &-d).coords), 0.0);
-        }
-    }
-    for (t, m) in b.triangles().iter().zip(b.face_normals()) {
-        if *m != Vector3::zeros() {
-            let m = pose_b.rotation * m;
-            let h_b = m.dot(&(pose_b * b.vertices()[t[0] as usize]).coords);
-            consider(-m, h_b - m.dot(&a.support_point(pose_a, &-m).coords), 0.0);
+    // B's faces, negated, give d = −m, where h_B(−d) is B's face offset. Either way the
+    // overlap is the face's offset minus the other hull's support against the face normal.
+    for (hull, pose, other, other_pose, sign) in
+        [(a, pose_a, b, pose_b, 1.0), (b, pose_b, a, pose_a, -1.0)]
+    {
+        for (t, n) in hull.triangles().iter().zip(hull.face_normals()) {
+            if *n != Vector3::zeros() {
+                let m = pose.rotation * n;
+                let offset = m.dot(&(pose * hull.vertices()[t[0] as usize]).coords);
+                let overlap = offset - m.dot(&other.support_point(other_pose, &-m).coords);
+                consider(m * sign, overlap, 0.0);
+            }
         }
     }
     let overlap = |d: &Vector3<f64>| {

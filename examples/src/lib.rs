@@ -11,6 +11,9 @@
 //!   every baseline from the same initial guess; run by the `long_range_billiards` example.
 //!   Its table-top benchmarks (Fig. 8: gather and sort) are run by the `long_range_tabletop`
 //!   example.
+//! - [`book_stack`]: the book stack of both papers' accuracy experiments (SDRS sec. V-J,
+//!   long-range Table 2): statics per plank, and the margin and force error against the
+//!   long-range coefficient; run by the `book_stack` example.
 //! - [`robots`]: real robots held by PD (fixed-base arms) or dropped onto the ground and held
 //!   (floating bases), checked for errors, NaN, penetration, falls; run by the `robots` example.
 //! - [`single_jaw`]: the single-jaw gripper with topology change (sec. V-E, Fig. 14), run by
@@ -18,6 +21,7 @@
 //!   and its loss is staged ([`stages`]).
 
 pub mod blocks;
+pub mod book_stack;
 pub mod chain_reach;
 pub mod long_range;
 pub mod quadruped;

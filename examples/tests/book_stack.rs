@@ -1,0 +1,80 @@
+//! The book stack (SDRS sec. V-J, long-range paper Table 2) at a reduced scale: under the
+//! plane barrier the stack stands and every interface carries the statics solution (the
+//! weight above it, through their centre of mass); under the long-range potential the
+//! resting gap shrinks as the coefficient does, as Table 2's margins do. The 60 s run and
+//! the Table 2 sweep are `examples/examples/book_stack.rs`.
+
+use sdrs::contact::long_range::LongRange;
+use sdrs::prelude::*;
+use sdrs_examples::book_stack::{
+    LENGTH, MASS, PAPER_OFFSET, PLANKS, Verdict, interfaces, resting_gap, run, stack,
+};
+
+fn barrier() -> ContactSettings {
+    let mut world = World::new(0.01).unwrap().with_friction(0.5).unwrap();
+    world.settings_mut().contact.clone().unwrap()
+}
+
+#[test]
+fn the_stack_stands_and_carries_the_statics_solution() {
+    let mut stack = stack(&barrier(), PAPER_OFFSET).unwrap();
+    let result = run(&mut stack, 0.5, |_, _, _| ()).unwrap();
+    assert_eq!(result.verdict, Verdict::Stood, "moved {} m", result.moved);
+    let found = interfaces(&mut stack, &result.end).unwrap();
+    assert_eq!(found.len(), PLANKS);
+    for (i, f) in found.iter().enumerate() {
+        // Measured: forces within 2e-8 relative, centres of pressure within 1e-9 m.
+        assert!(
+            ((f.force - f.statics) / f.statics).abs() < 1e-6,
+            "interface {i}: {} N against {} N",
+            f.force,
+            f.statics
+        );
+        assert!(
+            (f.pressure_x - f.mass_centre_x).abs() < 1e-6,
+            "interface {i}: pressure at x = {}, centre of mass above at {}",
+            f.pressure_x,
+            f.mass_centre_x
+        );
+        assert!(f.gap > 0.0 && f.gap < 1e-3, "interface {i}: gap {}", f.gap);
+        if i > 0 {
+            // At the harmonic maximum the load passes through the edge below, moved inward
+            // by at most the offsets (0.1% L per plank) of the planks it carries.
+            let inward = f.edge_x - f.pressure_x;
+            let carried = (PLANKS - i) as f64;
+            assert!(
+                inward > 0.0 && inward <= carried * PAPER_OFFSET.abs() * LENGTH,
+                "interface {i}: pressure at x = {}, edge at {}",
+                f.pressure_x,
+                f.edge_x
+            );
+        }
+    }
+}
+
+#[test]
+fn a_stack_beyond_the_harmonic_overhang_falls() {
+    let mut stack = stack(&barrier(), 0.01).unwrap();
+    let result = run(&mut stack, 3.0, |_, _, _| ()).unwrap();
+    assert_eq!(result.verdict, Verdict::Fell, "moved {} m", result.moved);
+}
+
+#[test]
+fn the_long_range_resting_gap_shrinks_with_the_coefficient() {
+    // The top plank's load on the plank under it, overhanging by L/2.
+    let gap = |coefficient: f64| {
+        let contact = ContactSettings::new(
+            ContactKind::LongRange(LongRange::new(0.1).unwrap()),
+            coefficient,
+        )
+        .unwrap();
+        resting_gap(&contact, Some(1.0), MASS * 9.81).unwrap()
+    };
+    let gaps: Vec<f64> = [1e-6, 1e-8, 1e-10].into_iter().map(gap).collect();
+    // Near contact the pair force goes as μ / d², so the gap as √μ: 10x per two decades.
+    for pair in gaps.windows(2) {
+        let ratio = pair[0] / pair[1];
+        assert!((8.0..12.5).contains(&ratio), "gaps {gaps:?}");
+    }
+    assert!(gaps[2] > 0.0 && gaps[0] < 0.05, "gaps {gaps:?}");
+}

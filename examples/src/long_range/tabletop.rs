@@ -179,16 +179,10 @@ pub struct Tabletop {
     pub pieces: Vec<usize>,
 }
 
-/// Builds the ground, a rod centred at `rod` (x, y; yaw `yaw` about z) and the pieces, under
-/// contact model `contact`.
-pub fn tabletop(
-    rod: (f64, f64),
-    yaw: f64,
-    pieces: &[Piece],
-    contact: Contact,
-) -> Result<Tabletop, Box<dyn std::error::Error>> {
-    let (size, cells) = GROUND;
-    let ground = Link::new(
+/// A fixed ground: a 10 cm slab whose top face is the square `size` m wide at z = 0, its
+/// collision mesh a grid of `cells` x `cells` squares (for the mesh contact models).
+pub fn ground_link(size: f64, cells: usize) -> Result<Link, Box<dyn std::error::Error>> {
+    Ok(Link::new(
         "ground",
         None,
         Isometry3::identity(),
@@ -205,7 +199,19 @@ pub fn tabletop(
         ])?],
         MassModel::Lumped { mass: 1.0 },
     )
-    .with_mesh(ground_grid(size, cells)?);
+    .with_mesh(ground_grid(size, cells)?))
+}
+
+/// Builds the ground, a rod centred at `rod` (x, y; yaw `yaw` about z) and the pieces, under
+/// contact model `contact`.
+pub fn tabletop(
+    rod: (f64, f64),
+    yaw: f64,
+    pieces: &[Piece],
+    contact: Contact,
+) -> Result<Tabletop, Box<dyn std::error::Error>> {
+    let (size, cells) = GROUND;
+    let ground = ground_link(size, cells)?;
     let mut links = vec![ground];
     let axes = [
         JointKind::Prismatic { axis: Vector3::x() },

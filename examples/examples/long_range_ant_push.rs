@@ -5,7 +5,8 @@
 //! waves under the long-range model and, with `--baselines`, IPC, the SDRS hull barrier and
 //! the gradient bundle; prints each method's final loss, box distance and success (within
 //! ε) beside the paper's, and writes the convergence histories in one plot under
-//! `target/experiments/ant_push/` (`--out`).
+//! `target/experiments/ant_push/` (`--out`), with the long-range run's final motion as an
+//! animation (`.glb` and a self-contained `.html`).
 //!
 //! The defaults are a reduced scale (60 frames, 10 iterations); `--full` runs the paper's
 //! H = 240 frames and 100 iterations.
@@ -13,12 +14,16 @@
 //! `cargo run --release -p sdrs-examples --example long_range_ant_push -- --baselines`
 
 use clap::Parser;
+use sdrs::diff::{ContactChoice, Method};
 use sdrs::prelude::DVector;
 use sdrs_examples::long_range::ant_push::{
     AntPush, EPSILON, HORIZON, ITERATIONS, LEARNING_RATE, STIFFNESS, WAVES, contact_models,
 };
 use sdrs_examples::long_range::compare::{MethodChoice, run_methods, write_histories};
 use sdrs_examples::walker::initial_waves;
+use sdrs_report::display_path;
+use sdrs_view::glb::Animation;
+use sdrs_view::{Plots, write_run};
 use std::path::PathBuf;
 
 #[derive(Parser, Debug)]
@@ -110,7 +115,35 @@ fn main() -> anyhow::Result<()> {
     if runs.iter().any(|run| !run.history.is_empty()) {
         let title = "Ant-Push: loss per iteration (long-range paper Fig. 9c)";
         for path in write_histories(&runs, title, &out, "convergence")? {
-            println!("wrote {}", path.display());
+            println!("wrote {}", display_path(&path));
+        }
+    }
+    let long_range = Method::exact(ContactChoice::LongRange);
+    if let Some(run) = runs
+        .iter()
+        .find(|run| run.method == long_range && run.error.is_none())
+    {
+        let end = task.objective.evaluate(&run.parameters, &none)?;
+        let model = &task.objective.model;
+        let animation =
+            Animation::from_states(model, task.objective.settings.dt, &end.trajectory.states)?;
+        let plots = Plots {
+            loss: run
+                .history
+                .iter()
+                .enumerate()
+                .map(|(k, &v)| (k as f64, v))
+                .collect(),
+            step_ms: Vec::new(),
+        };
+        for path in write_run(
+            &animation,
+            "Ant-Push, long-range",
+            &plots,
+            &out,
+            "ant_push_long_range",
+        )? {
+            println!("wrote {}", display_path(&path));
         }
     }
     Ok(())

@@ -274,6 +274,10 @@ pub fn tabletop(
         control.kp[j] = ROD_KP;
         control.kd[j] = (2.0 * ROD_KP * ROD_MASS).sqrt() * DT;
     }
+    // The rod's weight is carried by a constant lift on its z DoF (gravity compensation), so
+    // its height target holds it 1 cm above the ground: the z spring alone (100 N/m against
+    // 9.81 N) would sag 9.8 cm and drag the rod along the ground under friction.
+    control.force[2] = ROD_MASS * settings.gravity;
     Ok(Tabletop {
         model,
         settings,

@@ -5,7 +5,8 @@
 //! where it is). Runs the long-range model and, with `--baselines`, IPC, the SDRS hull
 //! barrier and the gradient bundle (over SDRS hulls) the same way; prints each method's
 //! final box distance and success (within ε) beside the paper's, and writes the real loss
-//! per frame of all methods in one plot under `target/experiments/push/` (`--out`).
+//! per frame of all methods in one plot under `target/experiments/push/` (`--out`), with the
+//! long-range run's real motion as an animation (`push_long_range.{glb,html}`).
 //!
 //! The defaults are a reduced scale (40 frames, h = 16, 10 iterations per frame); `--full`
 //! runs the paper's H = 200, h = 48, 50 iterations.
@@ -14,6 +15,7 @@
 
 use clap::Parser;
 use sdrs::diff::RecedingHorizon;
+use sdrs_examples::long_range::animation::write_long_range_animation;
 use sdrs_examples::long_range::compare::MethodChoice;
 use sdrs_examples::long_range::mpc::{compare_mpc, report_mpc};
 use sdrs_examples::long_range::push::{
@@ -84,5 +86,13 @@ fn main() -> anyhow::Result<()> {
         "paper: long-range reaches the target, the others make no progress",
         &out,
         "convergence",
+    )?;
+    write_long_range_animation(
+        &problem.scene.model,
+        problem.scene.settings.dt,
+        &runs,
+        "Push, long-range, receding horizon",
+        &out,
+        "push",
     )
 }

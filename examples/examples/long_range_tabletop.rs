@@ -6,7 +6,8 @@
 //! cube). Runs the long-range model and, with `--baselines`, IPC, the SDRS hull barrier and
 //! the gradient bundle the same way; prints each method's final loss, each cube's miss and
 //! success (within ε) beside the paper's, and writes the real loss per frame of all methods
-//! in one plot under `target/experiments/TASK/` (`--out` to change it).
+//! in one plot under `target/experiments/TASK/` (`--out` to change it), with the long-range
+//! run's real motion as an animation (`TASK_long_range.{glb,html}`).
 //!
 //! The defaults are a reduced scale (4 cubes, 30 frames, 10 iterations per frame, the
 //! paper's h); `--full` runs the paper's 10 cubes, H = 300 (gather) or 700 (sort) frames and
@@ -16,6 +17,7 @@
 
 use clap::Parser;
 use sdrs::diff::RecedingHorizon;
+use sdrs_examples::long_range::animation::write_long_range_animation;
 use sdrs_examples::long_range::compare::MethodChoice;
 use sdrs_examples::long_range::mpc::{compare_mpc, report_mpc};
 use sdrs_examples::long_range::tabletop::{Contact, Piece, STIFFNESS, contact_models};
@@ -128,5 +130,13 @@ fn main() -> anyhow::Result<()> {
         "paper (Fig. 8): long-range gathers/sorts all cubes, the baselines make little or no progress",
         &out,
         "convergence",
+    )?;
+    write_long_range_animation(
+        &problem.scene.model,
+        problem.scene.settings.dt,
+        &runs,
+        &format!("{}, long-range, receding horizon", args.task),
+        &out,
+        &args.task,
     )
 }

@@ -3,6 +3,7 @@
 //! the table-top scenes ([`tabletop`]) of [`gather`], [`sort`] and [`push`], run under
 //! receding-horizon control by [`mpc`].
 
+pub mod animation;
 pub mod ant_push;
 pub mod billiards;
 pub mod compare;

@@ -16,14 +16,13 @@
 use clap::Parser;
 use sdrs::diff::{ContactChoice, Method};
 use sdrs::prelude::DVector;
+use sdrs_examples::long_range::animation::write_motion;
 use sdrs_examples::long_range::ant_push::{
     AntPush, EPSILON, HORIZON, ITERATIONS, LEARNING_RATE, STIFFNESS, WAVES, contact_models,
 };
 use sdrs_examples::long_range::compare::{MethodChoice, run_methods, write_histories};
 use sdrs_examples::walker::initial_waves;
 use sdrs_report::display_path;
-use sdrs_view::glb::Animation;
-use sdrs_view::{Plots, write_run};
 use std::path::PathBuf;
 
 #[derive(Parser, Debug)]
@@ -124,22 +123,15 @@ fn main() -> anyhow::Result<()> {
         .find(|run| run.method == long_range && run.error.is_none())
     {
         let end = task.objective.evaluate(&run.parameters, &none)?;
-        let model = &task.objective.model;
-        let animation =
-            Animation::from_states(model, task.objective.settings.dt, &end.trajectory.states)?;
-        let plots = Plots {
-            loss: run
-                .history
-                .iter()
-                .enumerate()
-                .map(|(k, &v)| (k as f64, v))
-                .collect(),
-            step_ms: Vec::new(),
-        };
-        for path in write_run(
-            &animation,
-            "Ant-Push, long-range",
-            &plots,
+        let (model, dt) = (&task.objective.model, task.objective.settings.dt);
+        let title = "Ant-Push, long-range";
+        let states = &end.trajectory.states;
+        for path in write_motion(
+            model,
+            dt,
+            states,
+            &run.history,
+            title,
             &out,
             "ant_push_long_range",
         )? {

@@ -17,11 +17,10 @@
 use clap::Parser;
 use sdrs::diff::{ContactChoice, Method};
 use sdrs::prelude::*;
+use sdrs_examples::long_range::animation::write_motion;
 use sdrs_examples::long_range::billiards::{Billiards, LEARNING_RATE, Size};
 use sdrs_examples::long_range::compare::{run_methods, write_histories};
 use sdrs_report::{display_path, target_dir};
-use sdrs_view::glb::Animation;
-use sdrs_view::{Plots, write_run};
 use std::path::PathBuf;
 
 #[derive(Parser)]
@@ -132,21 +131,12 @@ fn main() -> anyhow::Result<()> {
             ));
             if run.method == Method::exact(ContactChoice::LongRange) {
                 let (_, _, trajectory) = task.evaluate(&models.long_range, &run.parameters)?;
-                let animation =
-                    Animation::from_states(&task.model, task.settings.dt, &trajectory.states)?;
-                let plots = Plots {
-                    loss: run
-                        .history
-                        .iter()
-                        .enumerate()
-                        .map(|(k, &v)| (k as f64, v))
-                        .collect(),
-                    step_ms: Vec::new(),
-                };
-                for path in write_run(
-                    &animation,
+                for path in write_motion(
+                    &task.model,
+                    task.settings.dt,
+                    &trajectory.states,
+                    &run.history,
                     &format!("Billiards, long-range, {name} initialisation"),
-                    &plots,
                     &out,
                     &format!("billiards_{name}_long_range"),
                 )? {

@@ -80,6 +80,43 @@ pub struct Evaluation {
 }
 
 impl<P: Policy, L: Loss> Objective<P, L> {
+    /// A control task: no design parameters, the start at rest at `model`'s zero state
+    /// (every link at its attachment), the blocks the adjoint needs recorded
+    /// ([`Recording::Blocks`], so `settings.backward` is turned on).
+    ///
+    /// ```
+    /// use sdrs_diff::{CubicSpline, Objective, PointTarget};
+    /// use sdrs_dynamics::scenes::chain;
+    /// use nalgebra::{DVector, Point3, Vector3};
+    /// let scene = chain(2, 0.01)?;
+    /// let model = scene.model.clone();
+    /// let target = PointTarget::new(&model, "link1", Point3::origin(), Vector3::new(0.1, 0.0, -0.2))?;
+    /// let policy = CubicSpline::new(scene.control.clone(), vec![0], 4, 0.2)?;
+    /// let objective = Objective::control_only(model, scene.settings, policy, target, 20);
+    /// let e = objective.evaluate(&DVector::from_element(4, 0.3), &DVector::zeros(0))?;
+    /// assert_eq!((e.parameters.len(), e.design.map_or(0, |d| d.len())), (4, 0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn control_only(
+        model: Model,
+        mut settings: StepSettings,
+        policy: P,
+        loss: L,
+        steps: usize,
+    ) -> Self {
+        settings.backward = true;
+        Self {
+            start: State::zero(&model),
+            design: DesignMap::new(&model, 0),
+            recording: Recording::Blocks,
+            model,
+            settings,
+            policy,
+            loss,
+            steps,
+        }
+    }
+
     /// The loss and its gradients for policy parameters `c` and design parameters `p`.
     pub fn evaluate(&self, c: &DVector<f64>, p: &DVector<f64>) -> Result<Evaluation> {
         let model = self.design.model(&self.model, p)?;

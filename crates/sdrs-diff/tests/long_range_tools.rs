@@ -4,10 +4,9 @@
 
 use nalgebra::{DVector, Vector3};
 use sdrs_diff::{
-    Bundled, ContactChoice, CubicSpline, DesignMap, DiffError, GradientSource, Method, Objective,
-    RecedingHorizon, Recording, Sum, TargetRegion, descend, paper_adam,
+    Bundled, ContactChoice, CubicSpline, DiffError, GradientSource, Method, Objective,
+    RecedingHorizon, Sum, TargetRegion, descend, paper_adam,
 };
-use sdrs_dynamics::State;
 
 #[test]
 fn target_region_gradient_matches_differences() {
@@ -23,16 +22,8 @@ fn target_region_gradient_matches_differences() {
             1.0,
             TargetRegion::links(&model, &["link0"], Vector3::new(0.0, 0.0, -0.05), 0.2).unwrap(),
         );
-    let objective = Objective {
-        policy: CubicSpline::new(scene.control.clone(), vec![0, 2], 4, 0.2).unwrap(),
-        loss,
-        start: State::zero(&model),
-        steps: 20,
-        design: DesignMap::new(&model, 0),
-        settings: scene.settings,
-        recording: Recording::Blocks,
-        model,
-    };
+    let policy = CubicSpline::new(scene.control.clone(), vec![0, 2], 4, 0.2).unwrap();
+    let objective = Objective::control_only(model, scene.settings, policy, loss, 20);
     let c = DVector::from_fn(8, |k, _| 0.2 * ((k + 1) as f64).sin());
     let p = DVector::zeros(0);
     let e = objective.evaluate(&c, &p).unwrap();

@@ -1,5 +1,6 @@
-//! A receding-horizon run's real motion as an animation for the viewer (`.glb` and a
-//! self-contained `.html`, [`sdrs_view::write_run`]) with its loss per frame beside it.
+//! A run's motion as an animation for the viewer (`.glb` and a self-contained `.html`,
+//! [`sdrs_view::write_run`]) with its loss history beside it: the receding-horizon tasks'
+//! real trajectory, an optimised trajectory's last rollout.
 
 use super::mpc::MpcRun;
 use sdrs::prelude::*;
@@ -7,20 +8,20 @@ use sdrs_view::glb::Animation;
 use sdrs_view::{Plots, write_run};
 use std::path::{Path, PathBuf};
 
-/// Writes `run`'s real states on `model` (one frame every `dt` s) as `STEM.{glb,html}` in
-/// `dir`, titled `title`.
-pub fn write_mpc_animation(
+/// Writes `states` of `model` (one frame every `dt` s) as `STEM.{glb,html}` in `dir`, titled
+/// `title`, with the loss history `losses` plotted beside the motion.
+pub fn write_motion(
     model: &Model,
     dt: f64,
-    run: &MpcRun,
+    states: &[State],
+    losses: &[f64],
     title: &str,
     dir: &Path,
     stem: &str,
 ) -> anyhow::Result<[PathBuf; 2]> {
-    let animation = Animation::from_states(model, dt, &run.states)?;
+    let animation = Animation::from_states(model, dt, states)?;
     let plots = Plots {
-        loss: run
-            .losses
+        loss: losses
             .iter()
             .enumerate()
             .map(|(k, &v)| (k as f64, v))
@@ -30,8 +31,8 @@ pub fn write_mpc_animation(
     Ok(write_run(&animation, title, &plots, dir, stem)?)
 }
 
-/// Writes the long-range run among `runs` (if it reached a frame) with
-/// [`write_mpc_animation`] as `STEM_long_range.{glb,html}` and prints the paths.
+/// Writes the real motion of the long-range run among `runs` (if it reached a frame), with its
+/// loss per frame ([`write_motion`]), as `STEM_long_range.{glb,html}` and prints the paths.
 pub fn write_long_range_animation(
     model: &Model,
     dt: f64,
@@ -46,7 +47,7 @@ pub fn write_long_range_animation(
         .find(|run| run.method == long_range && run.states.len() > 1)
     {
         let name = format!("{stem}_long_range");
-        for path in write_mpc_animation(model, dt, run, title, dir, &name)? {
+        for path in write_motion(model, dt, &run.states, &run.losses, title, dir, &name)? {
             println!("wrote {}", sdrs_report::display_path(&path));
         }
     }

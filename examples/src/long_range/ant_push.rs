@@ -210,7 +210,6 @@ impl AntPush {
         }
         let mut settings = StepSettings::new(DT)?;
         settings.contact = Some(long_range(STIFFNESS)?);
-        settings.backward = true;
         settings.design_derivatives = false;
         // Every leg DoF under PD holding the start pose; the base is passive.
         let mut control = Control::passive(&model);
@@ -228,16 +227,13 @@ impl AntPush {
         let target = Vector3::new(box_x + PUSH, 0.0, 0.5 * BOX.0);
         let loss = TargetRegion::links(&model, &["box"], target, EPSILON)?;
         Ok(Self {
-            objective: Objective {
-                policy: SineWaves::new(control, leg_dofs.clone(), WAVES)?,
-                loss,
-                start: State::zero(&model),
-                steps,
-                design: DesignMap::new(&model, 0),
-                settings,
-                recording: Recording::Blocks,
+            objective: Objective::control_only(
                 model,
-            },
+                settings,
+                SineWaves::new(control, leg_dofs.clone(), WAVES)?,
+                loss,
+                steps,
+            ),
             dofs: leg_dofs,
             box_link,
             target,

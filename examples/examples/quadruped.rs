@@ -22,7 +22,7 @@ use sdrs_examples::quadruped::{
     AMPLITUDE, DT, PAPER_DISTANCE, PAPER_RADII, REACH, STEPS, authors_contact, quadruped_with,
 };
 use sdrs_examples::walker::{Run, Walker, smallest_gap};
-use sdrs_report::{LinePlot, ProgressMode, display_path, target_dir};
+use sdrs_report::{LinePlot, display_path, target_dir};
 use sdrs_view::glb::Animation;
 use sdrs_view::{Plots, write_run};
 use std::path::PathBuf;
@@ -70,32 +70,20 @@ fn optimise(
     label: &str,
     args: &Args,
 ) -> Result<(Run, f64), Box<dyn std::error::Error>> {
-    let iterations = args.iterations;
     let rule = if args.trust_region {
         StepRule::TrustRegion
     } else {
         StepRule::Fixed
     };
-    let clock = Instant::now();
-    let bar = sdrs_report::Progress::new(label, iterations as u64, ProgressMode::auto());
-    let run = walker.optimise(
+    walker.optimise_timed(
         c,
-        iterations,
+        args.iterations,
         AMPLITUDE,
-        PAPER_RADII.0,
-        PAPER_RADII.1,
+        PAPER_RADII,
         REACH,
         rule,
-        |p: &Progress| {
-            bar.set_message(&format!(
-                "loss {:.4}  |g| {:.2e}  step {:.1e}",
-                p.loss, p.gradient_norm, p.step_norm
-            ));
-            bar.inc(1);
-        },
-    )?;
-    bar.finish();
-    Ok((run, clock.elapsed().as_secs_f64()))
+        label,
+    )
 }
 
 fn resolution(args: &Args, out: &std::path::Path) -> Result<(), Box<dyn std::error::Error>> {

@@ -6,6 +6,8 @@
 //!   the `chain_codesign` example (the README's demo).
 //! - [`quadruped`]: the spider walking up a slope (SDRS sec. V-C), run by the `quadruped`
 //!   example; [`walker`] holds what it shares with the other locomotion benchmarks.
+//! - [`biped`]: the 7-link biped walking on flat ground (SDRS sec. V-D), run by the `biped`
+//!   example.
 
 //! - [`long_range`]: the long-range paper's control benchmarks (sec. 6): billiards, with
 //!   every baseline from the same initial guess; run by the `long_range_billiards` example.
@@ -17,6 +19,7 @@
 //!   the `single_jaw` example; its jaw is a grid of [`blocks`] whose vertices are the design,
 //!   and its loss is staged ([`stages`]).
 
+pub mod biped;
 pub mod blocks;
 pub mod chain_reach;
 pub mod long_range;

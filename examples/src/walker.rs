@@ -187,6 +187,24 @@ pub fn smallest_gap(model: &Model, states: &[State]) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
+/// The first state (index into `states`) at which the link `root` has tipped more than
+/// `tilt` rad from its orientation in `states[0]` or sunk more than `drop` m below its height
+/// there: the robot fell. `None` if it never did.
+pub fn first_fall(
+    model: &Model,
+    root: usize,
+    states: &[State],
+    tilt: f64,
+    drop: f64,
+) -> Option<usize> {
+    let start = Kinematics::new(model, states.first()?).poses()[root];
+    states.iter().position(|state| {
+        let pose = Kinematics::new(model, state).poses()[root];
+        (start.rotation.inverse() * pose.rotation).angle() > tilt
+            || pose.translation.vector.z < start.translation.vector.z - drop
+    })
+}
+
 /// A locomotion task: the objective (scene, sine-wave controller, foot design, loss on the
 /// robot's centre of mass), the robot's links, the walking direction and the feet.
 #[derive(Debug, Clone)]
@@ -297,6 +315,45 @@ impl Walker {
                 .unwrap_or_else(|| DVector::zeros(0)),
             end: best.data,
         })
+    }
+}
+
+impl Walker {
+    /// [`Walker::optimise`] under a progress bar labelled `label` (the loss, gradient norm
+    /// and step length of every iteration), with step lengths `radii` = (ᾱ_c, ᾱ_d), and the
+    /// wall time it took (s).
+    #[allow(clippy::too_many_arguments)]
+    pub fn optimise_timed(
+        &self,
+        c: DVector<f64>,
+        iterations: usize,
+        amplitude: f64,
+        radii: (f64, f64),
+        reach: f64,
+        rule: StepRule,
+        label: &str,
+    ) -> Result<(Run, f64), Box<dyn std::error::Error>> {
+        let clock = std::time::Instant::now();
+        let bar =
+            sdrs_report::Progress::new(label, iterations as u64, sdrs_report::ProgressMode::auto());
+        let run = self.optimise(
+            c,
+            iterations,
+            amplitude,
+            radii.0,
+            radii.1,
+            reach,
+            rule,
+            |p: &Progress| {
+                bar.set_message(&format!(
+                    "loss {:.4}  |g| {:.2e}  step {:.1e}",
+                    p.loss, p.gradient_norm, p.step_norm
+                ));
+                bar.inc(1);
+            },
+        )?;
+        bar.finish();
+        Ok((run, clock.elapsed().as_secs_f64()))
     }
 }
 

@@ -18,6 +18,8 @@
 //! - [`single_jaw`]: the single-jaw gripper with topology change (sec. V-E, Fig. 14), run by
 //!   the `single_jaw` example; its jaw is a grid of [`blocks`] whose vertices are the design,
 //!   and its loss is staged ([`stages`]).
+//! - [`wall`]: the wall experiment of the SDRS paper's MuJoCo comparison (sec. V-J, Fig. 24
+//!   top), run by the `wall` example.
 
 pub mod biped;
 pub mod blocks;
@@ -28,3 +30,4 @@ pub mod robots;
 pub mod single_jaw;
 pub mod stages;
 pub mod walker;
+pub mod wall;

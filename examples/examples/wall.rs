@@ -2,14 +2,16 @@
 //! [`sdrs_examples::wall`]): box 2 spins into box 1 beside a fixed wall, and friction brings
 //! both to rest. Prints both boxes' yaw angles (rad) every 0.1 s and their final angles,
 //! checks that both came to rest without any hulls touching, and writes every step's angles,
-//! energy and speed to `target/experiments/wall/angles.csv` (or `--out`).
+//! energy and speed to `target/experiments/wall/angles.csv` (or `--out`), and the scene as
+//! `scene.json` for `benches/reference/mujoco_wall.py`.
 //!
 //! `cargo run --release -p sdrs-examples --example wall -- [--seconds T] [--mu MU] [--spin W]`
 //!
 //! `benches/reference/mujoco_wall.py` builds the same scene in MuJoCo and prints its angles.
 
 use clap::Parser;
-use sdrs_examples::wall::{DT, MU, SPIN, wall_scene};
+use sdrs::prelude::*;
+use sdrs_examples::wall::{DT, MU, SPIN, Sample, WallScene, wall_scene};
 use sdrs_report::{display_path, target_dir};
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -29,6 +31,51 @@ struct Args {
     /// Output directory (default target/experiments/wall).
     #[arg(long)]
     out: Option<PathBuf>,
+}
+
+/// The scene for `benches/reference/mujoco_wall.py`: time step, steps, gravity, friction, the
+/// wall's and boxes' poses (position, quaternion w x y z) and half-extents, the boxes' masses
+/// and principal inertias (sdrs's, mass at the corners), box 2's spin, and sdrs's final yaws.
+fn scene_json(
+    scene: &WallScene,
+    args: &Args,
+    steps: usize,
+    last: &Sample,
+) -> Result<serde_json::Value, Box<dyn std::error::Error>> {
+    let model = &scene.model;
+    let kin = Kinematics::new(model, &scene.start.state);
+    let body = |l: usize| -> Result<serde_json::Value, Box<dyn std::error::Error>> {
+        let pose = kin.poses()[l];
+        let q = pose.rotation.into_inner();
+        let hull = &model.links()[l].hulls[0];
+        let half = hull
+            .vertices()
+            .iter()
+            .fold(Vector3::zeros(), |h: Vector3<f64>, v| {
+                h.sup(&v.coords.abs())
+            });
+        let s = model.second_moment(l).fixed_view::<3, 3>(0, 0).into_owned();
+        // Principal moments of the box (its axes are principal): I_xx = S_yy + S_zz, ...
+        let inertia = [1, 2, 0].map(|k| s[(k, k)] + s[((k + 1) % 3, (k + 1) % 3)]);
+        Ok(serde_json::json!({
+            "name": model.links()[l].name,
+            "pos": [pose.translation.x, pose.translation.y, pose.translation.z],
+            "quat": [q.w, q.i, q.j, q.k],
+            "half": [half.x, half.y, half.z],
+            "mass": model.mass(l),
+            "inertia": inertia,
+        }))
+    };
+    Ok(serde_json::json!({
+        "dt": DT,
+        "steps": steps,
+        "gravity": scene.simulator.settings().gravity,
+        "mu": args.mu,
+        "spin": args.spin,
+        "wall": body(scene.wall)?,
+        "boxes": [body(scene.boxes[0])?, body(scene.boxes[1])?],
+        "sdrs_final_yaw": last.yaw,
+    }))
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -77,6 +124,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     let path = out.join("angles.csv");
     std::fs::write(&path, csv)?;
+    println!("wrote {}", display_path(&path));
+    let path = out.join("scene.json");
+    std::fs::write(
+        &path,
+        serde_json::to_string_pretty(&scene_json(&scene, &args, steps, last)?)?,
+    )?;
     println!("wrote {}", display_path(&path));
     Ok(())
 }

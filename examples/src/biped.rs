@@ -56,6 +56,8 @@ pub const AMPLITUDE: f64 = 0.6;
 pub const REACH: f64 = 0.02;
 /// How far beyond the contact's support distance the lowest foot vertex starts (m).
 pub const CLEARANCE: f64 = 2e-4;
+/// The foot capsule's half-height and radius (m).
+pub const FOOT: (f64, f64) = (0.03, 0.02);
 /// The fall test: the pelvis tipped more than this (rad) ...
 pub const FALL_TILT: f64 = std::f64::consts::FRAC_PI_4;
 /// ... or sank more than this below where it started (m).
@@ -74,8 +76,8 @@ pub fn biped_links(segments: usize) -> Result<Vec<Link>, Box<dyn std::error::Err
     );
     let hinge = JointKind::Revolute { axis: Vector3::x() };
     // The foot: a capsule along y, shifted so that the ankle sits above it, above its middle.
-    let foot_offset = Vector3::new(0.0, -0.05, -0.025);
-    let foot: Vec<ConvexHull> = capsule_pieces(0.02, 0.03, Vector3::y(), segments)?
+    let foot_offset = Vector3::new(0.0, -(FOOT.0 + FOOT.1), -0.025);
+    let foot: Vec<ConvexHull> = capsule_pieces(FOOT.1, FOOT.0, Vector3::y(), segments)?
         .into_iter()
         .map(|h| ConvexHull::new(h.vertices().iter().map(|v| v + foot_offset).collect()))
         .collect::<Result<_, _>>()?;
@@ -127,8 +129,16 @@ pub fn contact() -> Result<ContactSettings, Box<dyn std::error::Error>> {
 /// The biped task over `steps` steps, control only (call [`Walker::codesign`] for the feet):
 /// flat ground, the authors' contact ([`contact`]), PD gains [`GAINS`] on the 6 hinges.
 pub fn biped(steps: usize) -> Result<Walker, Box<dyn std::error::Error>> {
-    let (model, settings, robot) =
-        build_world(biped_links(8)?, 0.0, CLEARANCE, MU, DT, Some(contact()?))?;
+    biped_with(steps, Some(contact()?))
+}
+
+/// [`biped`] with the given hull contact (`None`: sdrs's calibrated default of `World`;
+/// friction [`MU`] is added when the contact has none).
+pub fn biped_with(
+    steps: usize,
+    contact: Option<ContactSettings>,
+) -> Result<Walker, Box<dyn std::error::Error>> {
+    let (model, settings, robot) = build_world(biped_links(8)?, 0.0, CLEARANCE, MU, DT, contact)?;
     let root = model.link_index("pelvis")?;
     let dofs: Vec<usize> = (model.dof_offset(root) + 6..model.dof()).collect();
     let mut base = Control::passive(&model);

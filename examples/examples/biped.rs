@@ -11,12 +11,14 @@
 //! `benches/reference/mujoco_replay.py`).
 //!
 //! `cargo run --release -p sdrs-examples --example biped -- [--iterations N] [--steps H]
-//! [--trust-region]`
+//! [--trust-region] [--calibrated-contact]`
 
 use clap::Parser;
 use sdrs::diff::StepRule;
 use sdrs::prelude::*;
-use sdrs_examples::biped::{AMPLITUDE, DT, FALL_DROP, FALL_TILT, PAPER_RADII, REACH, STEPS, biped};
+use sdrs_examples::biped::{
+    AMPLITUDE, DT, FALL_DROP, FALL_TILT, PAPER_RADII, REACH, STEPS, biped_with, contact,
+};
 use sdrs_examples::walker::{Run, Walker, first_fall, smallest_gap};
 use sdrs_report::{LinePlot, display_path, target_dir};
 use sdrs_view::glb::Animation;
@@ -40,6 +42,9 @@ struct Args {
     /// fixed-length steps.
     #[arg(long)]
     trust_region: bool,
+    /// sdrs's calibrated contact instead of the authors' (support 1 cm, stiffness 1).
+    #[arg(long)]
+    calibrated_contact: bool,
 }
 
 /// What a run ended with: distance walked (m), the step it fell at, the smallest gap (m).
@@ -98,7 +103,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         StepRule::Fixed
     };
-    let control = biped(args.steps)?;
+    let contact = if args.calibrated_contact {
+        None
+    } else {
+        Some(contact()?)
+    };
+    let control = biped_with(args.steps, contact)?;
     let codesign = control.clone().codesign()?;
     println!(
         "biped (SDRS sec. V-D): {} DoF ({} actuated), {} links, H = {} steps of {} s, {} iterations per run, {} foot-vertex coordinates",

@@ -187,6 +187,29 @@ pub fn smallest_gap(model: &Model, states: &[State]) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
+/// The same links with every vertex-lumped mass (SDRS eq. 4, [`MassModel::Lumped`]) spread
+/// evenly through the solid instead ([`MassModel::Solid`] of the density that keeps each
+/// link's mass): the two mass distributions of the ablation in SDRS sec. V-I (Fig. 21).
+pub fn evenly_distributed(links: Vec<Link>) -> Result<Vec<Link>, Box<dyn std::error::Error>> {
+    links
+        .into_iter()
+        .map(|mut link| {
+            if let MassModel::Lumped { mass } = link.mass {
+                let volume: f64 = link.hulls.iter().map(ConvexHull::volume).sum();
+                if volume <= 0.0 {
+                    return Err(
+                        format!("link {} has no volume to spread its mass", link.name).into(),
+                    );
+                }
+                link.mass = MassModel::Solid {
+                    density: mass / volume,
+                };
+            }
+            Ok(link)
+        })
+        .collect()
+}
+
 /// The first state (index into `states`) at which the link `root` has tipped more than
 /// `tilt` rad from its orientation in `states[0]` or sunk more than `drop` m below its height
 /// there: the robot fell. `None` if it never did.
@@ -266,6 +289,25 @@ impl Walker {
             &trajectory.states,
             &self.direction,
         ))
+    }
+
+    /// The forward rollout (no derivatives) under controller `c` with the base design: how far
+    /// the centre of mass moved along [`Walker::direction`] at every state.
+    pub fn rollout_travel(&self, c: &DVector<f64>) -> Result<Vec<f64>, Box<dyn std::error::Error>> {
+        let objective = &self.objective;
+        let mut settings = objective.settings.clone();
+        settings.backward = false;
+        let mut sim = Simulator::new(objective.model.clone(), settings)?;
+        let start = Motion::at_rest(&objective.model, objective.start.clone());
+        let trajectory = rollout_policy(
+            &mut sim,
+            &start,
+            &objective.policy,
+            c,
+            objective.steps,
+            Recording::States,
+        )?;
+        self.travel(&DVector::zeros(0), &trajectory)
     }
 
     /// Minimises the loss from `c` (and the base design) for `iterations` iterations of SDRS

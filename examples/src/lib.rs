@@ -6,6 +6,8 @@
 //!   the `chain_codesign` example (the README's demo).
 //! - [`quadruped`]: the spider walking up a slope (SDRS sec. V-C), run by the `quadruped`
 //!   example; [`walker`] holds what it shares with the other locomotion benchmarks.
+//! - [`biped`]: the 7-link biped walking on flat ground (SDRS sec. V-D), run by the `biped`
+//!   example.
 
 //! - [`long_range`]: the long-range paper's control benchmarks (sec. 6): billiards, with
 //!   every baseline from the same initial guess; run by the `long_range_billiards` example.
@@ -19,7 +21,10 @@
 //! - [`single_jaw`]: the single-jaw gripper with topology change (sec. V-E, Fig. 14), run by
 //!   the `single_jaw` example; its jaw is a grid of [`blocks`] whose vertices are the design,
 //!   and its loss is staged ([`stages`]).
+//! - [`wall`]: the wall experiment of the SDRS paper's MuJoCo comparison (sec. V-J, Fig. 24
+//!   top), run by the `wall` example.
 
+pub mod biped;
 pub mod blocks;
 pub mod book_stack;
 pub mod chain_reach;
@@ -29,3 +34,4 @@ pub mod robots;
 pub mod single_jaw;
 pub mod stages;
 pub mod walker;
+pub mod wall;

@@ -121,8 +121,17 @@ pub fn quadruped_with(
     segments: usize,
     contact: Option<ContactSettings>,
 ) -> Result<Walker, Box<dyn std::error::Error>> {
-    let (model, settings, robot) =
-        build_world(spider(segments)?, SLOPE, CLEARANCE, MU, DT, contact)?;
+    quadruped_of(spider(segments)?, steps, contact)
+}
+
+/// [`quadruped_with`] for the given spider links (e.g. [`spider`]'s with their mass spread
+/// through the solid, [`crate::walker::evenly_distributed`]).
+pub fn quadruped_of(
+    links: Vec<Link>,
+    steps: usize,
+    contact: Option<ContactSettings>,
+) -> Result<Walker, Box<dyn std::error::Error>> {
+    let (model, settings, robot) = build_world(links, SLOPE, CLEARANCE, MU, DT, contact)?;
     let root = model.link_index("body")?;
     let dofs: Vec<usize> = (model.dof_offset(root) + 6..model.dof()).collect();
     let mut base = Control::passive(&model);

@@ -187,6 +187,47 @@ pub fn smallest_gap(model: &Model, states: &[State]) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
+/// The same links with every vertex-lumped mass (SDRS eq. 4, [`MassModel::Lumped`]) spread
+/// evenly through the solid instead ([`MassModel::Solid`] of the density that keeps each
+/// link's mass): the two mass distributions of the ablation in SDRS sec. V-I (Fig. 21).
+pub fn evenly_distributed(links: Vec<Link>) -> Result<Vec<Link>, Box<dyn std::error::Error>> {
+    links
+        .into_iter()
+        .map(|mut link| {
+            if let MassModel::Lumped { mass } = link.mass {
+                let volume: f64 = link.hulls.iter().map(ConvexHull::volume).sum();
+                if volume <= 0.0 {
+                    return Err(
+                        format!("link {} has no volume to spread its mass", link.name).into(),
+                    );
+                }
+                link.mass = MassModel::Solid {
+                    density: mass / volume,
+                };
+            }
+            Ok(link)
+        })
+        .collect()
+}
+
+/// The first state (index into `states`) at which the link `root` has tipped more than
+/// `tilt` rad from its orientation in `states[0]` or sunk more than `drop` m below its height
+/// there: the robot fell. `None` if it never did.
+pub fn first_fall(
+    model: &Model,
+    root: usize,
+    states: &[State],
+    tilt: f64,
+    drop: f64,
+) -> Option<usize> {
+    let start = Kinematics::new(model, states.first()?).poses()[root];
+    states.iter().position(|state| {
+        let pose = Kinematics::new(model, state).poses()[root];
+        (start.rotation.inverse() * pose.rotation).angle() > tilt
+            || pose.translation.vector.z < start.translation.vector.z - drop
+    })
+}
+
 /// A locomotion task: the objective (scene, sine-wave controller, foot design, loss on the
 /// robot's centre of mass), the robot's links, the walking direction and the feet.
 #[derive(Debug, Clone)]
@@ -250,6 +291,25 @@ impl Walker {
         ))
     }
 
+    /// The forward rollout (no derivatives) under controller `c` with the base design: how far
+    /// the centre of mass moved along [`Walker::direction`] at every state.
+    pub fn rollout_travel(&self, c: &DVector<f64>) -> Result<Vec<f64>, Box<dyn std::error::Error>> {
+        let objective = &self.objective;
+        let mut settings = objective.settings.clone();
+        settings.backward = false;
+        let mut sim = Simulator::new(objective.model.clone(), settings)?;
+        let start = Motion::at_rest(&objective.model, objective.start.clone());
+        let trajectory = rollout_policy(
+            &mut sim,
+            &start,
+            &objective.policy,
+            c,
+            objective.steps,
+            Recording::States,
+        )?;
+        self.travel(&DVector::zeros(0), &trajectory)
+    }
+
     /// Minimises the loss from `c` (and the base design) for `iterations` iterations of SDRS
     /// eq. 15 with step lengths `control` and `design` (the paper's ᾱ_c, ᾱ_d) under `rule`
     /// (the paper takes every step, [`StepRule::Fixed`]), wave amplitudes within ±`amplitude`
@@ -297,6 +357,45 @@ impl Walker {
                 .unwrap_or_else(|| DVector::zeros(0)),
             end: best.data,
         })
+    }
+}
+
+impl Walker {
+    /// [`Walker::optimise`] under a progress bar labelled `label` (the loss, gradient norm
+    /// and step length of every iteration), with step lengths `radii` = (ᾱ_c, ᾱ_d), and the
+    /// wall time it took (s).
+    #[allow(clippy::too_many_arguments)]
+    pub fn optimise_timed(
+        &self,
+        c: DVector<f64>,
+        iterations: usize,
+        amplitude: f64,
+        radii: (f64, f64),
+        reach: f64,
+        rule: StepRule,
+        label: &str,
+    ) -> Result<(Run, f64), Box<dyn std::error::Error>> {
+        let clock = std::time::Instant::now();
+        let bar =
+            sdrs_report::Progress::new(label, iterations as u64, sdrs_report::ProgressMode::auto());
+        let run = self.optimise(
+            c,
+            iterations,
+            amplitude,
+            radii.0,
+            radii.1,
+            reach,
+            rule,
+            |p: &Progress| {
+                bar.set_message(&format!(
+                    "loss {:.4}  |g| {:.2e}  step {:.1e}",
+                    p.loss, p.gradient_norm, p.step_norm
+                ));
+                bar.inc(1);
+            },
+        )?;
+        bar.finish();
+        Ok((run, clock.elapsed().as_secs_f64()))
     }
 }
 

@@ -166,16 +166,13 @@ pub fn biped_with(
         .map(|n| n.to_string())
         .collect();
     Ok(Walker {
-        objective: Objective {
-            policy: SineWaves::new(base, dofs.clone(), WAVES)?,
-            loss,
-            start: State::zero(&model),
-            steps,
-            design: DesignMap::new(&model, 0),
-            settings,
-            recording: Recording::Blocks,
+        objective: Objective::control_only(
             model,
-        },
+            settings,
+            SineWaves::new(base, dofs.clone(), WAVES)?,
+            loss,
+            steps,
+        ),
         robot,
         root,
         direction: goal.normalize(),

@@ -8,7 +8,7 @@
 use sdrs::diff::GradientSource;
 use sdrs::prelude::*;
 use sdrs_examples::long_range::franka::{
-    LEARNING_RATE, PandaFiles, START, franka_box, limit_clearance,
+    LEARNING_RATE, PandaFiles, START, arm_lowest, franka_box, limit_clearance,
 };
 use sdrs_examples::long_range::mpc::Window;
 use sdrs_examples::long_range::tabletop::{Contact, TabletopProblem, optimise};
@@ -42,6 +42,13 @@ fn the_scene_is_the_panda_with_seven_driven_joints_and_a_free_box() {
         .collect();
     assert_eq!(q, START.to_vec());
     assert!(limit_clearance(model, &problem.scene.start) > 0.0);
+    // The hand hovers above the ground; the arm touches the box, not the ground or itself.
+    let lowest = arm_lowest(model, &problem.scene.pieces, &problem.scene.start);
+    assert!(lowest > 0.03 && lowest < 0.1, "{lowest}");
+    let [hand, link3, ground, object] =
+        ["panda_hand", "panda_link3", "ground", "box"].map(|n| model.link_index(n).unwrap());
+    assert!(model.may_touch(hand, object, true) && model.may_touch(ground, object, true));
+    assert!(!model.may_touch(hand, ground, true) && !model.may_touch(hand, link3, true));
     // The box starts 20 cm from its target: loss 0.2² − 0.05².
     let misses = problem.misses(&problem.scene.start);
     assert!((misses[0] - 0.2).abs() < 2e-3, "{misses:?}");

@@ -12,6 +12,16 @@
 //! The defaults are a reduced scale (see `--help`); `--full` runs push's H = 200, h = 48,
 //! 50 iterations. `--arm-ground` adds arm–ground contact (slow: see [`franka`]).
 //!
+//! Where the time goes (measured on the 2-core development machine): a long-range window
+//! evaluation (rollout and adjoint) costs ~11 ms per step without arm–ground contact, so
+//! `--full` (200 frames x 51 evaluations x 48 steps) would take ~1.5 h; with `--arm-ground`
+//! it costs 31-33 times more. `perf` on the reduced test with arm–ground contact: 62% of the
+//! time in the long-range friction of triangle pairs (`PlaneFriction::solve`, whose
+//! pseudo-inverse runs a symmetric eigen-decomposition per pair: 27% of all time), 25% in the
+//! potential's hierarchy and exact triangle pairs: the arm links' 200-300 triangles each
+//! against the ground's eight 1.5 m triangles, whose bounding spheres are too large for the
+//! far-field (radial) replacement to take over.
+//!
 //! `cargo run --release -p sdrs-examples --example long_range_franka -- --baselines`
 //!
 //! [`franka`]: sdrs_examples::long_range::franka

@@ -12,10 +12,11 @@
 //!   object. The arm never touches itself (collision groups: [`GROUP_GROUND`],
 //!   [`GROUP_ARM`], [`GROUP_OBJECT`]): the paper's potential acts between every arm link and
 //!   the object and between the object and the ground. Arm–ground contact is optional
-//!   (`arm_ground` of [`franka_push`]) and off in the benchmark: it makes a step ~30 times
-//!   slower (the long-range friction of every arm triangle against the ground's 1.5 m
-//!   triangles dominates; measured in the `long_range_franka` example's notes), so the
-//!   benchmark reports the arm's lowest point instead ([`arm_lowest`]).
+//!   (`arm_ground` of [`franka_push`]) and off in the benchmark: it makes a window
+//!   evaluation 31-33 times slower (4 steps: 5.0 s against 0.16 s), the long-range friction
+//!   of the arm's triangles against the ground's 1.5 m triangles taking most of it (see the
+//!   `long_range_franka` example's notes), so the benchmark reports the arm's lowest point
+//!   instead ([`arm_lowest`]).
 //! * **Control**: stable-PD position targets of the seven joints (the 7-D action of each
 //!   frame), gains [`KP`] with critical damping for [`JOINT_INERTIA`]. Gravity is on and the
 //!   PD holds the arm (no compensation: the arm sags a little under its weight, which the

@@ -100,8 +100,9 @@ impl MpcRun {
 
 /// Runs `driver` (its `horizon` is the window `h`, its `action` the number of driven DoFs)
 /// on `problem` simulated and differentiated under `method` with `settings` (the method's
-/// contact model, [`Method::settings`]), from the problem's start at rest and the trivial plan
-/// (the rod held where it is). `progress(frame, loss)` sees the real loss after each frame.
+/// contact model, [`Method::settings`]), from the scene's start state at rest
+/// ([`super::tabletop::Tabletop::start`]) and the trivial plan (the pusher held where it
+/// is). `progress(frame, loss)` sees the real loss after each frame.
 pub fn run_mpc(
     problem: &TabletopProblem,
     method: &Method,

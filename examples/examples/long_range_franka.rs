@@ -19,8 +19,8 @@
 //! time in the long-range friction of triangle pairs (`PlaneFriction::solve`, whose
 //! pseudo-inverse runs a symmetric eigen-decomposition per pair: 27% of all time), 25% in the
 //! potential's hierarchy and exact triangle pairs: the arm links' 200-300 triangles each
-//! against the ground's eight 1.5 m triangles, whose bounding spheres are too large for the
-//! far-field (radial) replacement to take over.
+//! against the ground's eight 1.5 m triangles (likely because spheres that large keep the
+//! far-field, radial replacement from taking over; not verified).
 //!
 //! `cargo run --release -p sdrs-examples --example long_range_franka -- --baselines`
 //!

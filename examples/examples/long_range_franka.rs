@@ -12,6 +12,12 @@
 //! The defaults are a reduced scale (see `--help`); `--full` runs push's H = 200, h = 48,
 //! 50 iterations. `--arm-ground` adds arm–ground contact (slow: see [`franka`]).
 //!
+//! Measured (`--frames 200 --horizon 16 --iterations 15 --baselines`, 13 min on the shared
+//! 2-core machine): the long-range model brings the box within ε at frame 18 (loss
+//! 3.75e-2 -> 0, final miss 3.2 cm), 2.9 s/frame, 0.18 s/iteration, joints at least 0.43 rad
+//! inside their limits, the arm's lowest point 8 mm above the ground; IPC, the SDRS hull
+//! barrier and the gradient bundle (4 samples) never move the box (loss stays 3.75e-2).
+//!
 //! Where the time goes (measured on the 2-core development machine): a long-range window
 //! evaluation (rollout and adjoint) costs ~11 ms per step without arm–ground contact, so
 //! `--full` (200 frames x 51 evaluations x 48 steps) would take ~1.5 h; with `--arm-ground`

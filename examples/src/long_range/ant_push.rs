@@ -15,7 +15,7 @@
 //! Layout (ours): the ant's centre at the origin facing +x, the box 40 cm ahead of its front
 //! feet, the target 50 cm beyond the box's start along +x.
 
-use super::tabletop::ground_link;
+use super::tabletop::ground;
 use sdrs::diff::{ContactModels, SineWaves, TargetRegion};
 use sdrs::geometry::TriMesh;
 use sdrs::prelude::*;
@@ -120,7 +120,7 @@ impl AntPush {
         let (lower_length, lower_half, lower_mass) = LOWER;
         // The hips at the torso's mid-height, the lower legs straight down from the knees.
         let height = lower_length + CLEARANCE;
-        let mut links = vec![ground_link(4.0, 4)?];
+        let mut links = vec![ground()?];
         // The base: x, y, z translations and yaw, the torso on the last.
         let axes = [
             JointKind::Prismatic { axis: Vector3::x() },

@@ -100,8 +100,9 @@ impl MpcRun {
 
 /// Runs `driver` (its `horizon` is the window `h`, its `action` the number of driven DoFs)
 /// on `problem` simulated and differentiated under `method` with `settings` (the method's
-/// contact model, [`Method::settings`]), from the problem's start at rest and the trivial plan
-/// (the rod held where it is). `progress(frame, loss)` sees the real loss after each frame.
+/// contact model, [`Method::settings`]), from the scene's start state at rest
+/// ([`super::tabletop::Tabletop::start`]) and the trivial plan (the pusher held where it
+/// is). `progress(frame, loss)` sees the real loss after each frame.
 pub fn run_mpc(
     problem: &TabletopProblem,
     method: &Method,
@@ -110,7 +111,7 @@ pub fn run_mpc(
     mut progress: impl FnMut(usize, f64),
 ) -> MpcRun {
     let started = Instant::now();
-    let start = Motion::at_rest(&problem.scene.model, State::zero(&problem.scene.model));
+    let start = Motion::at_rest(&problem.scene.model, problem.scene.start.clone());
     let loss_of = |state: &State| region_loss(&problem.misses(state), problem.epsilon);
     let mut run = MpcRun {
         method: *method,
@@ -210,7 +211,8 @@ pub fn compare_mpc(
 }
 
 /// Writes the runs' real loss per frame, overlaid, as `STEM.{csv,svg,png}` in `dir`, and
-/// prints the result table (the paper's figure beside it).
+/// prints the result table (the paper's figure beside it) with how far the rod of
+/// [`super::tabletop::tabletop`] moved ([`report_mpc_with`]).
 pub fn report_mpc(
     runs: &[MpcRun],
     epsilon: f64,
@@ -218,6 +220,25 @@ pub fn report_mpc(
     paper: &str,
     dir: &std::path::Path,
     stem: &str,
+) -> anyhow::Result<()> {
+    report_mpc_with(runs, epsilon, title, paper, dir, stem, |_, last| {
+        format!(
+            "the rod's (x, y, yaw) moved by ({:.3}, {:.3}, {:.3})",
+            last.q[0], last.q[1], last.q[3]
+        )
+    })
+}
+
+/// [`report_mpc`] for any pusher: `pusher(start, last)` says what it did between the start
+/// and the last state reached.
+pub fn report_mpc_with(
+    runs: &[MpcRun],
+    epsilon: f64,
+    title: &str,
+    paper: &str,
+    dir: &std::path::Path,
+    stem: &str,
+    pusher: impl Fn(&State, &State) -> String,
 ) -> anyhow::Result<()> {
     println!(
         "{:<32} {:>8} {:>12} {:>12} {:>8} {:>10} {:>12}",
@@ -234,13 +255,11 @@ pub fn report_mpc(
             run.iterations,
             run.seconds_per_evaluation(),
         );
-        let rod = &run.states.last().expect("the start is recorded").q;
+        let last = run.states.last().expect("the start is recorded");
         println!(
-            "  misses (m): {:.3?}; the rod's (x, y, yaw) moved by ({:.3}, {:.3}, {:.3}){}",
+            "  misses (m): {:.3?}; {}{}",
             run.misses,
-            rod[0],
-            rod[1],
-            rod[3],
+            pusher(&run.states[0], last),
             run.error
                 .as_ref()
                 .map(|e| format!("; failed: {e}"))

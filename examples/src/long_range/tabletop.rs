@@ -132,6 +132,20 @@ impl Piece {
 }
 
 impl Piece {
+    /// The piece as a free link of [`CUBE_MASS`] (lumped on its hulls' vertices) with its
+    /// collision mesh, at its start pose.
+    pub fn link(&self) -> Link {
+        Link::new(
+            self.name.clone(),
+            None,
+            self.pose,
+            JointKind::Free,
+            self.hulls.clone(),
+            MassModel::Lumped { mass: CUBE_MASS },
+        )
+        .with_mesh(self.mesh.clone())
+    }
+
     /// A non-convex L-shaped piece of three [`CUBE_SIZE`] cubes (a corner cube and one on
     /// each of its +x and +y sides; 36 triangles, 3 hulls) named `name`, its centre of mass
     /// resting (1 mm up) at `(x, y)`: a generated stand-in for the paper's bunny
@@ -165,23 +179,28 @@ impl Piece {
     }
 }
 
-/// A table-top scene: the model (ground, rod, pieces), its step settings and the rod's PD
-/// control at rest.
+/// A table-top scene: the model (ground, a pusher, pieces), its step settings, the pusher's
+/// PD control at rest and the start state (the pusher is the rod of [`tabletop`] or another
+/// mechanism, e.g. the Panda arm of [`super::franka`]).
 #[derive(Debug, Clone)]
 pub struct Tabletop {
-    /// Ground, the rod's six frames, then one link per piece.
+    /// Ground, the pusher's links (the rod's six frames), then one link per piece.
     pub model: Model,
     /// Step settings (Δt = [`DT`], backward blocks on, design blocks off).
     pub settings: StepSettings,
-    /// PD gains on the rod's six DoFs, targets at the start (zero).
+    /// PD gains on the pusher's DoFs, targets at the start (the rod's: zero).
     pub control: Control,
     /// Index of each piece's link.
     pub pieces: Vec<usize>,
+    /// The start configuration (the rod's scenes: zero, every link at its attachment).
+    pub start: State,
 }
 
-/// A fixed ground: a 10 cm slab whose top face is the square `size` m wide at z = 0, its
-/// collision mesh a grid of `cells` x `cells` squares (for the mesh contact models).
-pub fn ground_link(size: f64, cells: usize) -> Result<Link, Box<dyn std::error::Error>> {
+/// The table-top scenes' ground: a fixed slab 10 cm thick whose top face (z = 0) spans the
+/// [`GROUND`] square, its collision mesh that face as a grid of triangles
+/// ([`ground_grid`]).
+pub fn ground() -> Result<Link, Box<dyn std::error::Error>> {
+    let (size, cells) = GROUND;
     Ok(Link::new(
         "ground",
         None,
@@ -210,8 +229,7 @@ pub fn tabletop(
     pieces: &[Piece],
     contact: Contact,
 ) -> Result<Tabletop, Box<dyn std::error::Error>> {
-    let (size, cells) = GROUND;
-    let ground = ground_link(size, cells)?;
+    let ground = ground()?;
     let mut links = vec![ground];
     let axes = [
         JointKind::Prismatic { axis: Vector3::x() },
@@ -249,18 +267,7 @@ pub fn tabletop(
     let mut indices = Vec::with_capacity(pieces.len());
     for piece in pieces {
         indices.push(links.len());
-        let mass = CUBE_MASS;
-        links.push(
-            Link::new(
-                piece.name.clone(),
-                None,
-                piece.pose,
-                JointKind::Free,
-                piece.hulls.clone(),
-                MassModel::Lumped { mass },
-            )
-            .with_mesh(piece.mesh.clone()),
-        );
+        links.push(piece.link());
     }
     let model = Model::new(links)?;
     let mut settings = StepSettings::new(DT)?;
@@ -279,6 +286,7 @@ pub fn tabletop(
     // 9.81 N) would sag 9.8 cm and drag the rod along the ground under friction.
     control.force[2] = ROD_MASS * settings.gravity;
     Ok(Tabletop {
+        start: State::zero(&model),
         model,
         settings,
         control,
@@ -320,7 +328,7 @@ pub fn task(
     Ok(Objective {
         policy: OpenLoop::new(scene.control, driven, steps)?,
         loss,
-        start: State::zero(&scene.model),
+        start: scene.start,
         steps,
         design: DesignMap::new(&scene.model, 0),
         settings: scene.settings,

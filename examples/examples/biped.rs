@@ -19,10 +19,8 @@ use sdrs::prelude::*;
 use sdrs_examples::biped::{
     AMPLITUDE, DT, FALL_DROP, FALL_TILT, PAPER_RADII, REACH, STEPS, biped_with, contact,
 };
-use sdrs_examples::walker::{Run, Walker, first_fall, smallest_gap};
-use sdrs_report::{LinePlot, display_path, target_dir};
-use sdrs_view::glb::Animation;
-use sdrs_view::{Plots, write_run};
+use sdrs_examples::walker::{Run, Walker, first_fall, smallest_gap, write_results};
+use sdrs_report::{display_path, target_dir};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -185,35 +183,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let replay = walker.export(&run.controller, &run.design, o.travel, &folder)?;
         println!("wrote {}", display_path(&replay));
     }
-    let history = |losses: &[f64]| -> Vec<(f64, f64)> {
-        losses
-            .iter()
-            .enumerate()
-            .map(|(k, l)| (k as f64, *l))
-            .collect()
-    };
-    let mut written = LinePlot::new("Biped: convergence (SDRS Fig. 13)")
-        .x_label("iteration")
-        .y_label("|COM − target|² (m²)")
-        .series("control only", history(&run1.history))
-        .series("co-design", history(&run2.history))
-        .write_all(&out, "convergence")?;
-    for (name, label, walker, run) in [
-        ("control_only", "control only", &control, &run1),
-        ("codesign", "co-design", &codesign, &run2),
-    ] {
-        let model = walker
-            .objective
-            .design
-            .model(&walker.objective.model, &run.design)?;
-        let animation = Animation::from_states(&model, DT, &run.end.trajectory.states)?;
-        let plots = Plots {
-            loss: history(&run.history),
-            step_ms: Vec::new(),
-        };
-        let title = format!("Biped (SDRS sec. V-D): {label}");
-        written.extend(write_run(&animation, &title, &plots, &out, name)?);
-    }
+    let labels = ("Biped", "SDRS sec. V-D", "SDRS Fig. 13");
+    let written = write_results(labels, DT, (&control, &run1), (&codesign, &run2), &out)?;
     for path in &written {
         println!("wrote {}", display_path(path));
     }

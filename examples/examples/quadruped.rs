@@ -27,10 +27,8 @@ use sdrs_examples::quadruped::{
     AMPLITUDE, DT, PAPER_DISTANCE, PAPER_RADII, REACH, STEPS, authors_contact, quadruped_of,
     quadruped_with, spider,
 };
-use sdrs_examples::walker::{Run, Walker, evenly_distributed, smallest_gap};
+use sdrs_examples::walker::{Run, Walker, evenly_distributed, write_results};
 use sdrs_report::{LinePlot, display_path, target_dir};
-use sdrs_view::glb::Animation;
-use sdrs_view::{Plots, write_run};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -242,48 +240,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("control only", &control, &run1, d1),
         ("co-design", &codesign, &run2, d2),
     ] {
-        let model = walker
-            .objective
-            .design
-            .model(&walker.objective.model, &run.design)?;
         println!(
             "{name}: smallest gap between hulls over the trajectory {:.2e} m",
-            smallest_gap(&model, &run.end.trajectory.states)
+            walker.clearance(run)?
         );
         // The optimised spider and its controller, to replay in another simulator.
         let folder = out.join(format!("{}_urdf", name.replace([' ', '-'], "_")));
         let replay = walker.export(&run.controller, &run.design, travel, &folder)?;
         println!("wrote {}", display_path(&replay));
     }
-    let history = |losses: &[f64]| -> Vec<(f64, f64)> {
-        losses
-            .iter()
-            .enumerate()
-            .map(|(k, l)| (k as f64, *l))
-            .collect()
-    };
-    let mut written = LinePlot::new("Quadruped: convergence (SDRS Fig. 11)")
-        .x_label("iteration")
-        .y_label("|COM − target|² (m²)")
-        .series("control only", history(&run1.history))
-        .series("co-design", history(&run2.history))
-        .write_all(&out, "convergence")?;
-    for (name, label, walker, run) in [
-        ("control_only", "control only", &control, &run1),
-        ("codesign", "co-design", &codesign, &run2),
-    ] {
-        let model = walker
-            .objective
-            .design
-            .model(&walker.objective.model, &run.design)?;
-        let animation = Animation::from_states(&model, DT, &run.end.trajectory.states)?;
-        let plots = Plots {
-            loss: history(&run.history),
-            step_ms: Vec::new(),
-        };
-        let title = format!("Quadruped (SDRS sec. V-C): {label}");
-        written.extend(write_run(&animation, &title, &plots, &out, name)?);
-    }
+    let labels = ("Quadruped", "SDRS sec. V-C", "SDRS Fig. 11");
+    let written = write_results(labels, DT, (&control, &run1), (&codesign, &run2), &out)?;
     for path in &written {
         println!("wrote {}", display_path(path));
     }

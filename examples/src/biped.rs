@@ -146,38 +146,7 @@ pub fn biped_with(
     steps: usize,
     contact: Option<ContactSettings>,
 ) -> Result<Walker, Box<dyn std::error::Error>> {
-    let (model, settings, robot) = build_world(biped_links(8)?, 0.0, CLEARANCE, MU, DT, contact)?;
-    let root = model.link_index("pelvis")?;
-    let dofs: Vec<usize> = (model.dof_offset(root) + 6..model.dof()).collect();
-    let mut base = Control::passive(&model);
-    for &j in &dofs {
-        base.kp[j] = GAINS.0;
-        base.kd[j] = GAINS.1;
-    }
-    let names: Vec<&str> = robot
-        .iter()
-        .map(|&l| model.links()[l].name.as_str())
-        .collect();
+    let world = build_world(biped_links(8)?, 0.0, CLEARANCE, MU, DT, contact)?;
     let goal = Vector3::from(GOAL);
-    let loss = CentreOfMass::links(&model, &names, goal)?;
-    let feet = names
-        .iter()
-        .filter(|n| n.ends_with("_foot"))
-        .map(|n| n.to_string())
-        .collect();
-    Ok(Walker {
-        objective: Objective::control_only(
-            model,
-            settings,
-            SineWaves::new(base, dofs.clone(), WAVES)?,
-            loss,
-            steps,
-        ),
-        robot,
-        root,
-        direction: goal.normalize(),
-        feet,
-        dofs,
-        waves: WAVES,
-    })
+    Walker::new(world, "pelvis", GAINS, goal, goal.normalize(), steps, WAVES)
 }

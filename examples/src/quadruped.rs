@@ -131,38 +131,15 @@ pub fn quadruped_of(
     steps: usize,
     contact: Option<ContactSettings>,
 ) -> Result<Walker, Box<dyn std::error::Error>> {
-    let (model, settings, robot) = build_world(links, SLOPE, CLEARANCE, MU, DT, contact)?;
-    let root = model.link_index("body")?;
-    let dofs: Vec<usize> = (model.dof_offset(root) + 6..model.dof()).collect();
-    let mut base = Control::passive(&model);
-    for &j in &dofs {
-        base.kp[j] = 1e2;
-        base.kd[j] = 1e1;
-    }
+    let world = build_world(links, SLOPE, CLEARANCE, MU, DT, contact)?;
     let direction = Vector3::new(SLOPE.cos(), 0.0, SLOPE.sin());
-    let names: Vec<&str> = robot
-        .iter()
-        .map(|&l| model.links()[l].name.as_str())
-        .collect();
-    let loss = CentreOfMass::links(&model, &names, direction * 10.0)?;
-    let feet = names
-        .iter()
-        .filter(|n| n.ends_with("_foot"))
-        .map(|n| n.to_string())
-        .collect();
-    Ok(Walker {
-        objective: Objective::control_only(
-            model,
-            settings,
-            SineWaves::new(base, dofs.clone(), WAVES)?,
-            loss,
-            steps,
-        ),
-        robot,
-        root,
+    Walker::new(
+        world,
+        "body",
+        (1e2, 1e1),
+        direction * 10.0,
         direction,
-        feet,
-        dofs,
-        waves: WAVES,
-    })
+        steps,
+        WAVES,
+    )
 }

@@ -262,6 +262,65 @@ pub struct Run {
 }
 
 impl Walker {
+    /// A control-only locomotion task on `world` (the model, settings and robot links of
+    /// [`build_world`]) over `steps` steps: every DoF after the free joint of the link named
+    /// `root` under PD `gains` (k_p, k_d) with `waves` sines each ([`SineWaves`]), scored by the
+    /// robot's centre of mass against `goal` ([`CentreOfMass`]), walking along `direction`;
+    /// the feet are the links whose names end in `_foot`.
+    pub fn new(
+        world: (Model, StepSettings, Vec<usize>),
+        root: &str,
+        gains: (f64, f64),
+        goal: Vector3<f64>,
+        direction: Vector3<f64>,
+        steps: usize,
+        waves: usize,
+    ) -> Result<Self, Box<dyn std::error::Error>> {
+        let (model, settings, robot) = world;
+        let root = model.link_index(root)?;
+        let dofs: Vec<usize> = (model.dof_offset(root) + 6..model.dof()).collect();
+        let mut base = Control::passive(&model);
+        for &j in &dofs {
+            base.kp[j] = gains.0;
+            base.kd[j] = gains.1;
+        }
+        let names: Vec<&str> = robot
+            .iter()
+            .map(|&l| model.links()[l].name.as_str())
+            .collect();
+        let loss = CentreOfMass::links(&model, &names, goal)?;
+        let feet = names
+            .iter()
+            .filter(|n| n.ends_with("_foot"))
+            .map(|n| n.to_string())
+            .collect();
+        Ok(Self {
+            objective: Objective::control_only(
+                model,
+                settings,
+                SineWaves::new(base, dofs.clone(), waves)?,
+                loss,
+                steps,
+            ),
+            robot,
+            root,
+            direction,
+            feet,
+            dofs,
+            waves,
+        })
+    }
+
+    /// The smallest gap between hulls that may touch over `run`'s last trajectory, on the
+    /// robot of its design (m; positive: collision-free, [`smallest_gap`]).
+    pub fn clearance(&self, run: &Run) -> Result<f64, Box<dyn std::error::Error>> {
+        let model = self
+            .objective
+            .design
+            .model(&self.objective.model, &run.design)?;
+        Ok(smallest_gap(&model, &run.end.trajectory.states))
+    }
+
     /// The same task with the feet's vertices as the design ([`vertex_design`]).
     pub fn codesign(mut self) -> Result<Self, Box<dyn std::error::Error>> {
         let feet: Vec<&str> = self.feet.iter().map(String::as_str).collect();
@@ -559,4 +618,48 @@ impl Walker {
         std::fs::write(&path, serde_json::to_string_pretty(&spec)?)?;
         Ok(path)
     }
+}
+
+/// Writes a locomotion benchmark's two runs into `out`: their convergence overlaid
+/// (`convergence.{csv,svg,png}`, titled `"{name}: convergence ({figure})"`) and each run's
+/// last trajectory as an animation (`control_only`, `codesign`, titled `"{name} ({section}): …"`)
+/// with the robot of its design and its loss history, `dt` s per frame. Returns the files.
+pub fn write_results(
+    (name, section, figure): (&str, &str, &str),
+    dt: f64,
+    control: (&Walker, &Run),
+    codesign: (&Walker, &Run),
+    out: &std::path::Path,
+) -> Result<Vec<std::path::PathBuf>, Box<dyn std::error::Error>> {
+    let history = |losses: &[f64]| -> Vec<(f64, f64)> {
+        losses
+            .iter()
+            .enumerate()
+            .map(|(k, l)| (k as f64, *l))
+            .collect()
+    };
+    let mut written = sdrs_report::LinePlot::new(&format!("{name}: convergence ({figure})"))
+        .x_label("iteration")
+        .y_label("|COM − target|² (m²)")
+        .series("control only", history(&control.1.history))
+        .series("co-design", history(&codesign.1.history))
+        .write_all(out, "convergence")?;
+    for (stem, label, (walker, run)) in [
+        ("control_only", "control only", control),
+        ("codesign", "co-design", codesign),
+    ] {
+        let model = walker
+            .objective
+            .design
+            .model(&walker.objective.model, &run.design)?;
+        let states = &run.end.trajectory.states;
+        let animation = sdrs_view::glb::Animation::from_states(&model, dt, states)?;
+        let plots = sdrs_view::Plots {
+            loss: history(&run.history),
+            step_ms: Vec::new(),
+        };
+        let title = format!("{name} ({section}): {label}");
+        written.extend(sdrs_view::write_run(&animation, &title, &plots, out, stem)?);
+    }
+    Ok(written)
 }

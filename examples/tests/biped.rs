@@ -6,7 +6,7 @@
 use sdrs::diff::StepRule;
 use sdrs::prelude::DVector;
 use sdrs_examples::biped::{AMPLITUDE, PAPER_RADII, REACH, biped};
-use sdrs_examples::walker::{centre_of_mass, smallest_gap};
+use sdrs_examples::walker::centre_of_mass;
 
 const STEPS: usize = 60;
 
@@ -92,12 +92,7 @@ fn biped_codesign_lowers_the_loss_without_collisions() {
         .unwrap();
     let (first, last) = (run.history[0], *run.history.last().unwrap());
     assert!(last < first, "the loss went from {first} to {last}");
-    let model = walker
-        .objective
-        .design
-        .model(&walker.objective.model, &run.design)
-        .unwrap();
-    let gap = smallest_gap(&model, &run.end.trajectory.states);
+    let gap = walker.clearance(&run).unwrap();
     assert!(gap > 0.0, "hulls touched: smallest gap {gap}");
     eprintln!("loss {first} -> {last}, smallest gap {gap:.2e} m");
 }

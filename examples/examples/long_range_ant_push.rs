@@ -79,10 +79,17 @@ fn main() -> anyhow::Result<()> {
         },
     );
     println!(
-        "\n| method | start loss | final loss | box distance to target (m) | success (≤ {EPSILON} m) | iterations | s/iteration |"
+        "\n| method | start loss | final loss | best loss (iteration) | box distance to target (m) | success (≤ {EPSILON} m) | iterations | s/iteration |"
     );
-    println!("|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|");
     for run in &runs {
+        // Adam takes every step (the paper's), so an iterate can be worse than an earlier one.
+        let best = run
+            .history
+            .iter()
+            .enumerate()
+            .min_by(|a, b| a.1.total_cmp(b.1))
+            .map_or_else(|| "–".to_string(), |(k, v)| format!("{v:.4e} ({k})"));
         // The loss is ReLU(d² − ε²): the distance d follows from it outside the target.
         let last = run.history.last().copied().unwrap_or(f64::NAN);
         let distance = if run.history.is_empty() {
@@ -93,7 +100,7 @@ fn main() -> anyhow::Result<()> {
             format!("≤ {EPSILON}")
         };
         println!(
-            "| {} | {:.4e} | {last:.4e} | {distance} | {} | {} | {:.2} |",
+            "| {} | {:.4e} | {last:.4e} | {best} | {distance} | {} | {} | {:.2} |",
             run.method.name(),
             run.history.first().copied().unwrap_or(f64::NAN),
             last == 0.0,

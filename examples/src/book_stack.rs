@@ -212,13 +212,15 @@ pub fn stack(contact: &ContactSettings, offset: f64) -> Result<Stack, Box<dyn st
 /// statics solution.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Interface {
-    /// The distance between the plank and what it rests on (m).
+    /// The distance between the plank and what it rests on (m; infinite when the contact
+    /// model reports no contact between them).
     pub gap: f64,
     /// The vertical contact force from below (N).
     pub force: f64,
     /// The statics solution: the weight of this plank and those above it (N).
     pub statics: f64,
-    /// Where the force acts along x (m): the force-weighted centre of pressure.
+    /// Where the force acts along x (m): the force-weighted centre of pressure (NaN without
+    /// contact).
     pub pressure_x: f64,
     /// The statics solution's point: the centre of mass of this plank and those above (m).
     pub mass_centre_x: f64,

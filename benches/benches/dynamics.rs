@@ -18,8 +18,8 @@
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use sdrs_benches::{box_stack, free_robot, report_section, warmed_up, warmed_up_from};
-use sdrs_dynamics::scenes::{Scene, arm7, chain, rotating_chains};
 use sdrs_dynamics::StepTimings;
+use sdrs_dynamics::scenes::{Scene, arm7, chain, rotating_chains};
 use std::time::Instant;
 
 fn bench_scene(

@@ -896,8 +896,7 @@ impl Simulator {
         // Without derivatives the gradient and Hessian are not used (a trial accepted on its
         // value is evaluated again with them), so only the value is checked then.
         if !value.is_finite()
-            || (derivatives
-                && !(all_finite(gradient.as_slice()) && all_finite(hessian.as_slice())))
+            || (derivatives && !(all_finite(gradient.as_slice()) && all_finite(hessian.as_slice())))
         {
             return Err(DynamicsError::NotANumber {
                 term: format!(

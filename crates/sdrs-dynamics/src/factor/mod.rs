@@ -376,6 +376,10 @@ impl HessianFactor {
 /// Whether every entry of `values` is finite, in a loop the compiler vectorises (the step
 /// checks every Hessian entry twice per evaluation): `x − x` is 0 for a finite `x` and NaN
 /// for ±∞ and NaN, and a sum with a NaN stays NaN.
+#[allow(
+    clippy::eq_op,
+    reason = "x − x is the test: 0 for finite x, NaN otherwise"
+)]
 pub(crate) fn all_finite(values: &[f64]) -> bool {
     let mut lanes = [0.0f64; 4];
     let chunks = values.chunks_exact(4);

@@ -17,32 +17,10 @@
 //! the time is that of one step of a running simulation.
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use nalgebra::{Isometry3, Vector3};
-use sdrs_benches::report_section;
-use sdrs_dynamics::scenes::{Scene, arm7, chain, rotating_chains, sdrs_contact};
-use sdrs_dynamics::{
-    Control, JointKind, Link, MassModel, Model, Motion, Simulator, State, StepSettings,
-    StepTimings, UrdfOptions, load_urdf,
-};
-use sdrs_geometry::ConvexHull;
+use sdrs_benches::{box_stack, free_robot, report_section, warmed_up, warmed_up_from};
+use sdrs_dynamics::StepTimings;
+use sdrs_dynamics::scenes::{Scene, arm7, chain, rotating_chains};
 use std::time::Instant;
-
-/// A scene run for `warmup` steps from `start`: the simulator, the scene and where it got to.
-fn warmed_up_from(scene: Scene, start: State, warmup: usize) -> (Simulator, Scene, Motion) {
-    let mut sim = Simulator::new(scene.model.clone(), scene.settings.clone()).expect("valid scene");
-    let mut motion = Motion::at_rest(&scene.model, start);
-    for _ in 0..warmup {
-        sim.advance(&mut motion, &scene.control)
-            .expect("scene steps converge");
-    }
-    (sim, scene, motion)
-}
-
-/// A scene run for `warmup` steps from rest at its zero configuration.
-fn warmed_up(scene: Scene, warmup: usize) -> (Simulator, Scene, Motion) {
-    let start = State::zero(&scene.model);
-    warmed_up_from(scene, start, warmup)
-}
 
 fn bench_scene(
     c: &mut Criterion,
@@ -136,29 +114,6 @@ fn arm(c: &mut Criterion) {
 /// The robots of the no-contact step, by their `sdrs_robot_data` names.
 const FREE_ROBOTS: [&str; 4] = ["ur5", "solo12", "anymal", "talos"];
 
-/// A robot of example-robot-data without contact, passive, from its neutral state.
-fn free_robot(name: &str) -> (Scene, State) {
-    let robot = sdrs_robot_data::robot(name).expect("a known robot");
-    let options = UrdfOptions {
-        package_paths: vec![sdrs_robot_data::package_path().expect("the robot data")],
-        floating_base: robot.floating_base,
-        ..UrdfOptions::default()
-    };
-    let model =
-        load_urdf(robot.urdf_path().expect("the robot data"), &options).expect("the robot loads");
-    let start = State::neutral(&model);
-    let control = Control::passive(&model);
-    let settings = StepSettings::new(0.01).expect("a valid time step");
-    (
-        Scene {
-            model,
-            settings,
-            control,
-        },
-        start,
-    )
-}
-
 fn robots(c: &mut Criterion) {
     let mut group = c.benchmark_group("robot_free_step");
     let mut md = String::from(
@@ -186,45 +141,6 @@ fn robots(c: &mut Criterion) {
     md.push('\n');
     report_section(&md);
     group.finish();
-}
-
-/// A fixed 40 m x 40 m, 1 m thick ground slab with its top face at z = 0 and `count` free
-/// 20 cm, 1 kg boxes stacked on it, each starting 19.5 mm above the one below (about where
-/// the barrier carries one box's weight); SDRS hull contact with friction μ = 0.5, Δt = 10 ms.
-/// `benches/reference/mujoco_step.py` builds the same scene for MuJoCo.
-fn box_stack(count: usize) -> Scene {
-    let cube = |half: Vector3<f64>| ConvexHull::cuboid(half).expect("positive half extents");
-    let mut links = vec![Link::new(
-        "ground",
-        None,
-        Isometry3::translation(0.0, 0.0, -0.5),
-        JointKind::Fixed,
-        vec![cube(Vector3::new(20.0, 20.0, 0.5))],
-        MassModel::Lumped { mass: 1.0 },
-    )];
-    for k in 0..count {
-        links.push(Link::new(
-            format!("box{k}"),
-            None,
-            Isometry3::translation(0.0, 0.0, 0.1195 + 0.2195 * k as f64),
-            JointKind::Free,
-            vec![cube(Vector3::repeat(0.1))],
-            MassModel::Lumped { mass: 1.0 },
-        ));
-    }
-    let model = Model::new(links).expect("a valid stack");
-    let mut settings = StepSettings::new(0.01).expect("a valid time step");
-    settings.contact = Some(
-        sdrs_contact(Some(0.5))
-            .expect("valid contact settings")
-            .with_skip_adjacent(false),
-    );
-    let control = Control::passive(&model);
-    Scene {
-        model,
-        settings,
-        control,
-    }
 }
 
 fn boxes(c: &mut Criterion) {

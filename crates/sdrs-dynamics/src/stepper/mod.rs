@@ -39,7 +39,7 @@ use crate::motion::Motion;
 
 use crate::energy::{link_energy, rows};
 use crate::error::{DynamicsError, Result};
-use crate::factor::{FactorError, HessianFactor};
+use crate::factor::{FactorError, HessianFactor, all_finite};
 use crate::kinematics::{Kinematics, State};
 use crate::model::Model;
 use assembly::Composites;
@@ -799,8 +799,9 @@ impl Simulator {
         eval.kinematics.update(model, state);
         let kin = &eval.kinematics;
         if eval.gradient.len() == n {
-            eval.gradient.fill(0.0);
-            eval.hessian.fill(0.0);
+            // On the slices: a memset, not nalgebra's strided element iterator.
+            eval.gradient.as_mut_slice().fill(0.0);
+            eval.hessian.as_mut_slice().fill(0.0);
         } else {
             eval.gradient = DVector::zeros(n);
             eval.hessian = DMatrix::zeros(n, n);
@@ -895,9 +896,7 @@ impl Simulator {
         // Without derivatives the gradient and Hessian are not used (a trial accepted on its
         // value is evaluated again with them), so only the value is checked then.
         if !value.is_finite()
-            || (derivatives
-                && !(gradient.iter().all(|g| g.is_finite())
-                    && hessian.iter().all(|h| h.is_finite())))
+            || (derivatives && !(all_finite(gradient.as_slice()) && all_finite(hessian.as_slice())))
         {
             return Err(DynamicsError::NotANumber {
                 term: format!(

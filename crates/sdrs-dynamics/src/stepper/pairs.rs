@@ -2,13 +2,23 @@
 //! [`super::MeshContact`]): each pair is evaluated with its own warm-start data on rayon's
 //! thread pool and the results come back in pair order, so sums over them are the same for
 //! any number of threads, and the error reported is the first in pair order.
+//!
+//! Fewer than [`PARALLEL_PAIRS`] pairs are evaluated on the calling thread, in the same order
+//! and with the same results: handing a few pairs of small hulls to the pool (waking workers
+//! and waiting for them) cost more than evaluating them (a box resting on the ground, a stack
+//! of boxes), so the step's results are the same and only where they are computed changes.
 
 use crate::error::Result;
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::hash::Hash;
 
-/// `f` on every pair with its cache (`caches[k]` for `pairs[k]`), in parallel.
+/// The fewest pairs [`each_pair`] hands to rayon's thread pool (measured on the `dynamics`
+/// suite's box stack and rotating chains, see docs/architecture.md, "Step performance").
+pub(super) const PARALLEL_PAIRS: usize = 8;
+
+/// `f` on every pair with its cache (`caches[k]` for `pairs[k]`), in parallel from
+/// [`PARALLEL_PAIRS`] pairs on.
 pub(super) fn each_pair<P, C, T>(
     pairs: &[P],
     caches: &mut [C],
@@ -20,11 +30,20 @@ where
     T: Send,
 {
     assert_eq!(pairs.len(), caches.len(), "one cache per pair");
-    let results: Vec<Result<T>> = pairs
-        .par_iter()
-        .zip(caches.par_iter_mut())
-        .map(|(pair, cache)| f(pair, cache))
-        .collect();
+    // Every pair is evaluated (and its cache updated) even after an error, either way.
+    let results: Vec<Result<T>> = if pairs.len() < PARALLEL_PAIRS {
+        pairs
+            .iter()
+            .zip(caches.iter_mut())
+            .map(|(pair, cache)| f(pair, cache))
+            .collect()
+    } else {
+        pairs
+            .par_iter()
+            .zip(caches.par_iter_mut())
+            .map(|(pair, cache)| f(pair, cache))
+            .collect()
+    };
     results.into_iter().collect()
 }
 
@@ -62,6 +81,34 @@ where
 mod tests {
     use super::*;
     use crate::error::DynamicsError;
+
+    #[test]
+    fn few_pairs_give_what_many_give() {
+        // Below and above the parallel threshold: the same results, caches and first error.
+        for count in [1, PARALLEL_PAIRS - 1, PARALLEL_PAIRS, 3 * PARALLEL_PAIRS] {
+            let pairs: Vec<usize> = (0..count).collect();
+            let mut caches = vec![1usize; count];
+            let out = each_pair(&pairs, &mut caches, |&p, c| {
+                *c += p;
+                if p % 4 == 2 {
+                    Err(DynamicsError::LinkIndex { index: p, links: 0 })
+                } else {
+                    Ok(3 * p)
+                }
+            });
+            assert_eq!(caches, (1..=count).collect::<Vec<_>>(), "{count} pairs");
+            match out {
+                Ok(values) => {
+                    assert!(count < 3, "{count} pairs: no error");
+                    assert_eq!(values, pairs.iter().map(|p| 3 * p).collect::<Vec<_>>());
+                }
+                Err(error) => assert!(
+                    count >= 3 && matches!(error, DynamicsError::LinkIndex { index: 2, .. }),
+                    "{count} pairs: {error:?}"
+                ),
+            }
+        }
+    }
 
     #[test]
     fn results_and_the_first_error_come_in_pair_order() {

@@ -1,0 +1,61 @@
+//! A fixed time-step workload for instruction counting (see `gjk_callgrind.rs`): one scene of
+//! the `dynamics` suite, warmed up as there, then `STEPS` steps (default 200) from the same
+//! state, as criterion times them.
+//!
+//! ```text
+//! cargo build --release -p sdrs-benches --example step_callgrind
+//! valgrind --tool=callgrind --toggle-collect='*step_callgrind::timed*' \
+//!     target/release/examples/step_callgrind talos
+//! ```
+//!
+//! Scenes: `ur5`, `solo12`, `anymal`, `talos` (`robot_free_step`), `resting_box`, `stack_5`
+//! (`box_step`), `rotating4` (`rotating_chains_step/4`). The collected instructions over
+//! `STEPS` are the cost of one step; it prints the Newton iterations per step and a
+//! fingerprint of the bits of the 50 states after them (to compare two builds' trajectories).
+
+use sdrs_benches::{box_stack, free_robot, warmed_up, warmed_up_from};
+use sdrs_dynamics::scenes::{Scene, rotating_chains};
+use sdrs_dynamics::{Motion, Simulator};
+
+/// The timed steps: every one from the same state; returns the Newton iterations.
+#[inline(never)]
+fn timed(sim: &mut Simulator, scene: &Scene, motion: &Motion, steps: usize) -> usize {
+    (0..steps)
+        .map(|_| {
+            sim.step(&motion.state, &motion.previous, &scene.control)
+                .expect("the scene steps")
+                .1
+                .iterations
+        })
+        .sum()
+}
+
+fn main() {
+    let name = std::env::args().nth(1).unwrap_or_else(|| "talos".into());
+    let steps = std::env::var("STEPS").map_or(200, |s| s.parse().expect("STEPS must be a count"));
+    let (mut sim, scene, motion) = match name.as_str() {
+        "resting_box" => warmed_up(box_stack(1), 100),
+        "stack_5" => warmed_up(box_stack(5), 100),
+        "rotating4" => warmed_up(rotating_chains(4, 0.01).expect("valid scene"), 100),
+        robot => {
+            let (scene, start) = free_robot(robot);
+            warmed_up_from(scene, start, 5)
+        }
+    };
+    let iterations = timed(&mut sim, &scene, &motion, steps);
+    // A fingerprint of the bits of 50 further steps' states: equal fingerprints of two builds
+    // mean bit-identical trajectories.
+    let mut motion = motion;
+    let mut fingerprint = 0u64;
+    for _ in 0..50 {
+        sim.advance(&mut motion, &scene.control)
+            .expect("the scene steps");
+        for q in motion.state.q.iter() {
+            fingerprint = fingerprint.rotate_left(5) ^ q.to_bits();
+        }
+    }
+    println!(
+        "{name}: {steps} steps, {:.2} Newton iterations per step; fingerprint {fingerprint:016x}",
+        iterations as f64 / steps as f64
+    );
+}

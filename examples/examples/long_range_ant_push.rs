@@ -11,6 +11,10 @@
 //! The defaults are a reduced scale (60 frames, 10 iterations); `--full` runs the paper's
 //! H = 240 frames and 100 iterations.
 //!
+//! Measured (`--full`, long-range only, 28.6 min on the 2-core development machine, 16.8 s per
+//! iteration): the loss fell from 0.2475 to a best of 2.83e-3 at iteration 54 (the box 7.3 cm
+//! from its target, ε = 5 cm); Adam takes every step, so the last iterate's loss is 4.27e-2.
+//!
 //! `cargo run --release -p sdrs-examples --example long_range_ant_push -- --baselines`
 
 use clap::Parser;

@@ -13,7 +13,7 @@ use sdrs::prelude::*;
 use sdrs_examples::chain_reach::{
     ChainReach, DT, LENGTH_CHANGE, LINK_LENGTH, LINKS, TARGET, TRAVEL, chain_reach,
 };
-use sdrs_report::{LinePlot, ProgressMode, display_path, output_dir};
+use sdrs_report::{LinePlot, ProgressMode, display_path, indexed, output_dir};
 use sdrs_view::glb::Animation;
 use sdrs_view::{Plots, write_run};
 use std::time::Instant;
@@ -156,19 +156,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             pairs.iter().max().unwrap_or(&0)
         );
     }
-    let history = |losses: &[f64]| -> Vec<(f64, f64)> {
-        losses
-            .iter()
-            .enumerate()
-            .map(|(k, l)| (k as f64, *l))
-            .collect()
-    };
     let written = LinePlot::new("Chain reach: convergence (SDRS Fig. 10)")
         .x_label("iteration")
         .y_label("loss (m²)")
         .log_y(true)
-        .series("control only", history(&control))
-        .series("co-design", history(&codesign))
+        .history("control only", &control)
+        .history("co-design", &codesign)
         .write_all(&output_dir("chain_codesign")?, "convergence")?;
     let runs = [
         (
@@ -191,7 +184,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let animation = Animation::from_states(&model, DT, &end.trajectory.states)?
             .with_target(TARGET.into())?;
         let plots = Plots {
-            loss: history(losses),
+            loss: indexed(losses),
             step_ms: Vec::new(),
         };
         let title = format!("Chain reach (SDRS Fig. 10): {label}");

@@ -78,11 +78,21 @@ fn plank_hull() -> Result<ConvexHull, Box<dyn std::error::Error>> {
 
 /// The vertical contact force (N) on link `upper` from link `lower` in `contacts`.
 fn vertical_force(contacts: &[ActiveContact], lower: usize, upper: usize) -> f64 {
-    contacts
-        .iter()
-        .filter(|c| c.links == [lower, upper])
-        .map(|c| c.normal_force * c.normal.z + c.friction_force.map_or(0.0, |f| f.z))
-        .sum()
+    between(contacts, lower, upper).map(vertical).sum()
+}
+
+/// The contacts of `contacts` between links `lower` and `upper`.
+fn between(
+    contacts: &[ActiveContact],
+    lower: usize,
+    upper: usize,
+) -> impl Iterator<Item = &ActiveContact> {
+    contacts.iter().filter(move |c| c.links == [lower, upper])
+}
+
+/// The vertical force (N) a contact puts on its second link: normal and friction.
+fn vertical(c: &ActiveContact) -> f64 {
+    c.normal_force * c.normal.z + c.friction_force.map_or(0.0, |f| f.z)
 }
 
 /// The gap (m) at which a plank on the ground (`overhang` `None`) or on another plank,
@@ -243,23 +253,16 @@ pub fn interfaces(
         .map(|i| {
             let upper = planks[i];
             let lower = if i == 0 { 0 } else { planks[i - 1] };
-            let pair: Vec<&ActiveContact> = contacts
-                .iter()
-                .filter(|c| c.links == [lower, upper])
-                .collect();
-            let weights: Vec<f64> = pair.iter().map(|c| c.normal_force * c.normal.z).collect();
-            let total: f64 = weights.iter().sum();
+            let pair: Vec<&ActiveContact> = between(&contacts, lower, upper).collect();
+            // The centre of pressure weighs each contact's point by its normal force's share.
+            let normal = |c: &&ActiveContact| c.normal_force * c.normal.z;
+            let total: f64 = pair.iter().map(normal).sum();
             let above = &planks[i..];
             Interface {
                 gap: pair.iter().map(|c| c.gap).fold(f64::INFINITY, f64::min),
-                force: vertical_force(&contacts, lower, upper),
+                force: pair.iter().map(|c| vertical(c)).sum(),
                 statics: above.len() as f64 * MASS * GRAVITY,
-                pressure_x: pair
-                    .iter()
-                    .zip(&weights)
-                    .map(|(c, w)| c.point.x * w)
-                    .sum::<f64>()
-                    / total,
+                pressure_x: pair.iter().map(|c| c.point.x * normal(c)).sum::<f64>() / total,
                 mass_centre_x: above.iter().map(|&l| x(l)).sum::<f64>() / above.len() as f64,
                 edge_x: if i == 0 {
                     f64::NAN

@@ -631,18 +631,11 @@ pub fn write_results(
     codesign: (&Walker, &Run),
     out: &std::path::Path,
 ) -> Result<Vec<std::path::PathBuf>, Box<dyn std::error::Error>> {
-    let history = |losses: &[f64]| -> Vec<(f64, f64)> {
-        losses
-            .iter()
-            .enumerate()
-            .map(|(k, l)| (k as f64, *l))
-            .collect()
-    };
     let mut written = sdrs_report::LinePlot::new(&format!("{name}: convergence ({figure})"))
         .x_label("iteration")
         .y_label("|COM − target|² (m²)")
-        .series("control only", history(&control.1.history))
-        .series("co-design", history(&codesign.1.history))
+        .history("control only", &control.1.history)
+        .history("co-design", &codesign.1.history)
         .write_all(out, "convergence")?;
     for (stem, label, (walker, run)) in [
         ("control_only", "control only", control),
@@ -655,7 +648,7 @@ pub fn write_results(
         let states = &run.end.trajectory.states;
         let animation = sdrs_view::glb::Animation::from_states(&model, dt, states)?;
         let plots = sdrs_view::Plots {
-            loss: history(&run.history),
+            loss: sdrs_report::indexed(&run.history),
             step_ms: Vec::new(),
         };
         let title = format!("{name} ({section}): {label}");

@@ -385,17 +385,11 @@ fn report(args: &OptimiseArgs, task: &Task, dt: f64, outcome: &Outcome) -> Resul
         }
         None => sdrs_report::output_dir(&name)?,
     };
-    let points = outcome
-        .history
-        .iter()
-        .enumerate()
-        .map(|(k, l)| (k as f64, *l))
-        .collect();
     let plot = LinePlot::new(&format!("{name}: convergence"))
         .x_label("iteration")
         .y_label("loss")
         .log_y(outcome.history.iter().all(|l| *l > 0.0))
-        .series("loss", points);
+        .history("loss", &outcome.history);
     let mut written = plot.write_all(&dir, "history")?;
     let trajectory = dir.join("best.jsonl");
     TrajectoryFile::from_trajectory(&outcome.model, dt, &outcome.best.trajectory)?

@@ -25,5 +25,5 @@ mod progress;
 
 pub use error::ReportError;
 pub use paths::{clean_path, display_path, output_dir, target_dir, target_dir_from};
-pub use plot::{LinePlot, Series};
+pub use plot::{LinePlot, Series, indexed};
 pub use progress::{Progress, ProgressMode};

@@ -106,6 +106,16 @@ impl LinePlot {
         self
     }
 
+    /// Adds a named history: `values[k]` at `x = k` (a loss per iteration or per frame).
+    ///
+    /// ```
+    /// let plot = sdrs_report::LinePlot::new("loss").history("Adam", &[3.0, 1.0]);
+    /// assert_eq!(plot.all_series()[0].points, vec![(0.0, 3.0), (1.0, 1.0)]);
+    /// ```
+    pub fn history(self, name: &str, values: &[f64]) -> Self {
+        self.series(name, indexed(values))
+    }
+
     /// The series added so far.
     pub fn all_series(&self) -> &[Series] {
         &self.series
@@ -318,6 +328,15 @@ fn csv_field(field: &str) -> String {
     } else {
         field.to_owned()
     }
+}
+
+/// `values[k]` as the points `(k, values[k])`: a history to plot against its index.
+pub fn indexed(values: &[f64]) -> Vec<(f64, f64)> {
+    values
+        .iter()
+        .enumerate()
+        .map(|(k, &v)| (k as f64, v))
+        .collect()
 }
 
 #[cfg(test)]

@@ -21,11 +21,7 @@ pub fn write_motion(
 ) -> anyhow::Result<[PathBuf; 2]> {
     let animation = Animation::from_states(model, dt, states)?;
     let plots = Plots {
-        loss: losses
-            .iter()
-            .enumerate()
-            .map(|(k, &v)| (k as f64, v))
-            .collect(),
+        loss: sdrs_report::indexed(losses),
         step_ms: Vec::new(),
     };
     Ok(write_run(&animation, title, &plots, dir, stem)?)

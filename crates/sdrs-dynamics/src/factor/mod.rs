@@ -304,9 +304,8 @@ impl HessianFactor {
         if rows != columns {
             return Err(FactorError::NotSquare { rows, columns });
         }
-        if let Some(at) = (!all_finite(hessian.as_slice()))
-            .then(|| hessian.iter().position(|v| !v.is_finite()))
-            .flatten()
+        if !all_finite(hessian.as_slice())
+            && let Some(at) = hessian.iter().position(|v| !v.is_finite())
         {
             return Err(FactorError::NonFinite {
                 row: at % rows,

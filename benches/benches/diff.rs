@@ -28,39 +28,11 @@
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use nalgebra::DVector;
-use sdrs_benches::{report_section, robots};
+use sdrs_benches::{JacobianScene, jacobian, jacobian_scene, one_step, report_section, robots};
 use sdrs_diff::{LossGradient, Recording, adjoint, rollout_policy, step_jacobian};
 use sdrs_dynamics::scenes::{billiards, rotating_chains};
-use sdrs_dynamics::{
-    Control, Model, Motion, Simulator, State, StepSettings, UrdfOptions, load_urdf,
-};
+use sdrs_dynamics::{Control, Motion, Simulator, State, StepSettings};
 use sdrs_examples::chain_reach::{STEPS, chain_reach};
-
-/// A simulator for `model` one step into a PD motion from a bent pose: the solution, where it
-/// came from and the control.
-fn one_step(
-    model: &Model,
-    settings: StepSettings,
-    control: Control,
-    start: State,
-) -> (Simulator, Motion, Motion, Control) {
-    let mut sim = Simulator::new(model.clone(), settings).expect("valid model");
-    let before = Motion::at_rest(model, start);
-    let mut after = before.clone();
-    sim.advance(&mut after, &control)
-        .expect("the step converges");
-    (sim, before, after, control)
-}
-
-/// The step's full Jacobian at `after`, the solution of the step from `before`.
-fn jacobian(sim: &mut Simulator, before: &Motion, after: &Motion, control: &Control) -> f64 {
-    let lin = sim
-        .linearize(&after.state, &before.state, &before.previous, control)
-        .expect("linearise");
-    step_jacobian(sim.model(), &lin, 0)
-        .expect("factorise")
-        .current[(0, 0)]
-}
 
 fn bench_jacobian(c: &mut Criterion) {
     let mut group = c.benchmark_group("step_jacobian");
@@ -120,40 +92,22 @@ fn bench_jacobian(c: &mut Criterion) {
     group.finish();
 }
 
-/// A robot of `sdrs-robot-data` as its URDF describes it (floating base where the data says).
-fn robot(name: &str) -> Model {
-    let robot = sdrs_robot_data::robot(name).expect("a robot of sdrs-robot-data");
-    let options = UrdfOptions {
-        package_paths: vec![sdrs_robot_data::package_path().expect("the robot data")],
-        floating_base: robot.floating_base,
-        ..UrdfOptions::default()
-    };
-    load_urdf(robot.urdf_path().expect("robot data"), &options).expect("the robot loads")
-}
-
 fn bench_jacobian_robots(c: &mut Criterion) {
     let mut group = c.benchmark_group("step_jacobian_robots");
     for name in ["ur5", "solo12", "talos"] {
-        let model = robot(name);
-        let start = model.neutral(0.05);
-        // The root's joint (free or fixed) is not actuated.
-        let unactuated = model.links()[0].joint.dof();
-        let mut control = Control::passive(&model);
-        for j in unactuated..model.dof() {
-            control.kp[j] = 100.0;
-            control.kd[j] = 0.5;
-            control.position[j] = start.q[j] + 0.1;
-        }
-        // The Jacobian in the state and the controls, as Pinocchio's: no design blocks.
-        let mut settings = StepSettings::new(0.01).expect("dt");
-        settings.design_derivatives = false;
-        let (mut sim, before, after, control) = one_step(&model, settings, control, start);
+        let JacobianScene {
+            mut sim,
+            before,
+            after,
+            control,
+        } = jacobian_scene(name);
         group.bench_function(BenchmarkId::new("jacobian", name), |b| {
             b.iter(|| jacobian(&mut sim, &before, &after, &control))
         });
         let lin = sim
             .linearize(&after.state, &before.state, &before.previous, &control)
             .expect("linearise");
+        let model = sim.model().clone();
         group.bench_function(BenchmarkId::new("solves", name), |b| {
             b.iter(|| step_jacobian(&model, &lin, 0).expect("solves").current[(0, 0)])
         });

@@ -12,8 +12,14 @@
 //! (`box_step`), `rotating4` (`rotating_chains_step/4`). The collected instructions over
 //! `STEPS` are the cost of one step; it prints the Newton iterations per step and a
 //! fingerprint of the bits of the 50 states after them (to compare two builds' trajectories).
+//!
+//! `jacobian/ROBOT` (`ur5`, `solo12`, `talos`) counts the `diff` suite's
+//! `step_jacobian_robots/jacobian/ROBOT` instead: `STEPS` linearisations and step Jacobians
+//! (collect `*step_callgrind::jacobians*`); it prints a fingerprint of the Jacobian's bits.
 
-use sdrs_benches::{box_stack, free_robot, warmed_up, warmed_up_from};
+use sdrs_benches::{
+    JacobianScene, box_stack, free_robot, jacobian, jacobian_scene, warmed_up, warmed_up_from,
+};
 use sdrs_dynamics::scenes::{Scene, rotating_chains};
 use sdrs_dynamics::{Motion, Simulator};
 
@@ -30,9 +36,23 @@ fn timed(sim: &mut Simulator, scene: &Scene, motion: &Motion, steps: usize) -> u
         .sum()
 }
 
+/// The timed step Jacobians: a fingerprint of the bits of one entry of each.
+#[inline(never)]
+fn jacobians(scene: &mut JacobianScene, count: usize) -> u64 {
+    (0..count).fold(0, |print, _| {
+        let entry = jacobian(&mut scene.sim, &scene.before, &scene.after, &scene.control);
+        print.rotate_left(5) ^ entry.to_bits()
+    })
+}
+
 fn main() {
     let name = std::env::args().nth(1).unwrap_or_else(|| "talos".into());
     let steps = std::env::var("STEPS").map_or(200, |s| s.parse().expect("STEPS must be a count"));
+    if let Some(robot) = name.strip_prefix("jacobian/") {
+        let print = jacobians(&mut jacobian_scene(robot), steps);
+        println!("{name}: {steps} step Jacobians; fingerprint {print:016x}");
+        return;
+    }
     let (mut sim, scene, motion) = match name.as_str() {
         "resting_box" => warmed_up(box_stack(1), 100),
         "stack_5" => warmed_up(box_stack(5), 100),

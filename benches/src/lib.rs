@@ -11,6 +11,7 @@ use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId};
 use nalgebra::{Isometry3, Vector3};
 use proptest::test_runner::TestRunner;
+use sdrs_diff::step_jacobian;
 use sdrs_dynamics::scenes::{Scene, sdrs_contact};
 use sdrs_dynamics::{
     Control, JointKind, Link, MassModel, Model, Motion, Simulator, State, StepSettings,
@@ -221,4 +222,70 @@ pub fn warmed_up_from(scene: Scene, start: State, warmup: usize) -> (Simulator, 
 pub fn warmed_up(scene: Scene, warmup: usize) -> (Simulator, Scene, Motion) {
     let start = State::zero(&scene.model);
     warmed_up_from(scene, start, warmup)
+}
+
+/// A simulator for `model` one step into a PD motion from a bent pose: the solution, where it
+/// came from and the control.
+pub fn one_step(
+    model: &Model,
+    settings: StepSettings,
+    control: Control,
+    start: State,
+) -> (Simulator, Motion, Motion, Control) {
+    let mut sim = Simulator::new(model.clone(), settings).expect("valid model");
+    let before = Motion::at_rest(model, start);
+    let mut after = before.clone();
+    sim.advance(&mut after, &control)
+        .expect("the step converges");
+    (sim, before, after, control)
+}
+
+/// The step's full Jacobian at `after`, the solution of the step from `before` (one entry of
+/// it, so that nothing is optimised away).
+pub fn jacobian(sim: &mut Simulator, before: &Motion, after: &Motion, control: &Control) -> f64 {
+    let lin = sim
+        .linearize(&after.state, &before.state, &before.previous, control)
+        .expect("linearise");
+    step_jacobian(sim.model(), &lin, 0)
+        .expect("factorise")
+        .current[(0, 0)]
+}
+
+/// The `diff` suite's step-Jacobian workload for a robot of `sdrs-robot-data`: one no-contact
+/// PD step from the neutral pose bent by 0.05 rad (targets 0.1 rad further, kp 100, kd 0.5 on
+/// every actuated DoF), with design derivatives off (the Jacobian in the state and the
+/// controls, as Pinocchio's ABA derivatives).
+pub struct JacobianScene {
+    /// The simulator that took the step.
+    pub sim: Simulator,
+    /// Where the step started.
+    pub before: Motion,
+    /// Its solution.
+    pub after: Motion,
+    /// The PD control.
+    pub control: Control,
+}
+
+/// [`JacobianScene`] for the robot `name` (`ur5`, `solo12`, `talos`, …).
+pub fn jacobian_scene(name: &str) -> JacobianScene {
+    let (scene, _) = free_robot(name);
+    let model = scene.model;
+    let start = model.neutral(0.05);
+    // The root's joint (free or fixed) is not actuated.
+    let unactuated = model.links()[0].joint.dof();
+    let mut control = Control::passive(&model);
+    for j in unactuated..model.dof() {
+        control.kp[j] = 100.0;
+        control.kd[j] = 0.5;
+        control.position[j] = start.q[j] + 0.1;
+    }
+    let mut settings = StepSettings::new(0.01).expect("dt");
+    settings.design_derivatives = false;
+    let (sim, before, after, control) = one_step(&model, settings, control, start);
+    JacobianScene {
+        sim,
+        before,
+        after,
+        control,
+    }
 }

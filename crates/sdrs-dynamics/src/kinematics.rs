@@ -153,6 +153,8 @@ fn forward_kinematics_into<T: RealField + Copy>(
 ) {
     poses.clear();
     frames.clear();
+    poses.reserve(model.links().len());
+    frames.reserve(model.dof());
     let motions = model.elementary_motions();
     for (i, link) in model.links().iter().enumerate() {
         let parent = link
@@ -254,6 +256,13 @@ impl Kinematics {
         );
         self.spans.clear();
         self.columns.clear();
+        self.spans.reserve(self.poses.len());
+        if self.columns.capacity() == 0 {
+            // Fresh kinematics (every step's step-t kinematics): one allocation, not a doubling.
+            let bodies = (0..self.poses.len()).filter(|&i| model.body(i) == i);
+            self.columns
+                .reserve(bodies.map(|i| model.path(i).len()).sum());
+        }
         for (i, pose) in self.poses.iter().enumerate() {
             let body = model.body(i);
             if body != i {

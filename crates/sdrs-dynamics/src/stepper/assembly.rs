@@ -201,13 +201,23 @@ impl CrossComposites {
         o_t: &Vector3<f64>,
         b: &Matrix6<f64>,
     ) {
-        let mut from = Matrix6::identity();
-        from.fixed_view_mut::<3, 3>(0, 3)
-            .copy_from(&-o_t.cross_matrix());
-        let mut to = Matrix6::identity();
-        to.fixed_view_mut::<3, 3>(0, 3)
-            .copy_from(&-o.cross_matrix());
-        self.blocks[i] += to.transpose() * b * from;
+        // `X(o) = [I −[o]×; 0 I]`, so with `b = [A B; C D]` (3x3 blocks), `P = [o]×` and
+        // `Q = −[o^t]×`: `X(o)ᵀ b X(o^t) = [A, AQ + B; PA + C, (PA + C)Q + PB + D]`. Written
+        // out in 3x3 products: a general 6x6 product runs through matrixmultiply's packing.
+        let p = o.cross_matrix();
+        let q = -o_t.cross_matrix();
+        let block = |r: usize, c: usize| b.fixed_view::<3, 3>(r, c).into_owned();
+        let (a, bb, c, d) = (block(0, 0), block(0, 3), block(3, 0), block(3, 3));
+        let lower = p * a + c;
+        let out = &mut self.blocks[i];
+        let mut add = |r: usize, col: usize, m: Matrix3<f64>| {
+            let mut view = out.fixed_view_mut::<3, 3>(r, col);
+            view += m;
+        };
+        add(0, 0, a);
+        add(0, 3, a * q + bb);
+        add(3, 0, lower);
+        add(3, 3, lower * q + p * bb + d);
     }
 
     /// Sums every link's block into its ancestors'.

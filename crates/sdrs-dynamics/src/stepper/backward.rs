@@ -377,38 +377,32 @@ impl Simulator {
         let mut before = DMatrix::zeros(n, 6 * links);
         let mut inertia = CrossComposites::default();
         inertia.clear(links);
-        for term in &terms {
-            if term.count == 1 {
-                // A link's inertia: through the composites below.
-                let i = term.links[0];
-                inertia.add_link(
-                    i,
-                    &kin.poses()[i].translation.vector,
-                    &now.poses()[i].translation.vector,
-                    &term.step_t.fixed_view::<6, 6>(0, 0).into_owned(),
-                );
-            } else {
-                kin.add_cross(now, term.links(), &term.step_t, &mut current);
-            }
-            if let Some(at_prev) = &term.step_prev {
-                // The inertia reads the previous pose of the body's first link `r` only (link
-                // `i` at `T_r^{t−1} O_i`): map the block to `r`'s twist, whose motion moves
-                // `i`'s origin by `ω × d` more, `d = R_r^{t−1} o(O_i)`.
-                let i = term.links[0];
-                let r = model.body(i);
-                let d = previous[r].rotation * model.body_offset(i).translation.vector;
-                let mut shift = SMatrix::<f64, 6, 6>::identity();
-                shift
-                    .fixed_view_mut::<3, 3>(0, 3)
-                    .copy_from(&-d.cross_matrix());
-                let at_root = at_prev * shift;
-                for (k, col) in kin.jacobian(i) {
-                    let row = col.transpose() * at_root;
-                    for c in 0..6 {
-                        before[(k, 6 * r + c)] += row[c];
-                    }
+        // Inertia and gravity per rigid body (its links' merged second moment, exact: see
+        // `crate::bodies`), as the forward step assembles them; the link terms of `terms`
+        // (design only) feed the design blocks.
+        for &b in model.bodies().roots() {
+            let (at_t, at_prev) = link_energy_cross(
+                model.body_second_moment(b),
+                &kin.poses()[b],
+                &now.poses()[b],
+                &previous[b],
+                dt,
+            );
+            inertia.add_link(
+                b,
+                &kin.poses()[b].translation.vector,
+                &now.poses()[b].translation.vector,
+                &at_t,
+            );
+            for (k, col) in kin.jacobian(b) {
+                let row = col.transpose() * at_prev;
+                for c in 0..6 {
+                    before[(k, 6 * b + c)] += row[c];
                 }
             }
+        }
+        for term in terms.iter().filter(|t| t.count == 2) {
+            kin.add_cross(now, term.links(), &term.step_t, &mut current);
         }
         inertia.accumulate(model);
         inertia.add_to(model, kin, now, &mut current);
@@ -433,8 +427,9 @@ impl Simulator {
         })
     }
 
-    /// Every pose-dependent term of the objective at the solution, with its twist derivatives
-    /// and the mixed blocks the backward pass needs.
+    /// The pose-dependent terms of the objective at the solution the backward pass needs term
+    /// by term, with their twist derivatives and mixed blocks: every hull pair's barrier and
+    /// friction, and, for the design blocks only, every link's inertia and gravity.
     fn terms(
         &mut self,
         kin: &Kinematics,
@@ -444,8 +439,11 @@ impl Simulator {
         let model = &self.model;
         let dt = self.settings.dt;
         let design = self.settings.design_derivatives;
-        let mut terms = Vec::new();
-        for (i, link) in model.links().iter().enumerate() {
+        // A term is 2.7 kB: growing the vector by doubling copied them (a quarter of a UR5
+        // step Jacobian's instructions).
+        let mut terms = Vec::with_capacity(if design { model.links().len() } else { 0 });
+        let link_terms = model.links().iter().enumerate().filter(|_| design);
+        for (i, link) in link_terms {
             let pose = &kin.poses()[i];
             // The forward step predicts bodies from their first links' poses; a link's share is
             // its body's prediction moved by its offset (exact: the energy is linear in `S`).
@@ -453,25 +451,17 @@ impl Simulator {
             let predicted =
                 self.workspace.predicted[model.bodies().number(i)] * offset.to_homogeneous();
             let earlier = previous[model.body(i)] * offset;
-            // A link term's own gradient and Hessian only enter the design blocks.
-            let (g, h) = if design {
-                let (_, g, h) = link_energy(
-                    model.second_moment(i),
-                    pose,
-                    &predicted,
-                    dt,
-                    self.settings.gravity,
-                );
-                (g, h)
-            } else {
-                Default::default()
-            };
+            let (_, g, h) = link_energy(
+                model.second_moment(i),
+                pose,
+                &predicted,
+                dt,
+                self.settings.gravity,
+            );
             let (at_t, at_prev) =
                 link_energy_cross(model.second_moment(i), pose, &now.poses()[i], &earlier, dt);
             let mut vertices = Vec::new();
-            if let crate::model::MassModel::Lumped { mass } = link.mass
-                && design
-            {
+            if let crate::model::MassModel::Lumped { mass } = link.mass {
                 let count: usize = link.hulls.iter().map(|h| h.vertices().len()).sum();
                 for (h, hull) in link.hulls.iter().enumerate() {
                     for (v, x) in hull.vertices().iter().enumerate() {
@@ -504,7 +494,9 @@ impl Simulator {
             terms.push(term);
         }
         if let Some(hook) = self.contact.as_mut() {
-            for pair in hook.pair_terms(model, kin)? {
+            let pairs = hook.pair_terms(model, kin)?;
+            terms.reserve_exact(pairs.len());
+            for pair in pairs {
                 terms.push(Term {
                     links: pair.links,
                     count: 2,

@@ -485,8 +485,9 @@ impl ContactHook for SdrsContact {
 
     fn pair_terms(&mut self, model: &Model, kin: &Kinematics) -> Result<Vec<PairTerm>> {
         let stiffness = self.stiffness;
-        let mut terms = Vec::new();
         let pairs = self.candidate_pairs(model, kin.poses());
+        // Reserved, not grown: a term is 2.5 kB.
+        let mut terms = Vec::with_capacity(pairs.len());
         let outcomes = self.barriers(model, kin, &pairs, Order::Design)?;
         for (pair, outcome) in pairs.into_iter().zip(outcomes) {
             let hulls = [self.hulls[pair.0], self.hulls[pair.1]];
@@ -504,6 +505,7 @@ impl ContactHook for SdrsContact {
                 cache,
             )
         })?;
+        terms.reserve_exact(lagged.len());
         for (hulls, l) in &lagged {
             terms.push(pair_term(*hulls, &l.contact, l.step_mixed, 1.0));
         }

@@ -109,10 +109,32 @@ pub fn step_jacobian(model: &Model, lin: &Linearization, step: usize) -> Result<
     };
     Ok(StepJacobian {
         current: &minus_inverse * &d.current,
-        previous: &minus_inverse * &d.previous,
+        previous: body_columns_product(model, &minus_inverse, &d.previous),
         target_position: diagonal(&d.target_position),
         target_velocity: diagonal(&d.target_velocity),
         force: inverse,
         design,
     })
+}
+
+/// `A P` for the `n x 6·links` block `P = ∂²O/∂θ^{t+1}∂ξ^{t−1}`, whose only non-zero columns
+/// are those of the rigid bodies' first links ([`sdrs_dynamics::StepDerivatives::previous`]):
+/// one product over those columns (TALOS: 6·30 of 6·91), the rest left zero.
+fn body_columns_product(model: &Model, a: &DMatrix<f64>, p: &DMatrix<f64>) -> DMatrix<f64> {
+    let n = p.nrows();
+    let roots: Vec<usize> = (0..model.links().len())
+        .filter(|&i| model.body(i) == i)
+        .collect();
+    // Column-major: a link's 6 columns are `6n` contiguous entries.
+    let block = |i: usize| 6 * n * i..6 * n * (i + 1);
+    let mut packed = DMatrix::zeros(n, 6 * roots.len());
+    for (k, &r) in roots.iter().enumerate() {
+        packed.as_mut_slice()[block(k)].copy_from_slice(&p.as_slice()[block(r)]);
+    }
+    let product = a * packed;
+    let mut out = DMatrix::zeros(n, p.ncols());
+    for (k, &r) in roots.iter().enumerate() {
+        out.as_mut_slice()[block(r)].copy_from_slice(&product.as_slice()[block(k)]);
+    }
+    out
 }

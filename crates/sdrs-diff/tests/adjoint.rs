@@ -2,7 +2,9 @@
 //! trajectories, with contact and friction active throughout.
 
 use nalgebra::{DVector, Isometry3, Vector3};
-use sdrs_diff::{LossGradient, OpenLoop, Policy, Recording, adjoint, rollout, rollout_policy};
+use sdrs_diff::{
+    LossGradient, OpenLoop, Policy, Recording, adjoint, rollout, rollout_policy, step_jacobian,
+};
 use sdrs_dynamics::scenes::{Scene, chain, rotating_chains};
 use sdrs_dynamics::{Control, JointKind, Link, MassModel, Model, Motion, Simulator, State};
 use sdrs_geometry::ConvexHull;
@@ -404,5 +406,45 @@ fn trajectory_design_gradients_through_fixed_links_match_differences() {
             "θ0[{k}]: adjoint {} vs {fd} ({e:e})",
             g.initial[k]
         );
+    }
+}
+
+#[test]
+fn step_jacobians_through_fixed_links_are_the_same_with_and_without_design_blocks() {
+    // Without design blocks the step assembles inertia per rigid body and multiplies only the
+    // bodies' previous-pose columns; with them it also builds every link's terms. Both are
+    // `−H⁻¹` times the same mixed blocks.
+    let scene = chain_with_fixed_weights();
+    let model = scene.model.clone();
+    let start = Motion::at_rest(
+        &model,
+        State::new(
+            &model,
+            DVector::from_fn(model.dof(), |k, _| 0.2 * (k as f64).cos()),
+        )
+        .unwrap(),
+    );
+    let jacobian = |design: bool| {
+        let mut settings = scene.settings.clone();
+        settings.design_derivatives = design;
+        let mut sim = Simulator::new(model.clone(), settings).unwrap();
+        let mut after = start.clone();
+        sim.advance(&mut after, &scene.control).unwrap();
+        let lin = sim
+            .linearize(&after.state, &start.state, &start.previous, &scene.control)
+            .unwrap();
+        let jac = step_jacobian(&model, &lin, 0).unwrap();
+        let dense = -lin.factor.solve(&lin.derivatives.previous).unwrap();
+        assert!((&jac.previous - &dense).amax() <= 1e-12 * dense.amax());
+        jac
+    };
+    let (with, without) = (jacobian(true), jacobian(false));
+    assert!(without.previous.amax() > 0.0 && without.current.amax() > 0.0);
+    for (a, b) in [
+        (&with.current, &without.current),
+        (&with.previous, &without.previous),
+        (&with.force, &without.force),
+    ] {
+        assert!((a - b).amax() <= 1e-10 * a.amax(), "{:e}", (a - b).amax());
     }
 }

@@ -136,6 +136,9 @@ struct Workspace {
     viewed: Option<Evaluation>,
     /// The Newton iterations' factorisation, reused across iterations and steps.
     factor: HessianFactor,
+    /// The converged Hessians' factorisation for the backward pass; each step hands out a
+    /// copy (which skips the sparse pattern's analysis while the pattern holds).
+    exact: HessianFactor,
     /// The Newton direction's buffer.
     direction: DVector<f64>,
 }
@@ -219,16 +222,6 @@ fn check_start(model: &Model, state: &State, previous: &[Isometry3<f64>]) -> Res
         });
     }
     Ok(())
-}
-
-/// The factorisation of a converged Hessian for the backward pass; a singular one is kept
-/// empty, for the backward pass to report when it solves.
-fn exact_factor(hessian: &DMatrix<f64>) -> Result<HessianFactor> {
-    let mut factor = HessianFactor::new();
-    match factor.factorize(hessian) {
-        Ok(_) | Err(FactorError::Singular) => Ok(factor),
-        Err(other) => Err(other.into()),
-    }
 }
 
 /// The data of one step that does not change during its Newton solve (with the inertial
@@ -424,7 +417,7 @@ impl Simulator {
                 let (derivatives, factor) = if self.settings.backward {
                     (
                         Some(self.step_derivatives(&eval.kinematics, &now, previous, &data)?),
-                        Some(exact_factor(&eval.hessian)?),
+                        Some(self.exact_factor(&eval.hessian)?),
                     )
                 } else {
                     (None, None)
@@ -713,7 +706,7 @@ impl Simulator {
         let derivatives = self.step_derivatives(&eval.kinematics, &now, previous, &data)?;
         self.workspace.now = now;
         Ok(Linearization {
-            factor: exact_factor(&eval.hessian)?,
+            factor: self.exact_factor(&eval.hessian)?,
             hessian: eval.hessian,
             derivatives,
         })
@@ -733,6 +726,16 @@ impl Simulator {
         let mut end = state.clone();
         end.q += direction;
         hook.max_step(&self.model, &eval.kinematics, &end)
+    }
+
+    /// The factorisation of a converged Hessian for the backward pass; a singular one is kept
+    /// empty, for the backward pass to report when it solves.
+    fn exact_factor(&mut self, hessian: &DMatrix<f64>) -> Result<HessianFactor> {
+        let factor = &mut self.workspace.exact;
+        match factor.factorize(hessian) {
+            Ok(_) | Err(FactorError::Singular) => Ok(factor.clone()),
+            Err(other) => Err(other.into()),
+        }
     }
 
     /// `−H̃⁻¹g` into `direction`, `H̃` the modified Newton matrix of the Hessian

@@ -119,7 +119,7 @@ pub fn step_jacobian(model: &Model, lin: &Linearization, step: usize) -> Result<
 
 /// `A P` for the `n x 6·links` block `P = ∂²O/∂θ^{t+1}∂ξ^{t−1}`, whose only non-zero columns
 /// are those of the rigid bodies' first links ([`sdrs_dynamics::StepDerivatives::previous`]):
-/// one product over those columns (TALOS: 6·30 of 6·91), the rest left zero.
+/// one product over those columns (TALOS reduced: 33 bodies of 60 links), the rest left zero.
 fn body_columns_product(model: &Model, a: &DMatrix<f64>, p: &DMatrix<f64>) -> DMatrix<f64> {
     let n = p.nrows();
     let roots: Vec<usize> = (0..model.links().len())

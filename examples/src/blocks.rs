@@ -75,7 +75,21 @@ impl JawBlocks {
     /// block `b`.
     pub fn design(&self, model: &Model, link: &str) -> Result<DesignMap, BlocksError> {
         let mut map = DesignMap::new(model, self.parameters());
-        let mut parameter = 0;
+        self.add_to(&mut map, model, link, 0)?;
+        Ok(map)
+    }
+
+    /// Adds these blocks' parameters to `map` from parameter `first` on (the layout of
+    /// [`JawBlocks::design`] shifted by `first`), for link `link` of `model`: several jaws
+    /// in one design vector. Returns the next free parameter.
+    pub fn add_to(
+        &self,
+        map: &mut DesignMap,
+        model: &Model,
+        link: &str,
+        first: usize,
+    ) -> Result<usize, BlocksError> {
+        let mut parameter = first;
         for (b, hull) in self.hulls.iter().enumerate() {
             for v in 0..hull.vertices().len() {
                 for k in 0..3 {
@@ -85,7 +99,7 @@ impl JawBlocks {
                 }
             }
         }
-        Ok(map)
+        Ok(parameter)
     }
 
     /// Lower and upper bounds of the parameters that keep every vertex in its octant

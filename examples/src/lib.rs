@@ -21,6 +21,9 @@
 //! - [`single_jaw`]: the single-jaw gripper with topology change (sec. V-E, Fig. 14), run by
 //!   the `single_jaw` example; its jaw is a grid of [`blocks`] whose vertices are the design,
 //!   and its loss is staged ([`stages`]).
+//! - [`parallel_jaw`]: the universal parallel-jaw gripper (sec. V-F, Fig. 16): two block jaws
+//!   whose vertices are the design, shared by four grasp-and-carry trajectories evaluated in
+//!   parallel; run by the `parallel_jaw` example.
 //! - [`wall`]: the wall experiment of the SDRS paper's MuJoCo comparison (sec. V-J, Fig. 24
 //!   top), run by the `wall` example.
 
@@ -29,6 +32,7 @@ pub mod blocks;
 pub mod book_stack;
 pub mod chain_reach;
 pub mod long_range;
+pub mod parallel_jaw;
 pub mod quadruped;
 pub mod robots;
 pub mod single_jaw;

@@ -1,9 +1,11 @@
-//! Reduced versions of the gripper co-design benchmarks (SDRS sec. V-E): a coarse block grid,
+//! Reduced versions of the gripper co-design benchmarks (SDRS sec. V-E single jaw, V-F parallel
+//! jaw): a coarse block grid,
 //! a short horizon and a few iterations. The loss falls, the design gradient matches central
 //! differences, and every state is collision-free.
 
 use sdrs::prelude::*;
 use sdrs_examples::blocks::{BlocksError, GROW, JawBlocks, SHRINK};
+use sdrs_examples::parallel_jaw::{ParallelJaw, ParallelJawError, parallel_jaw};
 use sdrs_examples::single_jaw::{Task, min_clearance, single_jaw};
 
 /// A 4 × 4-block jaw over 80 steps (stages of 0.2 s).
@@ -124,4 +126,108 @@ fn single_jaw_loss_falls_and_stays_collision_free() {
         .unwrap();
     let clearance = min_clearance(&task, &model, &best.data.trajectory.states);
     assert!(clearance > 0.0, "hulls intersect: clearance {clearance}");
+}
+
+/// The parallel-jaw gripper (SDRS sec. V-F) at a CI scale: 3 × 3 blocks per jaw, two
+/// objects (the ball and the cube), 40 steps each.
+fn parallel_reduced() -> ParallelJaw {
+    parallel_jaw([3, 3], 40, 2).unwrap()
+}
+
+#[test]
+fn parallel_jaw_rejects_bad_settings() {
+    assert!(matches!(
+        parallel_jaw([3, 3], 5, 2),
+        Err(ParallelJawError::Setting { name: "steps", .. })
+    ));
+    assert!(matches!(
+        parallel_jaw([3, 3], 40, 5),
+        Err(ParallelJawError::Setting {
+            name: "objects",
+            ..
+        })
+    ));
+    assert!(matches!(
+        parallel_jaw([0, 3], 40, 1),
+        Err(ParallelJawError::Blocks(BlocksError::Counts(_)))
+    ));
+    let task = parallel_jaw([2, 2], 20, 1).unwrap();
+    assert!(matches!(
+        task.evaluate(&DVector::zeros(3)),
+        Err(ParallelJawError::DesignLength {
+            actual: 3,
+            expected: 192
+        })
+    ));
+}
+
+#[test]
+fn parallel_jaw_gradient_matches_differences() {
+    let mut task = parallel_reduced();
+    for t in &mut task.trajectories {
+        t.objective.settings.tolerance = 1e-8;
+    }
+    let p = DVector::zeros(task.parameters());
+    let at = task.evaluate(&p).unwrap();
+    for e in &at.each {
+        assert!(
+            e.trajectory.active_pairs.iter().skip(10).any(|&a| a > 1),
+            "the jaws touch the object"
+        );
+    }
+    let g = &at.gradient;
+    let scale = g.amax();
+    assert!(scale > 0.0, "the design gradient is zero");
+    // The three vertex coordinates the summed loss is most sensitive to, one on each jaw at
+    // least (the left jaw's parameters come first).
+    let mut order: Vec<usize> = (0..g.len()).collect();
+    order.sort_by(|&a, &b| g[b].abs().total_cmp(&g[a].abs()));
+    let half = task.jaw.parameters();
+    let mut checks = order[..2].to_vec();
+    checks.extend(order.iter().find(|&&k| (k < half) != (order[0] < half)));
+    // As for the single jaw: the barrier makes the loss stiff in the vertices, so the
+    // differences need a small step.
+    let h = 1e-8;
+    for k in checks {
+        let mut e = DVector::zeros(p.len());
+        e[k] = h;
+        let plus = task.evaluate(&(&p + &e)).unwrap().loss;
+        let minus = task.evaluate(&(&p - &e)).unwrap().loss;
+        let fd = (plus - minus) / (2.0 * h);
+        let error = (g[k] - fd).abs() / scale;
+        eprintln!(
+            "parameter {k}: adjoint {:.6e}, differences {fd:.6e}, error {error:.1e}",
+            g[k]
+        );
+        assert!(
+            error < 1e-4,
+            "parameter {k}: adjoint {}, differences {fd}",
+            g[k]
+        );
+    }
+}
+
+#[test]
+fn parallel_jaw_loss_falls_and_stays_collision_free() {
+    let task = parallel_reduced();
+    let p = DVector::zeros(task.parameters());
+    let (history, best, end) = task.optimise(p, 4, 2e-3, |_, _| {}).unwrap();
+    eprintln!("summed loss {history:?}");
+    assert_eq!(history.len(), 5);
+    assert!(
+        end.loss < 0.9 * history[0],
+        "loss {} → {}",
+        history[0],
+        end.loss
+    );
+    let (lower, upper) = task.bounds();
+    assert!((0..best.len()).all(|i| lower[i] <= best[i] && best[i] <= upper[i]));
+    for (t, e) in task.trajectories.iter().zip(&end.each) {
+        let clearance = t.clearance(&best, &e.trajectory.states).unwrap();
+        assert!(
+            clearance > 0.0,
+            "{}: hulls intersect ({clearance} m)",
+            t.name
+        );
+    }
 }

@@ -52,7 +52,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         )
         .into());
     };
-    let task = parallel_jaw([width, height], args.steps, OBJECTS.len())?;
+    let task = parallel_jaw([width, height], args.steps, &OBJECTS)?;
     println!(
         "universal parallel-jaw gripper (SDRS Fig. 16): {} blocks per jaw, {} design parameters, {} objects, H = {} steps of {DT} s each, μ = {MU}, Adam lr {}",
         task.jaw.hulls.len(),

@@ -9,7 +9,7 @@
 //! throughout, and the palm's targets follow a script — hold while the jaws close (the first
 //! [`CLOSE`] of the horizon), then move smoothly to the trajectory's target.
 //!
-//! Four objects ([`OBJECTS`]: a ball, a cube, a lying octagonal cylinder and an X of two
+//! Four objects ([`OBJECTS`]: a polyhedral ball, a cube, a lying octagonal cylinder and an X of two
 //! crossed bars) start on the ground between the open jaws; trajectory `i` grasps object `i`
 //! and carries it to a target drawn once from a fixed seed ([`targets`]: raised 8-12 cm and
 //! moved up to 8 cm sideways in a random direction). Its loss is the paper's "relative motion
@@ -111,7 +111,7 @@ pub struct Summed {
 /// What can go wrong building or evaluating the benchmark.
 #[derive(Debug, thiserror::Error)]
 pub enum ParallelJawError {
-    /// A grid count was zero or a horizon too short to close and carry.
+    /// A horizon too short to close and carry, or no object.
     #[error("parallel-jaw setting {name} = {value}: {allowed}")]
     Setting {
         /// The setting.
@@ -121,6 +121,9 @@ pub enum ParallelJawError {
         /// What is allowed.
         allowed: &'static str,
     },
+    /// An object name not in [`OBJECTS`].
+    #[error("unknown object {0:?}: the objects are {OBJECTS:?}")]
+    UnknownObject(String),
     /// The design vector has the wrong length.
     #[error("design vector of {actual} parameters, expected {expected} (two jaws)")]
     DesignLength {
@@ -149,15 +152,21 @@ fn object_hulls(name: &str) -> Result<(Vec<ConvexHull>, f64), ParallelJawError> 
     let scene = |e: sdrs::geometry::GeometryError| ParallelJawError::Scene(e.to_string());
     let hulls = match name {
         "ball" => {
-            // 42 points on a sphere of radius 3 cm (a Fibonacci lattice).
-            let n = 42;
-            let golden = std::f64::consts::PI * (3.0 - 5f64.sqrt());
-            let points = (0..n)
-                .map(|i| {
-                    let z = 1.0 - 2.0 * (i as f64 + 0.5) / n as f64;
-                    let r = (1.0 - z * z).sqrt();
-                    let a = golden * i as f64;
-                    Point3::new(r * a.cos(), r * a.sin(), z) * 0.03
+            // A polyhedral ball of radius 3 cm: 6 rings of 8 points at latitudes ±15°, ±45°,
+            // ±75°, alternate rings turned by half a segment. Its lowest ring is a flat face,
+            // so it rests on the ground (a ball balanced on one vertex would topple whichever
+            // way the first contact pushes it: a trajectory not smooth in the design).
+            let points = (0..6)
+                .flat_map(|ring| {
+                    let latitude = (-75.0 + 30.0 * ring as f64).to_radians();
+                    (0..8).map(move |j| {
+                        let a = std::f64::consts::FRAC_PI_4 * (j as f64 + 0.5 * (ring % 2) as f64);
+                        Point3::new(
+                            latitude.cos() * a.cos(),
+                            latitude.cos() * a.sin(),
+                            latitude.sin(),
+                        ) * 0.03
+                    })
                 })
                 .collect();
             vec![ConvexHull::new(points).map_err(scene)?]
@@ -190,11 +199,7 @@ fn object_hulls(name: &str) -> Result<(Vec<ConvexHull>, f64), ParallelJawError> 
                 })
                 .collect::<Result<_, _>>()?
         }
-        other => {
-            return Err(ParallelJawError::Scene(format!(
-                "unknown object {other:?}; the objects are {OBJECTS:?}"
-            )));
-        }
+        other => return Err(ParallelJawError::UnknownObject(other.to_string())),
     };
     let lowest = hulls
         .iter()
@@ -295,12 +300,13 @@ fn palm_schedule(target: Vector3<f64>, u: f64) -> Vec<f64> {
 }
 
 /// Builds the benchmark with `grid` blocks per jaw (width × height; the paper: [`PAPER_GRID`])
-/// and a horizon of `steps` per trajectory (the paper: [`STEPS`]), with the first `objects`
-/// of [`OBJECTS`] (the paper: all 4).
+/// and a horizon of `steps` per trajectory (the paper: [`STEPS`]), one trajectory per named
+/// object (names from [`OBJECTS`]; the paper: all 4). Object `OBJECTS[i]` always gets
+/// target `targets()[i]`, whichever objects are chosen.
 pub fn parallel_jaw(
     grid: [usize; 2],
     steps: usize,
-    objects: usize,
+    objects: &[&str],
 ) -> Result<ParallelJaw, ParallelJawError> {
     if steps < 10 {
         return Err(ParallelJawError::Setting {
@@ -309,20 +315,30 @@ pub fn parallel_jaw(
             allowed: "at least 10 (the jaws close, then the palm moves)",
         });
     }
-    if objects == 0 || objects > OBJECTS.len() {
+    if objects.is_empty() {
         return Err(ParallelJawError::Setting {
             name: "objects",
-            value: objects,
-            allowed: "1 to 4",
+            value: 0,
+            allowed: "at least one object",
         });
     }
+    let chosen = objects
+        .iter()
+        .map(|name| {
+            OBJECTS
+                .iter()
+                .position(|o| o == name)
+                .ok_or_else(|| ParallelJawError::UnknownObject(name.to_string()))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let targets = targets();
     let block = PLATE.component_div(&Vector3::new(grid[0] as f64, 1.0, grid[1] as f64));
     let jaw = JawBlocks::grid([grid[0], 1, grid[1]], block)?;
     let start = Vector3::new(0.0, 0.0, JAW_BOTTOM + PLATE.z / 2.0);
-    let trajectories = OBJECTS[..objects]
-        .iter()
-        .zip(targets())
-        .map(|(&name, target)| -> Result<Trajectory, ParallelJawError> {
+    let trajectories = chosen
+        .into_iter()
+        .map(|i| -> Result<Trajectory, ParallelJawError> {
+            let (name, target) = (OBJECTS[i], targets[i]);
             let mut world = World::new(DT)?.with_ground().with_friction(MU)?;
             let robot = world.add_robot(
                 gripper(&jaw)?,

@@ -11,8 +11,9 @@
 
 use clap::Parser;
 use sdrs::prelude::*;
+use sdrs_examples::carry::{Summed, Trajectory};
 use sdrs_examples::parallel_jaw::{
-    DT, LEARNING_RATE, MU, OBJECTS, PAPER_GRID, STEPS, Summed, Trajectory, parallel_jaw,
+    DT, LEARNING_RATE, MU, OBJECTS, PAPER_GRID, STEPS, parallel_jaw,
 };
 use sdrs_report::{LinePlot, ProgressMode, display_path, target_dir};
 use sdrs_view::glb::Animation;
@@ -55,7 +56,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let task = parallel_jaw([width, height], args.steps, &OBJECTS)?;
     println!(
         "universal parallel-jaw gripper (SDRS Fig. 16): {} blocks per jaw, {} design parameters, {} objects, H = {} steps of {DT} s each, μ = {MU}, Adam lr {}",
-        task.jaw.hulls.len(),
+        task.parts[0].1.hulls.len(),
         task.parameters(),
         task.trajectories.len(),
         args.steps,
@@ -109,17 +110,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "objects held (slip < {HELD} m): {held_before}/4 before, {held_after}/4 after; paper: 0/4 before, 4/4 after"
     );
+    let kept = task.volume_fractions(&p)?;
     println!(
         "jaw material kept: left {:.1}%, right {:.1}% of the solid plates; {} iterations in {seconds:.0} s ({:.1} s per iteration); best loss {:.4e} of the start's {:.4e}",
-        100.0
-            * task
-                .jaw
-                .volume_fraction(&p.rows(0, task.jaw.parameters()).into_owned()),
-        100.0
-            * task.jaw.volume_fraction(
-                &p.rows(task.jaw.parameters(), task.jaw.parameters())
-                    .into_owned()
-            ),
+        100.0 * kept[0],
+        100.0 * kept[1],
         args.iterations,
         seconds / args.iterations.max(1) as f64,
         end.loss,

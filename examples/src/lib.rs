@@ -23,13 +23,15 @@
 //!   and its loss is staged ([`stages`]).
 //! - [`parallel_jaw`]: the universal parallel-jaw gripper (sec. V-F, Fig. 16): two block jaws
 //!   whose vertices are the design, shared by four grasp-and-carry trajectories evaluated in
-//!   parallel; run by the `parallel_jaw` example.
+//!   parallel; run by the `parallel_jaw` example. What it shares with the three-fingered
+//!   hand is in [`carry`].
 //! - [`wall`]: the wall experiment of the SDRS paper's MuJoCo comparison (sec. V-J, Fig. 24
 //!   top), run by the `wall` example.
 
 pub mod biped;
 pub mod blocks;
 pub mod book_stack;
+pub mod carry;
 pub mod chain_reach;
 pub mod long_range;
 pub mod parallel_jaw;

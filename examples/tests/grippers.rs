@@ -5,7 +5,8 @@
 
 use sdrs::prelude::*;
 use sdrs_examples::blocks::{BlocksError, GROW, JawBlocks, SHRINK};
-use sdrs_examples::parallel_jaw::{LEARNING_RATE, ParallelJaw, ParallelJawError, parallel_jaw};
+use sdrs_examples::carry::{Carry, CarryError};
+use sdrs_examples::parallel_jaw::{LEARNING_RATE, parallel_jaw};
 use sdrs_examples::single_jaw::{Task, min_clearance, single_jaw};
 
 /// A 4 × 4-block jaw over 80 steps (stages of 0.2 s).
@@ -130,7 +131,7 @@ fn single_jaw_loss_falls_and_stays_collision_free() {
 
 /// The parallel-jaw gripper (SDRS sec. V-F) at a CI scale: 3 × 3 blocks per jaw, two
 /// objects, 40 steps each.
-fn parallel_reduced(objects: [&str; 2]) -> ParallelJaw {
+fn parallel_reduced(objects: [&str; 2]) -> Carry {
     parallel_jaw([3, 3], 40, &objects).unwrap()
 }
 
@@ -138,27 +139,27 @@ fn parallel_reduced(objects: [&str; 2]) -> ParallelJaw {
 fn parallel_jaw_rejects_bad_settings() {
     assert!(matches!(
         parallel_jaw([3, 3], 5, &["ball"]),
-        Err(ParallelJawError::Setting { name: "steps", .. })
+        Err(CarryError::Setting { name: "steps", .. })
     ));
     assert!(matches!(
         parallel_jaw([3, 3], 40, &[]),
-        Err(ParallelJawError::Setting {
+        Err(CarryError::Setting {
             name: "objects",
             ..
         })
     ));
     assert!(matches!(
         parallel_jaw([3, 3], 40, &["ball", "teapot"]),
-        Err(ParallelJawError::UnknownObject(name)) if name == "teapot"
+        Err(CarryError::UnknownObject(name)) if name == "teapot"
     ));
     assert!(matches!(
         parallel_jaw([0, 3], 40, &["cube"]),
-        Err(ParallelJawError::Blocks(BlocksError::Counts(_)))
+        Err(CarryError::Blocks(BlocksError::Counts(_)))
     ));
     let task = parallel_jaw([2, 2], 20, &["cube"]).unwrap();
     assert!(matches!(
         task.evaluate(&DVector::zeros(3)),
-        Err(ParallelJawError::DesignLength {
+        Err(CarryError::DesignLength {
             actual: 3,
             expected: 192
         })
@@ -186,7 +187,7 @@ fn parallel_jaw_gradient_matches_differences() {
     // least (the left jaw's parameters come first).
     let mut order: Vec<usize> = (0..g.len()).collect();
     order.sort_by(|&a, &b| g[b].abs().total_cmp(&g[a].abs()));
-    let half = task.jaw.parameters();
+    let half = task.parts[0].1.parameters();
     let mut checks = order[..2].to_vec();
     checks.extend(order.iter().find(|&&k| (k < half) != (order[0] < half)));
     // As for the single jaw, the barrier makes the loss stiff in the vertices: central

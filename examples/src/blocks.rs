@@ -65,6 +65,31 @@ impl JawBlocks {
         Ok(Self { hulls, half })
     }
 
+    /// The same blocks moved by `by` in the link's frame (a grid hanging below its joint rather
+    /// than centred on it).
+    ///
+    /// ```
+    /// use sdrs_examples::blocks::JawBlocks;
+    /// use sdrs::prelude::Vector3;
+    /// let finger = JawBlocks::grid([1, 1, 4], Vector3::new(0.01, 0.02, 0.01))?
+    ///     .translated(Vector3::new(0.0, 0.0, -0.02))?;
+    /// let lowest = finger.hulls.iter().flat_map(|h| h.vertices()).map(|v| v.z).fold(0.0, f64::min);
+    /// assert!((lowest + 0.04).abs() < 1e-12);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn translated(self, by: Vector3<f64>) -> Result<Self, BlocksError> {
+        let hulls = self
+            .hulls
+            .iter()
+            .map(|h| ConvexHull::new(h.vertices().iter().map(|v| v + by).collect()))
+            .collect::<Result<_, _>>()
+            .map_err(BlocksError::Block)?;
+        Ok(Self {
+            hulls,
+            half: self.half,
+        })
+    }
+
     /// The number of design parameters: 3 per vertex.
     pub fn parameters(&self) -> usize {
         3 * self.hulls.iter().map(|h| h.vertices().len()).sum::<usize>()

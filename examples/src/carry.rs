@@ -443,23 +443,42 @@ impl Carry {
     }
 
     /// `iterations` Adam steps (learning rate `learning_rate`, the usual moment decays
-    /// 0.9 and 0.999) on the design from `p`, each projected onto [`ParallelJaw::bounds`].
-    /// Returns the summed loss before each step and at the end (the convergence history),
-    /// the design with the lowest loss and its evaluation. `progress` sees each iteration's
-    /// index and loss.
+    /// 0.9 and 0.999) on the design from `p`, each projected onto [`Carry::bounds`].
+    /// `progress` sees each iteration's index and loss.
+    ///
+    /// A step to a design whose rollout fails (Newton does not converge in a step: blocks
+    /// moved into a configuration the stepper cannot resolve) is halved back towards the
+    /// last design that rolled out, up to [`HALVINGS`] times, and counted in
+    /// [`Optimised::halved`]; the error is returned if even the last halving fails.
     pub fn optimise(
         &self,
         mut p: DVector<f64>,
         iterations: usize,
         learning_rate: f64,
         mut progress: impl FnMut(usize, f64),
-    ) -> Result<(Vec<f64>, DVector<f64>, Summed), CarryError> {
+    ) -> Result<Optimised, CarryError> {
         let (lower, upper) = self.bounds();
         let mut adam = sdrs::diff::Adam::new(p.len(), learning_rate);
         let mut history = Vec::with_capacity(iterations + 1);
         let mut best: Option<(DVector<f64>, Summed)> = None;
+        let mut halved = 0;
+        let mut good = p.clone();
         for iteration in 0..=iterations {
-            let at = self.evaluate(&p)?;
+            let mut attempt = 0;
+            let at = loop {
+                match self.evaluate(&p) {
+                    Ok(at) => break at,
+                    Err(CarryError::Diff(sdrs::diff::DiffError::Step { .. }))
+                        if iteration > 0 && attempt < HALVINGS =>
+                    {
+                        attempt += 1;
+                        halved += 1;
+                        p = (&p + &good) * 0.5;
+                    }
+                    Err(e) => return Err(e),
+                }
+            };
+            good = p.clone();
             history.push(at.loss);
             progress(iteration, at.loss);
             let gradient = at.gradient.clone();
@@ -474,9 +493,30 @@ impl Carry {
                 p[i] = p[i].clamp(lower[i], upper[i]);
             }
         }
-        let (p, at) = best.ok_or_else(|| CarryError::Scene("no evaluation".to_string()))?;
-        Ok((history, p, at))
+        let (design, end) = best.ok_or_else(|| CarryError::Scene("no evaluation".to_string()))?;
+        Ok(Optimised {
+            history,
+            design,
+            end,
+            halved,
+        })
     }
+}
+
+/// How many times [`Carry::optimise`] halves a step whose rollout fails.
+pub const HALVINGS: usize = 4;
+
+/// What [`Carry::optimise`] returns.
+#[derive(Debug)]
+pub struct Optimised {
+    /// The summed loss at the start and after each step (`iterations + 1` values).
+    pub history: Vec<f64>,
+    /// The design with the lowest loss.
+    pub design: DVector<f64>,
+    /// Its evaluation.
+    pub end: Summed,
+    /// Steps halved because their rollout failed.
+    pub halved: usize,
 }
 
 impl Trajectory {
@@ -506,4 +546,139 @@ impl Trajectory {
         let model = self.objective.design.model(&self.objective.model, p)?;
         Ok(crate::walker::smallest_gap(&model, states))
     }
+}
+
+/// A held object stays within this distance of where the grasp put it (m).
+pub const HELD: f64 = 0.01;
+
+/// What an example reports beside its run: its name and figure, and the paper's result.
+#[derive(Debug, Clone, Copy)]
+pub struct Report<'a> {
+    /// The benchmark's title, e.g. "Universal parallel-jaw gripper".
+    pub title: &'a str,
+    /// The paper's figure of the result and of the convergence, e.g. ("Fig. 16", "Fig. 18").
+    pub figures: (&'a str, &'a str),
+    /// Output folder (created).
+    pub out: &'a std::path::Path,
+    /// The paper's result, printed beside ours.
+    pub paper: &'a str,
+}
+
+/// Runs an example: evaluates the initial design, optimises `iterations` Adam steps at
+/// `learning_rate` under a progress bar, prints each object's slip (held when below [`HELD`]),
+/// its distance to its target and the smallest clearance before and after, the material each
+/// part keeps and the wall time; writes the convergence history (`convergence.{csv,svg,png}`)
+/// and every trajectory before and after with the gripper's shapes (`start_NAME`,
+/// `optimised_NAME`, GLB + HTML) into `report.out`. Returns the run.
+pub fn run_example(
+    task: &Carry,
+    iterations: usize,
+    learning_rate: f64,
+    report: Report<'_>,
+) -> Result<Optimised, Box<dyn std::error::Error>> {
+    use std::time::Instant;
+    let p0 = DVector::zeros(task.parameters());
+    let clock = Instant::now();
+    let first = task.evaluate(&p0)?;
+    println!(
+        "one evaluation ({} rollouts + adjoints, in parallel on {} threads): {:.1} s",
+        task.trajectories.len(),
+        rayon::current_num_threads(),
+        clock.elapsed().as_secs_f64()
+    );
+    let bar = sdrs_report::Progress::new(
+        "design",
+        iterations as u64,
+        sdrs_report::ProgressMode::auto(),
+    );
+    let clock = Instant::now();
+    let run = task.optimise(p0.clone(), iterations, learning_rate, |k, loss| {
+        bar.set_message(&format!("loss {loss:.3e}"));
+        if k > 0 {
+            bar.inc(1);
+        }
+    })?;
+    bar.finish();
+    let seconds = clock.elapsed().as_secs_f64();
+    if run.halved > 0 {
+        println!("{} steps halved because their rollout failed", run.halved);
+    }
+    let show = |name: &str, p: &DVector<f64>, s: &Summed| -> Result<usize, CarryError> {
+        println!("{name}: summed loss {:.4e} m²", s.loss);
+        let mut held = 0;
+        for (t, e) in task.trajectories.iter().zip(&s.each) {
+            let slip = Trajectory::slip(e);
+            let states = &e.trajectory.states;
+            held += usize::from(slip < HELD);
+            println!(
+                "  {:<9} slip {:.4} m ({}), object {:.4} m from its target, smallest clearance {:.2e} m",
+                t.name,
+                slip,
+                if slip < HELD { "held" } else { "dropped" },
+                t.miss(states).unwrap_or(f64::NAN),
+                t.clearance(p, states)?
+            );
+        }
+        Ok(held)
+    };
+    let n = task.trajectories.len();
+    let before = show("initial design  ", &p0, &first)?;
+    let after = show("optimised design", &run.design, &run.end)?;
+    println!(
+        "objects held (slip < {HELD} m): ours {before}/{n} before, {after}/{n} after; paper: {}",
+        report.paper
+    );
+    let kept: Vec<String> = task
+        .volume_fractions(&run.design)?
+        .iter()
+        .zip(&task.parts)
+        .map(|(k, (name, _))| format!("{name} {:.0}%", 100.0 * k))
+        .collect();
+    println!("material kept (of the initial blocks): {}", kept.join(", "));
+    println!(
+        "{iterations} iterations in {seconds:.0} s ({:.1} s per iteration); best loss {:.4e} of the start's {:.4e} (iteration {})",
+        seconds / iterations.max(1) as f64,
+        run.end.loss,
+        first.loss,
+        run.history
+            .iter()
+            .position(|&l| l == run.end.loss)
+            .unwrap_or(0)
+    );
+    let dir = report.out;
+    let mut written = sdrs_report::LinePlot::new(&format!(
+        "{}: convergence (SDRS {})",
+        report.title, report.figures.1
+    ))
+    .x_label("Adam iteration")
+    .y_label("Σ |relative motion|² (m²)")
+    .log_y(true)
+    .history("ours (blocks)", &run.history)
+    .write_all(dir, "convergence")?;
+    for (stage, design, summed) in [("start", &p0, &first), ("optimised", &run.design, &run.end)] {
+        for (t, e) in task.trajectories.iter().zip(&summed.each) {
+            let model = t.objective.design.model(&t.objective.model, design)?;
+            let animation =
+                sdrs_view::glb::Animation::from_states(&model, DT, &e.trajectory.states)?;
+            let plots = sdrs_view::Plots {
+                loss: sdrs_report::indexed(&run.history),
+                step_ms: Vec::new(),
+            };
+            let title = format!(
+                "{} (SDRS {}): {}, {stage}",
+                report.title, report.figures.0, t.name
+            );
+            written.extend(sdrs_view::write_run(
+                &animation,
+                &title,
+                &plots,
+                dir,
+                &format!("{stage}_{}", t.name),
+            )?);
+        }
+    }
+    for path in &written {
+        println!("wrote {}", sdrs_report::display_path(path));
+    }
+    Ok(run)
 }

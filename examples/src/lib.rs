@@ -25,6 +25,9 @@
 //!   whose vertices are the design, shared by four grasp-and-carry trajectories evaluated in
 //!   parallel; run by the `parallel_jaw` example. What it shares with the three-fingered
 //!   hand is in [`carry`].
+//! - [`three_finger`]: the three-fingered hand (sec. V-G, Fig. 19): six phalanges of four
+//!   blocks each as the design, three grasp-and-carry trajectories; run by the `three_finger`
+//!   example.
 //! - [`wall`]: the wall experiment of the SDRS paper's MuJoCo comparison (sec. V-J, Fig. 24
 //!   top), run by the `wall` example.
 
@@ -39,5 +42,6 @@ pub mod quadruped;
 pub mod robots;
 pub mod single_jaw;
 pub mod stages;
+pub mod three_finger;
 pub mod walker;
 pub mod wall;

@@ -1,5 +1,5 @@
 //! Reduced versions of the gripper co-design benchmarks (SDRS sec. V-E single jaw, V-F parallel
-//! jaw): a coarse block grid,
+//! jaw, V-G three-fingered hand): a coarse block grid,
 //! a short horizon and a few iterations. The loss falls, the design gradient matches central
 //! differences, and every state is collision-free.
 
@@ -8,6 +8,7 @@ use sdrs_examples::blocks::{BlocksError, GROW, JawBlocks, SHRINK};
 use sdrs_examples::carry::{Carry, CarryError};
 use sdrs_examples::parallel_jaw::{LEARNING_RATE, parallel_jaw};
 use sdrs_examples::single_jaw::{Task, min_clearance, single_jaw};
+use sdrs_examples::three_finger::three_finger;
 
 /// A 4 × 4-block jaw over 80 steps (stages of 0.2 s).
 fn reduced() -> Task {
@@ -219,7 +220,8 @@ fn parallel_jaw_loss_falls_and_stays_collision_free() {
     // The two objects the full-scale run learns to hold first.
     let task = parallel_reduced(["cylinder", "cross"]);
     let p = DVector::zeros(task.parameters());
-    let (history, best, end) = task.optimise(p, 6, LEARNING_RATE, |_, _| {}).unwrap();
+    let run = task.optimise(p, 6, LEARNING_RATE, |_, _| {}).unwrap();
+    let (history, best, end) = (run.history, run.design, run.end);
     eprintln!("summed loss {history:?}");
     assert_eq!(history.len(), 7);
     assert!(
@@ -232,6 +234,77 @@ fn parallel_jaw_loss_falls_and_stays_collision_free() {
     assert!((0..best.len()).all(|i| lower[i] <= best[i] && best[i] <= upper[i]));
     for (t, e) in task.trajectories.iter().zip(&end.each) {
         let clearance = t.clearance(&best, &e.trajectory.states).unwrap();
+        assert!(
+            clearance > 0.0,
+            "{}: hulls intersect ({clearance} m)",
+            t.name
+        );
+    }
+}
+
+/// The three-fingered hand (SDRS sec. V-G) at a CI scale: 2 blocks per phalanx, 60 steps.
+fn hand_reduced(objects: &[&str]) -> Carry {
+    three_finger(2, 60, objects).unwrap()
+}
+
+#[test]
+fn three_finger_gradient_matches_differences() {
+    let mut task = hand_reduced(&["ball"]);
+    for t in &mut task.trajectories {
+        t.objective.settings.tolerance = 1e-8;
+    }
+    let p = DVector::zeros(task.parameters());
+    assert_eq!(p.len(), 6 * 2 * 8 * 3);
+    let at = task.evaluate(&p).unwrap();
+    assert!(
+        at.each[0]
+            .trajectory
+            .active_pairs
+            .iter()
+            .skip(20)
+            .any(|&a| a > 1),
+        "the fingers touch the ball"
+    );
+    let g = &at.gradient;
+    let scale = g.amax();
+    assert!(scale > 0.0, "the design gradient is zero");
+    // The two vertex coordinates the loss is most sensitive to.
+    let mut order: Vec<usize> = (0..g.len()).collect();
+    order.sort_by(|&a, &b| g[b].abs().total_cmp(&g[a].abs()));
+    let h = 1e-9;
+    for &k in &order[..2] {
+        let mut e = DVector::zeros(p.len());
+        e[k] = h;
+        let plus = task.evaluate(&(&p + &e)).unwrap().loss;
+        let minus = task.evaluate(&(&p - &e)).unwrap().loss;
+        let fd = (plus - minus) / (2.0 * h);
+        let error = (g[k] - fd).abs() / scale;
+        eprintln!(
+            "parameter {k}: adjoint {:.6e}, differences {fd:.6e}, error {error:.1e}",
+            g[k]
+        );
+        assert!(
+            error < 1e-3,
+            "parameter {k}: adjoint {}, differences {fd}",
+            g[k]
+        );
+    }
+}
+
+#[test]
+fn three_finger_loss_falls_and_stays_collision_free() {
+    let task = hand_reduced(&["ball", "cylinder"]);
+    let p = DVector::zeros(task.parameters());
+    let run = task.optimise(p, 6, 1e-3, |_, _| {}).unwrap();
+    eprintln!("summed loss {:?}", run.history);
+    assert!(
+        run.end.loss < 0.9 * run.history[0],
+        "loss {} → {}",
+        run.history[0],
+        run.end.loss
+    );
+    for (t, e) in task.trajectories.iter().zip(&run.end.each) {
+        let clearance = t.clearance(&run.design, &e.trajectory.states).unwrap();
         assert!(
             clearance > 0.0,
             "{}: hulls intersect ({clearance} m)",

@@ -95,7 +95,7 @@ fn hand(phalanx: &JawBlocks) -> Result<Vec<Link>, CarryError> {
         );
         let proximal = links.len();
         links.push(Link::new(
-            &format!("proximal_{finger}"),
+            format!("proximal_{finger}"),
             Some(2),
             attachment,
             hinge(Vector3::y()),
@@ -103,7 +103,7 @@ fn hand(phalanx: &JawBlocks) -> Result<Vec<Link>, CarryError> {
             MassModel::Lumped { mass: PHALANX_MASS },
         ));
         links.push(Link::new(
-            &format!("distal_{finger}"),
+            format!("distal_{finger}"),
             Some(proximal),
             Isometry3::translation(0.0, 0.0, -LENGTH),
             hinge(Vector3::y()),

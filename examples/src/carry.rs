@@ -104,6 +104,9 @@ pub enum CarryError {
         /// What is allowed.
         allowed: &'static str,
     },
+    /// A closing fraction outside `[0, 1)`.
+    #[error("closing fraction {0}: it must be in [0, 1) (the palm moves after it)")]
+    Close(f64),
     /// An object name not in [`OBJECTS`].
     #[error("unknown object {0:?}: the objects are {OBJECTS:?}")]
     UnknownObject(String),
@@ -271,6 +274,9 @@ pub fn build(gripper: &Gripper, objects: &[&str], steps: usize) -> Result<Carry,
             value: 0,
             allowed: "at least one object",
         });
+    }
+    if !(0.0..1.0).contains(&gripper.close) {
+        return Err(CarryError::Close(gripper.close));
     }
     let dof: usize = gripper.links.iter().map(|l| l.joint.dof()).sum();
     if gripper.gains.len() != dof || gripper.closed.len() + 3 != dof {

@@ -5,7 +5,7 @@
 
 use sdrs::prelude::*;
 use sdrs_examples::blocks::{BlocksError, GROW, JawBlocks, SHRINK};
-use sdrs_examples::carry::{Carry, CarryError};
+use sdrs_examples::carry::{Carry, CarryError, Gripper, build, palm_mounts};
 use sdrs_examples::parallel_jaw::{LEARNING_RATE, parallel_jaw};
 use sdrs_examples::single_jaw::{Task, min_clearance, single_jaw};
 use sdrs_examples::three_finger::three_finger;
@@ -156,6 +156,27 @@ fn parallel_jaw_rejects_bad_settings() {
     assert!(matches!(
         parallel_jaw([0, 3], 40, &["cube"]),
         Err(CarryError::Blocks(BlocksError::Counts(_)))
+    ));
+    // A bare palm: a closing fraction that leaves no time to move, gains not one per DoF.
+    let palm = ConvexHull::cuboid(Vector3::repeat(0.02)).unwrap();
+    let bare = Gripper {
+        links: palm_mounts(vec![palm], 0.3),
+        parts: Vec::new(),
+        start: Vector3::new(0.0, 0.0, 0.2),
+        gains: vec![(1e3, 0.3); 3],
+        closed: Vec::new(),
+        close: 1.0,
+        mu: 0.1,
+    };
+    assert!(matches!(build(&bare, &["ball"], 20), Err(CarryError::Close(c)) if c == 1.0));
+    let short = Gripper {
+        gains: vec![(1e3, 0.3); 2],
+        close: 0.3,
+        ..bare
+    };
+    assert!(matches!(
+        build(&short, &["ball"], 20),
+        Err(CarryError::Setting { name: "gains", .. })
     ));
     let task = parallel_jaw([2, 2], 20, &["cube"]).unwrap();
     assert!(matches!(

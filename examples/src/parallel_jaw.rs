@@ -9,7 +9,7 @@
 //! throughout, and the palm's targets follow a script — hold while the jaws close (the first
 //! [`CLOSE`] of the horizon), then move smoothly to the trajectory's target.
 //!
-//! Four objects ([`OBJECTS`](crate::carry::OBJECTS): a polyhedral ball, a cube, a lying
+//! Four objects ([`OBJECTS`]: a polyhedral ball, a cube, a lying
 //! octagonal cylinder and an X of two crossed bars) start on the ground between the open
 //! jaws; trajectory `i` grasps object `i` and carries it to a target drawn once from a fixed
 //! seed ([`targets`](crate::carry::targets): raised 8-12 cm and moved 4-8 cm sideways in a

@@ -40,6 +40,10 @@
 //! and friction from the at most 2.5 N squeeze (the blocks grow 5 mm inwards at most) carries
 //! 0.5 N of its 0.98 N weight. The loss is piecewise flat between grasps (a dropped object
 //! lies on the ground whatever the jaws' shape), so the history is a staircase, not a curve.
+//! At the paper's scale (13 × 12 blocks, 7488 parameters, H = 180, lr 1e-3, 100 iterations,
+//! ≈ 6 min at 3.6 s per iteration) the best design (iteration 5, loss 5.09e-2 → 1.08e-2)
+//! holds the ball and the cylinder (slip 4 and 7 mm), lets the cross slip 12.5 mm and drops
+//! the cube: 2 of 4 by our 1 cm test, and the later iterations do not improve on it.
 
 use crate::blocks::JawBlocks;
 use crate::carry::{Carry, CarryError, Gripper, build, palm_mounts};

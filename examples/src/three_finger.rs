@@ -22,6 +22,15 @@
 //! carry the objects' 0.98 N weight, and the initial hand drops the ball and the cylinder
 //! (it holds the cube, whose edges two fingers press harder). Sizes, masses, gains, the
 //! closed pose and the friction are ours.
+//!
+//! Measured (`three_finger` example at the paper's settings: 4 blocks per phalanx, 576
+//! parameters, H = 200, lr 1e-3; 2 shared cores): the initial hand holds 1 of 3 (the cube);
+//! after 3 Adam iterations it holds all 3 (summed loss 2.99e-2 → 2.0e-4 m²), the best design
+//! (iteration 119 of 500, loss 1.68e-5 m²) keeps each object within 4 mm of its grasp, and
+//! later iterations wander between 2e-5 and 7e-5 m²; 500 iterations take ≈ 7 min (0.8 s
+//! each). The paper's hand converges in ~500 iterations; ours is an easier problem (its
+//! closed pose already squeezes near what friction needs), and the distal phalanges grow
+//! (their blocks keep 146-269% of their volume) where the proximal ones shrink or stay.
 
 use crate::blocks::JawBlocks;
 use crate::carry::{Carry, CarryError, Gripper, build, palm_mounts};

@@ -65,6 +65,31 @@ impl JawBlocks {
         Ok(Self { hulls, half })
     }
 
+    /// The same blocks moved by `by` in the link's frame (a grid hanging below its joint rather
+    /// than centred on it).
+    ///
+    /// ```
+    /// use sdrs_examples::blocks::JawBlocks;
+    /// use sdrs::prelude::Vector3;
+    /// let finger = JawBlocks::grid([1, 1, 4], Vector3::new(0.01, 0.02, 0.01))?
+    ///     .translated(Vector3::new(0.0, 0.0, -0.02))?;
+    /// let lowest = finger.hulls.iter().flat_map(|h| h.vertices()).map(|v| v.z).fold(0.0, f64::min);
+    /// assert!((lowest + 0.04).abs() < 1e-12);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn translated(self, by: Vector3<f64>) -> Result<Self, BlocksError> {
+        let hulls = self
+            .hulls
+            .iter()
+            .map(|h| ConvexHull::new(h.vertices().iter().map(|v| v + by).collect()))
+            .collect::<Result<_, _>>()
+            .map_err(BlocksError::Block)?;
+        Ok(Self {
+            hulls,
+            half: self.half,
+        })
+    }
+
     /// The number of design parameters: 3 per vertex.
     pub fn parameters(&self) -> usize {
         3 * self.hulls.iter().map(|h| h.vertices().len()).sum::<usize>()
@@ -75,7 +100,21 @@ impl JawBlocks {
     /// block `b`.
     pub fn design(&self, model: &Model, link: &str) -> Result<DesignMap, BlocksError> {
         let mut map = DesignMap::new(model, self.parameters());
-        let mut parameter = 0;
+        self.add_to(&mut map, model, link, 0)?;
+        Ok(map)
+    }
+
+    /// Adds these blocks' parameters to `map` from parameter `first` on (the layout of
+    /// [`JawBlocks::design`] shifted by `first`), for link `link` of `model`: several jaws
+    /// in one design vector. Returns the next free parameter.
+    pub fn add_to(
+        &self,
+        map: &mut DesignMap,
+        model: &Model,
+        link: &str,
+        first: usize,
+    ) -> Result<usize, BlocksError> {
+        let mut parameter = first;
         for (b, hull) in self.hulls.iter().enumerate() {
             for v in 0..hull.vertices().len() {
                 for k in 0..3 {
@@ -85,7 +124,7 @@ impl JawBlocks {
                 }
             }
         }
-        Ok(map)
+        Ok(parameter)
     }
 
     /// Lower and upper bounds of the parameters that keep every vertex in its octant

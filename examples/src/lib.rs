@@ -21,17 +21,27 @@
 //! - [`single_jaw`]: the single-jaw gripper with topology change (sec. V-E, Fig. 14), run by
 //!   the `single_jaw` example; its jaw is a grid of [`blocks`] whose vertices are the design,
 //!   and its loss is staged ([`stages`]).
+//! - [`parallel_jaw`]: the universal parallel-jaw gripper (sec. V-F, Fig. 16): two block jaws
+//!   whose vertices are the design, shared by four grasp-and-carry trajectories evaluated in
+//!   parallel; run by the `parallel_jaw` example. What it shares with the three-fingered
+//!   hand is in [`carry`].
+//! - [`three_finger`]: the three-fingered hand (sec. V-G, Fig. 19): six phalanges of four
+//!   blocks each as the design, three grasp-and-carry trajectories; run by the `three_finger`
+//!   example.
 //! - [`wall`]: the wall experiment of the SDRS paper's MuJoCo comparison (sec. V-J, Fig. 24
 //!   top), run by the `wall` example.
 
 pub mod biped;
 pub mod blocks;
 pub mod book_stack;
+pub mod carry;
 pub mod chain_reach;
 pub mod long_range;
+pub mod parallel_jaw;
 pub mod quadruped;
 pub mod robots;
 pub mod single_jaw;
 pub mod stages;
+pub mod three_finger;
 pub mod walker;
 pub mod wall;

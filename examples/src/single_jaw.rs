@@ -25,7 +25,7 @@
 //! rim carries the object up.
 
 use crate::blocks::JawBlocks;
-use crate::stages::AtStep;
+use crate::stages::{AtStep, scheduled_spline};
 use sdrs::diff::{CentreOfMass, LinkPoint, Objective, PointTarget, RelativePosition, Sum};
 use sdrs::prelude::*;
 
@@ -191,16 +191,7 @@ pub fn single_jaw(grid: [usize; 3], steps: usize) -> Result<Task, Box<dyn std::e
     base.force[dofs[2]] = JAW_MASS * settings.gravity;
     let duration = steps as f64 * DT;
     let policy = CubicSpline::new(base, dofs.clone(), POINTS, duration)?;
-    // Control values at the Greville abscissae of the clamped uniform knots follow the schedule.
-    let spans = (POINTS - 3) as f64;
-    let knot = |i: usize| (i.saturating_sub(3).min(POINTS - 3) as f64) / spans;
-    let mut initial = DVector::zeros(6 * POINTS);
-    for i in 0..POINTS {
-        let u = (knot(i + 1) + knot(i + 2) + knot(i + 3)) / 3.0;
-        for (a, value) in schedule(u).into_iter().enumerate() {
-            initial[a * POINTS + i] = value;
-        }
-    }
+    let initial = scheduled_spline(POINTS, 6, |u| schedule(u).to_vec());
 
     let grasp = steps / 2;
     let still = CentreOfMass::links(&model, &["object"], object_start)?;

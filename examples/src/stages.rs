@@ -3,7 +3,7 @@
 //! two stages …") put one term at the end of a stage and another at the end of the horizon.
 
 use sdrs::diff::{DiffError, Loss, LossGradient, Trajectory};
-use sdrs::prelude::Model;
+use sdrs::prelude::{DVector, Model};
 
 /// `L(θ^step)`: the final-state loss `loss` evaluated on the trajectory cut after `step`
 /// steps; its partials go to the states, controls and design of those steps.
@@ -70,4 +70,33 @@ impl<L: Loss> Loss for AtStep<L> {
         gradient.design = partial.design;
         Ok((value, gradient))
     }
+}
+
+/// Control values of a clamped uniform cubic B-spline ([`sdrs::diff::CubicSpline`], `points`
+/// values per DoF, DoF after DoF) that follow a scripted `schedule`: each DoF's value `i` is
+/// the schedule at the Greville abscissa of basis function `i` (the mean of its 3 inner
+/// knots), so the spline tracks the schedule up to its smoothing. `schedule(u)` gives the
+/// targets of the DoFs at horizon fraction `u ∈ [0, 1]`.
+///
+/// ```
+/// use sdrs_examples::stages::scheduled_spline;
+/// let c = scheduled_spline(5, 2, |u| vec![u, 1.0]);
+/// assert_eq!(c.len(), 10);
+/// assert!(c[0] == 0.0 && c[4] == 1.0 && (c[2] - 0.5).abs() < 1e-12 && c[7] == 1.0);
+/// ```
+pub fn scheduled_spline(
+    points: usize,
+    dofs: usize,
+    schedule: impl Fn(f64) -> Vec<f64>,
+) -> DVector<f64> {
+    let spans = points.saturating_sub(3).max(1) as f64;
+    let knot = |i: usize| (i.saturating_sub(3).min(points.saturating_sub(3)) as f64) / spans;
+    let mut values = DVector::zeros(dofs * points);
+    for i in 0..points {
+        let u = (knot(i + 1) + knot(i + 2) + knot(i + 3)) / 3.0;
+        for (a, value) in schedule(u).into_iter().take(dofs).enumerate() {
+            values[a * points + i] = value;
+        }
+    }
+    values
 }

@@ -1,10 +1,14 @@
-//! Reduced versions of the gripper co-design benchmarks (SDRS sec. V-E): a coarse block grid,
+//! Reduced versions of the gripper co-design benchmarks (SDRS sec. V-E single jaw, V-F parallel
+//! jaw, V-G three-fingered hand): a coarse block grid,
 //! a short horizon and a few iterations. The loss falls, the design gradient matches central
 //! differences, and every state is collision-free.
 
 use sdrs::prelude::*;
 use sdrs_examples::blocks::{BlocksError, GROW, JawBlocks, SHRINK};
+use sdrs_examples::carry::{Carry, CarryError, Gripper, build, palm_mounts};
+use sdrs_examples::parallel_jaw::{LEARNING_RATE, parallel_jaw};
 use sdrs_examples::single_jaw::{Task, min_clearance, single_jaw};
+use sdrs_examples::three_finger::three_finger;
 
 /// A 4 × 4-block jaw over 80 steps (stages of 0.2 s).
 fn reduced() -> Task {
@@ -124,4 +128,208 @@ fn single_jaw_loss_falls_and_stays_collision_free() {
         .unwrap();
     let clearance = min_clearance(&task, &model, &best.data.trajectory.states);
     assert!(clearance > 0.0, "hulls intersect: clearance {clearance}");
+}
+
+/// The parallel-jaw gripper (SDRS sec. V-F) at a CI scale: 3 × 3 blocks per jaw, two
+/// objects, 40 steps each.
+fn parallel_reduced(objects: [&str; 2]) -> Carry {
+    parallel_jaw([3, 3], 40, &objects).unwrap()
+}
+
+#[test]
+fn parallel_jaw_rejects_bad_settings() {
+    assert!(matches!(
+        parallel_jaw([3, 3], 5, &["ball"]),
+        Err(CarryError::Setting { name: "steps", .. })
+    ));
+    assert!(matches!(
+        parallel_jaw([3, 3], 40, &[]),
+        Err(CarryError::Setting {
+            name: "objects",
+            ..
+        })
+    ));
+    assert!(matches!(
+        parallel_jaw([3, 3], 40, &["ball", "teapot"]),
+        Err(CarryError::UnknownObject(name)) if name == "teapot"
+    ));
+    assert!(matches!(
+        parallel_jaw([0, 3], 40, &["cube"]),
+        Err(CarryError::Blocks(BlocksError::Counts(_)))
+    ));
+    // A bare palm: a closing fraction that leaves no time to move, gains not one per DoF.
+    let palm = ConvexHull::cuboid(Vector3::repeat(0.02)).unwrap();
+    let bare = Gripper {
+        links: palm_mounts(vec![palm], 0.3),
+        parts: Vec::new(),
+        start: Vector3::new(0.0, 0.0, 0.2),
+        gains: vec![(1e3, 0.3); 3],
+        closed: Vec::new(),
+        close: 1.0,
+        mu: 0.1,
+    };
+    assert!(matches!(build(&bare, &["ball"], 20), Err(CarryError::Close(c)) if c == 1.0));
+    let short = Gripper {
+        gains: vec![(1e3, 0.3); 2],
+        close: 0.3,
+        ..bare
+    };
+    assert!(matches!(
+        build(&short, &["ball"], 20),
+        Err(CarryError::Setting { name: "gains", .. })
+    ));
+    let task = parallel_jaw([2, 2], 20, &["cube"]).unwrap();
+    assert!(matches!(
+        task.evaluate(&DVector::zeros(3)),
+        Err(CarryError::DesignLength {
+            actual: 3,
+            expected: 192
+        })
+    ));
+}
+
+#[test]
+fn parallel_jaw_gradient_matches_differences() {
+    let mut task = parallel_reduced(["ball", "cube"]);
+    for t in &mut task.trajectories {
+        t.objective.settings.tolerance = 1e-8;
+    }
+    let p = DVector::zeros(task.parameters());
+    let at = task.evaluate(&p).unwrap();
+    for e in &at.each {
+        assert!(
+            e.trajectory.active_pairs.iter().skip(10).any(|&a| a > 1),
+            "the jaws touch the object"
+        );
+    }
+    let g = &at.gradient;
+    let scale = g.amax();
+    assert!(scale > 0.0, "the design gradient is zero");
+    // The three vertex coordinates the summed loss is most sensitive to, one on each jaw at
+    // least (the left jaw's parameters come first).
+    let mut order: Vec<usize> = (0..g.len()).collect();
+    order.sort_by(|&a, &b| g[b].abs().total_cmp(&g[a].abs()));
+    let half = task.parts[0].1.parameters();
+    let mut checks = order[..2].to_vec();
+    checks.extend(order.iter().find(|&&k| (k < half) != (order[0] < half)));
+    // As for the single jaw, the barrier makes the loss stiff in the vertices: central
+    // differences approach the adjoint only for steps below ~1e-8 m (measured on parameter 25,
+    // adjoint 0.29763: differences 0.2524 at 1e-7, 0.2952 at 1e-8, 0.29782 at 1e-9), so the
+    // check takes 1e-9 m and allows 1e-3 of the largest gradient entry.
+    let h = 1e-9;
+    for k in checks {
+        let mut e = DVector::zeros(p.len());
+        e[k] = h;
+        let plus = task.evaluate(&(&p + &e)).unwrap().loss;
+        let minus = task.evaluate(&(&p - &e)).unwrap().loss;
+        let fd = (plus - minus) / (2.0 * h);
+        let error = (g[k] - fd).abs() / scale;
+        eprintln!(
+            "parameter {k}: adjoint {:.6e}, differences {fd:.6e}, error {error:.1e}",
+            g[k]
+        );
+        assert!(
+            error < 1e-3,
+            "parameter {k}: adjoint {}, differences {fd}",
+            g[k]
+        );
+    }
+}
+
+#[test]
+fn parallel_jaw_loss_falls_and_stays_collision_free() {
+    // The two objects the full-scale run learns to hold first.
+    let task = parallel_reduced(["cylinder", "cross"]);
+    let p = DVector::zeros(task.parameters());
+    let run = task.optimise(p, 6, LEARNING_RATE, |_, _| {}).unwrap();
+    let (history, best, end) = (run.history, run.design, run.end);
+    eprintln!("summed loss {history:?}");
+    assert_eq!(history.len(), 7);
+    assert!(
+        end.loss < 0.9 * history[0],
+        "loss {} → {}",
+        history[0],
+        end.loss
+    );
+    let (lower, upper) = task.bounds();
+    assert!((0..best.len()).all(|i| lower[i] <= best[i] && best[i] <= upper[i]));
+    for (t, e) in task.trajectories.iter().zip(&end.each) {
+        let clearance = t.clearance(&best, &e.trajectory.states).unwrap();
+        assert!(
+            clearance > 0.0,
+            "{}: hulls intersect ({clearance} m)",
+            t.name
+        );
+    }
+}
+
+/// The three-fingered hand (SDRS sec. V-G) at a CI scale: 2 blocks per phalanx, 60 steps.
+fn hand_reduced(objects: &[&str]) -> Carry {
+    three_finger(2, 60, objects).unwrap()
+}
+
+#[test]
+fn three_finger_gradient_matches_differences() {
+    let mut task = hand_reduced(&["ball"]);
+    for t in &mut task.trajectories {
+        t.objective.settings.tolerance = 1e-8;
+    }
+    let p = DVector::zeros(task.parameters());
+    assert_eq!(p.len(), 6 * 2 * 8 * 3);
+    let at = task.evaluate(&p).unwrap();
+    assert!(
+        at.each[0]
+            .trajectory
+            .active_pairs
+            .iter()
+            .skip(20)
+            .any(|&a| a > 1),
+        "the fingers touch the ball"
+    );
+    let g = &at.gradient;
+    let scale = g.amax();
+    assert!(scale > 0.0, "the design gradient is zero");
+    // The two vertex coordinates the loss is most sensitive to.
+    let mut order: Vec<usize> = (0..g.len()).collect();
+    order.sort_by(|&a, &b| g[b].abs().total_cmp(&g[a].abs()));
+    let h = 1e-9;
+    for &k in &order[..2] {
+        let mut e = DVector::zeros(p.len());
+        e[k] = h;
+        let plus = task.evaluate(&(&p + &e)).unwrap().loss;
+        let minus = task.evaluate(&(&p - &e)).unwrap().loss;
+        let fd = (plus - minus) / (2.0 * h);
+        let error = (g[k] - fd).abs() / scale;
+        eprintln!(
+            "parameter {k}: adjoint {:.6e}, differences {fd:.6e}, error {error:.1e}",
+            g[k]
+        );
+        assert!(
+            error < 1e-3,
+            "parameter {k}: adjoint {}, differences {fd}",
+            g[k]
+        );
+    }
+}
+
+#[test]
+fn three_finger_loss_falls_and_stays_collision_free() {
+    let task = hand_reduced(&["ball", "cylinder"]);
+    let p = DVector::zeros(task.parameters());
+    let run = task.optimise(p, 6, 1e-3, |_, _| {}).unwrap();
+    eprintln!("summed loss {:?}", run.history);
+    assert!(
+        run.end.loss < 0.9 * run.history[0],
+        "loss {} → {}",
+        run.history[0],
+        run.end.loss
+    );
+    for (t, e) in task.trajectories.iter().zip(&run.end.each) {
+        let clearance = t.clearance(&run.design, &e.trajectory.states).unwrap();
+        assert!(
+            clearance > 0.0,
+            "{}: hulls intersect ({clearance} m)",
+            t.name
+        );
+    }
 }

@@ -153,6 +153,17 @@ fn modified_newton_matrix_clamps_the_spectrum() {
             factor.factorize_modified(&h, floor),
             Ok(FactorMethod::ModifiedEigen)
         );
+        // Just above the floor (where the comparison-matrix bound cannot tell, so the shifted
+        // factorisation decides): H itself, not clamped.
+        eigen.eigenvalues[0] = 1.5 * floor;
+        let h = eigen.recompose();
+        let h = (&h + h.transpose()) * 0.5;
+        assert_eq!(
+            factor.factorize_modified(&h, floor),
+            Ok(FactorMethod::DenseCholesky)
+        );
+        let x = factor.solve(&b).unwrap();
+        assert!(residual(&h, &x, &b) < 1e-9, "n = {n}");
         // Well above the floor: H itself, by Cholesky.
         let h = spd(n, 1.0, &mut numbers);
         let method = factor.factorize_modified(&h, floor).unwrap();

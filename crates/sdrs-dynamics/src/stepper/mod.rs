@@ -224,6 +224,20 @@ fn check_start(model: &Model, state: &State, previous: &[Isometry3<f64>]) -> Res
     Ok(())
 }
 
+/// The line search's trial `state + step·direction`, re-centred ([`State::recentred`]): the
+/// same poses, with the rotation coordinates of free and spherical joints back at the centre
+/// of their chart. Newton continues from an accepted trial in that chart, and a step that
+/// converges there needs no evaluation in a new chart (a floating base's third evaluation).
+fn trial_state(model: &Model, state: &State, direction: &DVector<f64>, step: f64) -> State {
+    let mut trial = state.clone();
+    trial.q.axpy(step, direction, 1.0);
+    if model.links().iter().any(|l| l.joint.has_reference()) {
+        trial.recentred(model)
+    } else {
+        trial
+    }
+}
+
 /// The data of one step that does not change during its Newton solve (with the inertial
 /// predictions in [`Workspace::predicted`]).
 struct StepData<'a> {
@@ -459,8 +473,7 @@ impl Simulator {
                 if step * slope.abs() < resolvable {
                     break;
                 }
-                let mut trial = state.clone();
-                trial.q.axpy(step, &direction, 1.0);
+                let trial = trial_state(&self.model, &state, &direction, step);
                 match self.evaluate(&trial, &data, attempt == 0)? {
                     Ok(e) if e.value <= eval.value + 1e-4 * step * slope => {
                         let kept = if attempt == 0 {
@@ -495,8 +508,7 @@ impl Simulator {
             let mut shrunk = None;
             step = longest;
             for _ in 0..8 {
-                let mut trial = state.clone();
-                trial.q.axpy(step, &direction, 1.0);
+                let trial = trial_state(&self.model, &state, &direction, step);
                 match self.evaluate(&trial, &data, true)? {
                     Ok(e) if e.gradient.amax() < eval.gradient.amax() => {
                         shrunk = Some((trial, e));

@@ -9,7 +9,7 @@
 //! ```
 //!
 //! Scenes: `ur5`, `solo12`, `anymal`, `talos` (`robot_free_step`), `resting_box`, `stack_5`
-//! (`box_step`), `rotating4` (`rotating_chains_step/4`). The collected instructions over
+//! (`box_step`), `rotating4` (`rotating_chains_step/4`), `chain/LINKS` (`chain_step/LINKS`). The collected instructions over
 //! `STEPS` are the cost of one step; it prints the Newton iterations per step and a
 //! fingerprint of the bits of the 50 states after them (to compare two builds' trajectories).
 //!
@@ -20,7 +20,7 @@
 use sdrs_benches::{
     JacobianScene, box_stack, free_robot, jacobian, jacobian_scene, warmed_up, warmed_up_from,
 };
-use sdrs_dynamics::scenes::{Scene, rotating_chains};
+use sdrs_dynamics::scenes::{Scene, chain, rotating_chains};
 use sdrs_dynamics::{Motion, Simulator};
 
 /// The timed steps: every one from the same state; returns the Newton iterations.
@@ -70,6 +70,12 @@ fn main() {
         "resting_box" => warmed_up(box_stack(1), 100),
         "stack_5" => warmed_up(box_stack(5), 100),
         "rotating4" => warmed_up(rotating_chains(4, 0.01).expect("valid scene"), 100),
+        chain_links if chain_links.starts_with("chain/") => {
+            let links = chain_links["chain/".len()..]
+                .parse()
+                .expect("chain/LINKS with a link count");
+            warmed_up(chain(links, 0.01).expect("valid chain"), 5)
+        }
         robot => {
             let (scene, start) = free_robot(robot);
             warmed_up_from(scene, start, 5)

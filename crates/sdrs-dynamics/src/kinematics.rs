@@ -334,8 +334,15 @@ impl Kinematics {
     {
         for (b, &lb) in links.iter().enumerate() {
             let (columns_b, d_b) = self.body_columns(lb);
+            // A fixed link (the ground) has no columns: its blocks add nothing.
+            if columns_b.is_empty() {
+                continue;
+            }
             for (c, &lc) in links.iter().enumerate() {
                 let (columns_c, d_c) = other.body_columns(lc);
+                if columns_c.is_empty() {
+                    continue;
+                }
                 // `J_bᵀ M J_c = J_body_bᵀ (X_bᵀ M X_c) J_body_c`: the block is moved once
                 // instead of every column pair.
                 let sub = moved_to(

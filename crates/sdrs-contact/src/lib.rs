@@ -63,6 +63,7 @@ pub mod friction;
 pub mod ipc;
 pub mod long_range;
 pub mod model;
+pub mod pair_map;
 pub mod plane;
 
 pub use error::{ContactError, Result};

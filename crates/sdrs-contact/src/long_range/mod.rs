@@ -39,12 +39,11 @@ pub mod triangle;
 
 use crate::error::{ContactError, Result, positive};
 use crate::model::{ContactModel, Order, PairContact, PairOutcome, VertexDerivatives};
+use crate::pair_map::PairMap;
 use hierarchy::{Census, PlacedBody, Recursion, Sum, Weight};
 use nalgebra::{Isometry3, Matrix3, Point3, Vector4};
 use sdrs_geometry::{SphereTree, TriMesh};
 use sink::Sink;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
 /// A body's triangle mesh (body frame) with its layered bounding-sphere hierarchy.
 #[derive(Debug, Clone)]
@@ -96,32 +95,7 @@ pub struct LongRangeCache {
 }
 
 /// Optimal planes by triangle pair.
-pub(crate) type PlaneMap = HashMap<(u32, u32), Vector4<f64>, BuildHasherDefault<PairHasher>>;
-
-/// A multiplicative hash of a triangle pair (the standard library's keyed hash cost as much
-/// as a third of an exact pair's bookkeeping; keys here are not adversarial).
-#[derive(Debug, Default, Clone, Copy)]
-pub(crate) struct PairHasher(u64);
-
-impl Hasher for PairHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-
-    fn write_u32(&mut self, v: u32) {
-        self.write_u64(u64::from(v));
-    }
-
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
+pub(crate) type PlaneMap = PairMap<(u32, u32), Vector4<f64>>;
 
 impl crate::model::FromMesh for MeshShape {
     fn from_mesh(mesh: TriMesh) -> Result<Self> {

@@ -9,14 +9,12 @@
 //! mapped per term. A node pairs with a handful of nodes of the other body, so this saves
 //! most of the per-term work.
 
-use super::PairHasher;
 use super::radial::Radial;
+use crate::pair_map::PairMap;
 use nalgebra::{Matrix3, Matrix6, SMatrix, Vector3};
 use sdrs_geometry::SphereTree;
 use sdrs_geometry::sphere_tree::NodeId;
 use sdrs_geometry::twist::{BodyPoint, Matrix12, TwistTerm, Vector12};
-use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
 
 /// One node's radial sums: `Σ K` and `Σ` of the forces at its centre.
 struct NodeSum {
@@ -30,7 +28,7 @@ struct NodeSum {
 /// node-indexed slot array would be cleared for every branch of the recursion, which cost
 /// more than the sums themselves).
 struct NodeSums {
-    slot: HashMap<NodeId, u32, BuildHasherDefault<PairHasher>>,
+    slot: PairMap<NodeId, u32>,
     sums: Vec<NodeSum>,
 }
 
@@ -39,7 +37,7 @@ impl NodeSums {
         // Room for a typical branch, so that growing is rare.
         const TYPICAL: usize = 512;
         Self {
-            slot: HashMap::with_capacity_and_hasher(TYPICAL, Default::default()),
+            slot: PairMap::with_capacity_and_hasher(TYPICAL, Default::default()),
             sums: Vec::with_capacity(TYPICAL),
         }
     }

@@ -19,11 +19,12 @@ use crate::model::Model;
 use nalgebra::{DMatrix, DVector, Isometry3, SMatrix};
 use sdrs_contact::distance::Closest;
 use sdrs_contact::friction::{FrictionCache, FrictionFrame, PlaneFriction};
+use sdrs_contact::pair_map::PairMap;
 use sdrs_contact::{ContactModel, Order, PairContact, PairOutcome, PlaneBarrier, PlaneCache};
 use sdrs_geometry::broad_phase::{BroadPhase, Proxy};
 use sdrs_geometry::gjk::{Proximity, distance};
 use sdrs_geometry::twist::{Matrix12, Vector12};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::time::Instant;
 
 /// The contact energy of a configuration.
@@ -213,8 +214,8 @@ pub struct SdrsContact {
     names: Vec<String>,
     hulls: Vec<HullRef>,
     broad_phase: BroadPhase,
-    planes: HashMap<(usize, usize), PlaneCache>,
-    frictions: HashMap<(usize, usize), FrictionCache>,
+    planes: PairMap<(usize, usize), PlaneCache>,
+    frictions: PairMap<(usize, usize), FrictionCache>,
     frames: Vec<((usize, usize), FrictionFrame)>,
     timings: StepTimings,
 }
@@ -252,8 +253,8 @@ impl SdrsContact {
                 .flat_map(|(link, l)| (0..l.hulls.len()).map(move |hull| HullRef { link, hull }))
                 .collect(),
             broad_phase,
-            planes: HashMap::new(),
-            frictions: HashMap::new(),
+            planes: PairMap::default(),
+            frictions: PairMap::default(),
             frames: Vec::new(),
             timings: StepTimings::default(),
         })

@@ -10,7 +10,7 @@
 
 use crate::error::Result;
 use rayon::prelude::*;
-use std::collections::HashMap;
+use sdrs_contact::pair_map::PairMap;
 use std::hash::Hash;
 
 /// The fewest pairs [`each_pair`] hands to rayon's thread pool (measured on the `dynamics`
@@ -51,7 +51,7 @@ where
 /// for the evaluation and put back after it (fresh for pairs seen for the first time).
 pub(super) fn each_stored_pair<P, C, T>(
     pairs: &[P],
-    store: &mut HashMap<P, C>,
+    store: &mut PairMap<P, C>,
     f: impl Fn(&P, &mut C) -> Result<T> + Sync,
 ) -> Result<Vec<T>>
 where
@@ -67,7 +67,7 @@ where
 
 /// The caches of `keys` taken out of `store` (fresh for keys it does not hold); put them
 /// back with `store.extend(keys.zip(caches))`.
-pub(super) fn take_caches<P, C>(store: &mut HashMap<P, C>, keys: &[P]) -> Vec<C>
+pub(super) fn take_caches<P, C>(store: &mut PairMap<P, C>, keys: &[P]) -> Vec<C>
 where
     P: Eq + Hash,
     C: Default,
@@ -136,8 +136,8 @@ mod tests {
 
     #[test]
     fn stored_caches_persist_by_pair() {
-        let mut store: HashMap<(usize, usize), u32> = HashMap::new();
-        let count = |store: &mut HashMap<(usize, usize), u32>, pairs: &[(usize, usize)]| {
+        let mut store: PairMap<(usize, usize), u32> = PairMap::default();
+        let count = |store: &mut PairMap<(usize, usize), u32>, pairs: &[(usize, usize)]| {
             each_stored_pair(pairs, store, |_, c| {
                 *c += 1;
                 Ok(*c)

@@ -16,7 +16,7 @@
 //! `cargo run --release -p sdrs-examples --example long_range_tabletop -- gather`
 
 use clap::Parser;
-use sdrs::diff::RecedingHorizon;
+use sdrs::diff::{RecedingHorizon, Stopping};
 use sdrs_examples::long_range::animation::write_long_range_animation;
 use sdrs_examples::long_range::compare::MethodChoice;
 use sdrs_examples::long_range::mpc::{compare_mpc, report_mpc};
@@ -50,6 +50,10 @@ struct Args {
     /// paper's Gather-Bunny).
     #[arg(long)]
     ell: bool,
+    /// Apply each frame's last Adam iterate and run all its iterations (the plain driver)
+    /// instead of its best iterate, stopping once the window's loss is 0.
+    #[arg(long)]
+    last_iterate: bool,
     /// Which methods run.
     #[command(flatten)]
     methods: MethodChoice,
@@ -108,7 +112,12 @@ fn main() -> anyhow::Result<()> {
         problem.driven.len(),
         args.iterations,
         lr,
-    )?;
+    )?
+    .with_stopping(if args.last_iterate {
+        Stopping::default()
+    } else {
+        Stopping::best().stopping_at(0.0)
+    });
     let models = contact_models(STIFFNESS).map_err(boxed)?;
     let methods = args.methods.methods();
     println!(

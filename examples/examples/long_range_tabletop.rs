@@ -46,6 +46,12 @@ struct Args {
     /// The paper's scale: 10 cubes, its H, h and iterations (overrides the above).
     #[arg(long)]
     full: bool,
+    /// Gather: the cubes start at the positions of `gather::CUBES` from this index on.
+    #[arg(long, default_value_t = 0)]
+    first: usize,
+    /// Gather: the rod's start x,y,yaw (default `gather::ROD_START`, yaw 0).
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+    rod: Option<Vec<f64>>,
     /// Gather non-convex L-shaped pieces instead of cubes (a generated stand-in for the
     /// paper's Gather-Bunny).
     #[arg(long)]
@@ -71,12 +77,27 @@ fn main() -> anyhow::Result<()> {
                 (args.cubes, args.frames, args.iterations) =
                     (10, gather::HORIZON, gather::ITERATIONS);
             }
+            let rod = match args.rod.as_deref() {
+                None => (gather::ROD_START.0, gather::ROD_START.1, 0.0),
+                Some(&[x, y, yaw]) => (x, y, yaw),
+                Some(other) => anyhow::bail!("--rod takes x,y,yaw, not {other:?}"),
+            };
             let problem = if args.ell {
-                gather::gather_problem(args.cubes, Contact::LongRange, Piece::ell)
+                gather::gather_problem_at(
+                    args.first,
+                    args.cubes,
+                    rod,
+                    Contact::LongRange,
+                    Piece::ell,
+                )
             } else {
-                gather::gather_problem(args.cubes, Contact::LongRange, |name, x, y| {
-                    Ok(Piece::cube(name, x, y))
-                })
+                gather::gather_problem_at(
+                    args.first,
+                    args.cubes,
+                    rod,
+                    Contact::LongRange,
+                    |name, x, y| Ok(Piece::cube(name, x, y)),
+                )
             }
             .map_err(boxed)?;
             let paper = (

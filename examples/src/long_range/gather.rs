@@ -73,16 +73,35 @@ pub fn gather_problem(
     contact: Contact,
     piece: impl Fn(String, f64, f64) -> Result<Piece, Box<dyn std::error::Error>>,
 ) -> Result<TabletopProblem, Box<dyn std::error::Error>> {
-    if count == 0 || count > CUBES.len() {
-        return Err(format!("{count} pieces: the gather task has 1 to {}", CUBES.len()).into());
+    gather_problem_at(0, count, (ROD_START.0, ROD_START.1, 0.0), contact, piece)
+}
+
+/// The gather problem with `piece(name, x, y)` at the `count` positions of [`CUBES`] from
+/// index `first` on (named `cube{first}`, …) and the rod starting at `rod` (x, y, yaw), e.g.
+/// next to the front row: the long-range gradient guides the rod only within about 10 cm
+/// of a cube (see the module docs of [`super::tabletop`]), so from [`ROD_START`], 45 cm
+/// from the nearest cube, the rod wanders.
+pub fn gather_problem_at(
+    first: usize,
+    count: usize,
+    rod: (f64, f64, f64),
+    contact: Contact,
+    piece: impl Fn(String, f64, f64) -> Result<Piece, Box<dyn std::error::Error>>,
+) -> Result<TabletopProblem, Box<dyn std::error::Error>> {
+    if count == 0 || first + count > CUBES.len() {
+        return Err(format!(
+            "{count} pieces from index {first}: the gather task has {} positions",
+            CUBES.len()
+        )
+        .into());
     }
-    let pieces = CUBES[..count]
+    let pieces = CUBES[first..first + count]
         .iter()
         .enumerate()
-        .map(|(k, &(x, y))| piece(format!("cube{k}"), x, y))
+        .map(|(k, &(x, y))| piece(format!("cube{}", first + k), x, y))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(TabletopProblem {
-        scene: tabletop(ROD_START, 0.0, &pieces, contact)?,
+        scene: tabletop((rod.0, rod.1), rod.2, &pieces, contact)?,
         targets: vec![TARGET; count],
         epsilon: EPSILON,
         driven: vec![0, 1, 2, 3],

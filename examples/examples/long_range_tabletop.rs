@@ -49,7 +49,7 @@ struct Args {
     /// Gather: the cubes start at the positions of `gather::CUBES` from this index on.
     #[arg(long, default_value_t = 0)]
     first: usize,
-    /// Gather: the rod's start x,y,yaw (default `gather::ROD_START`, yaw 0).
+    /// The rod's start x,y,yaw (default the task's `ROD_START`, yaw 0).
     #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
     rod: Option<Vec<f64>>,
     /// Gather non-convex L-shaped pieces instead of cubes (a generated stand-in for the
@@ -112,7 +112,13 @@ fn main() -> anyhow::Result<()> {
             if args.full {
                 (args.cubes, args.frames, args.iterations) = (10, sort::HORIZON, sort::ITERATIONS);
             }
-            let problem = sort::sort_problem(args.cubes, Contact::LongRange).map_err(boxed)?;
+            let rod = match args.rod.as_deref() {
+                None => (sort::ROD_START.0, sort::ROD_START.1, 0.0),
+                Some(&[x, y, yaw]) => (x, y, yaw),
+                Some(other) => anyhow::bail!("--rod takes x,y,yaw, not {other:?}"),
+            };
+            let problem =
+                sort::sort_problem_at(args.cubes, rod, Contact::LongRange).map_err(boxed)?;
             (
                 problem,
                 (

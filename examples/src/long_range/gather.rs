@@ -7,6 +7,25 @@
 //! The layout is ours (the paper shows it only in a figure): cubes spread over a 1.2 m x
 //! 0.7 m patch, at least 25 cm apart, the target region's centre at the origin between them,
 //! the rod 0.9 m in front of them.
+//!
+//! **Why the rod stalls from [`ROD_START`]** (issue 18, measured on the first 4 cubes,
+//! h = 32): the long-range gradient there is non-zero but carries no usable direction.
+//! Holding the rod's y target at a constant `v` over the window, the window's loss is flat
+//! to 2e-6 and not monotone while the rod stays 10-50 cm from the cubes (`v` = −0.1, 0,
+//! 0.1, 0.3 m: 0.7878145, 0.7878160, 0.7878167, 0.7878164); the cubes' end positions move by
+//! about 1e-6 m in no consistent direction, while they settle and creep by about 1e-4 m on
+//! the ground under its own potential. Only from `v` = 0.4 (a 3 cm gap) does the loss fall
+//! (0.7878007; 0.7415 at 0.5). The rod's long-range force at that range (μ = 3e-8, about
+//! 1e-4 N) is four orders below a cube's static friction (0.5 · 0.2 kg · g ≈ 1 N): friction
+//! holds the cubes, so the derivative of their end positions with respect to the rod's
+//! targets is dominated by the settling, not by the push. At the trivial plan the gradient
+//! says "move away" (+5.3e-5 on y); Adam, which normalises magnitudes, follows such signs
+//! as a random walk (30 iterations on the first window: the rod drifts 19 cm along −x and
+//! lifts 12 cm, the loss changes by 4e-6). A Newton tolerance of 1e-8 instead of 1e-4 gives
+//! the same numbers (it is not solver noise); without friction the cubes slide 5 cm per
+//! window under the ground's potential alone. From a start next to the cubes
+//! ([`gather_problem_at`]) the gradient is informative and the rod gathers them (see the
+//! `long_range_tabletop` example's docs for the measured runs).
 
 use super::tabletop::{Contact, Piece, TabletopProblem, TabletopTask, tabletop};
 use sdrs::prelude::*;

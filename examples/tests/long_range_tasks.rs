@@ -2,7 +2,8 @@
 //! trivial start (the rod held where it is, far from the cubes) gradient descent through the
 //! long-range model lowers the loss, while the SDRS barrier's gradient is exactly zero there
 //! (its support ends a millimetre from the surfaces). Under receding-horizon control (the
-//! paper's set-up) the first window's loss falls from the trivial plan.
+//! paper's set-up) the first window's loss falls from the trivial plan, and with the rod
+//! started next to two cubes the real loss more than halves within 12 frames.
 
 use sdrs::diff::{ContactChoice, Method, RecedingHorizon, Stopping};
 use sdrs::prelude::DVector;

@@ -22,8 +22,12 @@
 //! says "move away" (+5.3e-5 on y); Adam, which normalises magnitudes, follows such signs
 //! as a random walk (30 iterations on the first window: the rod drifts 19 cm along −x and
 //! lifts 12 cm, the loss changes by 4e-6). A Newton tolerance of 1e-8 instead of 1e-4 gives
-//! the same numbers (it is not solver noise); without friction the cubes slide 5 cm per
-//! window under the ground's potential alone. From a start next to the cubes
+//! the same numbers (it is not solver noise); letting the cubes settle for 75 steps first
+//! leaves the same non-monotone pattern (so it is the rod's effect, not the cubes' start
+//! 1 mm up); μ = 1e-6 (Push's) scales it but does not make it monotone; without friction
+//! the cubes slide 5 cm per window under the ground's potential alone. Per cube, moving the
+//! rod from `v` = −0.1 to 0 moves the cube straight ahead of it 3e-6 m *towards* the rod:
+//! at this range a friction-held cube's end position does not follow the rod's repulsion. From a start next to the cubes
 //! ([`gather_problem_at`]) the gradient is informative and the rod gathers them (see the
 //! `long_range_tabletop` example's docs for the measured runs).
 

@@ -28,6 +28,7 @@
 //! | command (`-- gather …`) | frames, h, iterations | wall | loss | within ε |
 //! |---|---|---|---|---|
 //! | `--first 1 --cubes 2 --rod 0,-0.55,0 --horizon 16` | 30, 16, 10 (42 run) | 1 min 38 s | 0.2175 → 0 (frame 20) | 2 of 2 (0.196, 0.085 m) |
+//! | `--first 1 --cubes 2 --rod 0,-0.55,0 --frames 60` (the paper's h) | 60, 32, 10 (43 run) | 3 min 10 s | 0.2175 → 0 (frame 40) | 2 of 2 (0.213, 0.080 m) |
 //! | `--ell --first 1 --cubes 2 --rod 0,-0.55,0 --horizon 16` | 30, 16, 10 (39 run) | 2 min 9 s | 0.2175 → 0 (frame 20) | 2 of 2 (0.201, 0.112 m) |
 //! | `--cubes 4 --rod 0,-0.55,0 --horizon 16` | 30, 16, 10 (300 run) | 9 min 15 s | 0.7875 → 0.5701 | 2 of 4 (0.695, 0.244, 0.078, 0.461 m) |
 //!

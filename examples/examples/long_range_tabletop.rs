@@ -19,11 +19,12 @@
 //!
 //! **Measured** (2-core machine shared with two other jobs, so wall times are pessimistic;
 //! the paper gives none for these tasks). From the default rod start, 45 cm in front of the
-//! nearest cube, gather does not succeed: the rod wanders and the loss rises from 0.7875 to
-//! 0.7878, 0 of 4 cubes within ε (4 cubes, 30 frames, 10 iterations, h = 32; 2 min 17 s; the rod drifts 17 cm along −x) because the long-range
-//! gradient at that range has no usable sign against the cubes' friction (the diagnosis is
-//! in `sdrs_examples::long_range::gather`'s docs). Started next to the cubes it gathers
-//! those within the rod's reach:
+//! nearest cube, gather does not succeed (the default command: 4 cubes, 30 frames, 10
+//! iterations, h = 32; 2 min 17 s): the rod drifts 17 cm along −x, the loss rises from
+//! 0.7875 to 0.7878 and no cube ends within ε, because the long-range gradient at that range
+//! has no usable sign against the cubes' friction (the diagnosis is in
+//! `sdrs_examples::long_range::gather`'s docs). Started next to the cubes it gathers those
+//! within the rod's reach:
 //!
 //! | command (`-- gather …`) | frames, h, iterations | wall | loss | within ε |
 //! |---|---|---|---|---|

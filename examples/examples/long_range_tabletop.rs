@@ -31,10 +31,12 @@
 //! | `--first 1 --cubes 2 --rod 0,-0.55,0 --horizon 16` | 30, 16, 10 (42 run) | 1 min 38 s | 0.2175 → 0 (frame 20) | 2 of 2 (0.196, 0.085 m) |
 //! | `--first 1 --cubes 2 --rod 0,-0.55,0 --frames 60` (the paper's h) | 60, 32, 10 (43 run) | 3 min 10 s | 0.2175 → 0 (frame 40) | 2 of 2 (0.213, 0.080 m) |
 //! | `--ell --first 1 --cubes 2 --rod 0,-0.55,0 --horizon 16` | 30, 16, 10 (39 run) | 2 min 9 s | 0.2175 → 0 (frame 20) | 2 of 2 (0.201, 0.112 m) |
+//! | `--first 1 --cubes 3 --rod 0,-0.55,0 --horizon 16 --frames 40` | 40, 16, 10 (400 run) | 5 min 54 s | 0.3675 → 0.1500 | 2 of 3 (0.245, 0.035, 0.461 m) |
 //! | `--cubes 4 --rod 0,-0.55,0 --horizon 16` | 30, 16, 10 (300 run) | 9 min 15 s | 0.7875 → 0.5701 | 2 of 4 (0.695, 0.244, 0.078, 0.461 m) |
 //!
-//! In the 4-cube run the two cubes beyond the rod's ends (over 30 cm from it) never move:
-//! the same missing far-field signal. The paper gathers all 10 cubes (H = 300, h = 32, 60
+//! In the 4-cube run the two cubes beyond the rod's ends (over 30 cm from it) never move,
+//! and in the 3-cube run the rod passes 10 cm beside cube 3 (at x = 0.35, just past its end)
+//! once the other two are in and never turns to it: the same missing far-field signal. The paper gathers all 10 cubes (H = 300, h = 32, 60
 //! iterations) and sorts all 10 (H = 700, h = 16, 100 iterations); neither is reproduced
 //! here. Sort from next to two cubes (`-- sort --cubes 2 --rod=-0.375,-0.35,0`, 30 frames,
 //! h = 16, 10 iterations, 300 run, 5 min 25 s) pushes both forward and lowers the loss

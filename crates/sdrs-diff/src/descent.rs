@@ -47,9 +47,39 @@ pub struct Iterate<'a> {
     pub x: &'a DVector<f64>,
 }
 
+/// How [`descend_with`] ends: which iterate it leaves in `x` and whether it stops early.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Stopping {
+    /// Leave `x` at the best iterate seen (the lowest value, the earliest of equals) instead
+    /// of the last: Adam with the paper's small `(β₁, β₂)` takes every step, so its last
+    /// iterate can be worse than one it passed.
+    pub keep_best: bool,
+    /// Stop as soon as an iterate's value is at most this (e.g. `Some(0.0)` for a loss that
+    /// cannot go below zero, such as the paper's `ReLU(d² − ε²)`): no step is taken from it.
+    pub stop_at: Option<f64>,
+}
+
+impl Stopping {
+    /// Keep the best iterate, no early stop.
+    pub fn best() -> Self {
+        Self {
+            keep_best: true,
+            stop_at: None,
+        }
+    }
+
+    /// The same, stopping once an iterate's value is at most `value`.
+    pub fn stopping_at(self, value: f64) -> Self {
+        Self {
+            stop_at: Some(value),
+            ..self
+        }
+    }
+}
+
 /// `iterations` Adam steps on `x` along `source`'s gradients; returns the value before each
 /// step and at the end (`iterations + 1` values: the convergence history). `progress` sees
-/// every iterate before its step.
+/// every iterate before its step. [`descend_with`] can keep the best iterate and stop early.
 ///
 /// Errors when the source fails or returns a non-finite value or gradient (the parameters
 /// are then those of the last good iterate).
@@ -73,34 +103,71 @@ pub fn descend(
     adam: &mut Adam,
     iterations: usize,
     source: &mut impl GradientSource,
+    progress: impl FnMut(Iterate<'_>),
+) -> Result<Vec<f64>> {
+    descend_with(x, adam, iterations, source, Stopping::default(), progress)
+}
+
+/// [`descend`] ending as `stopping` says: with [`Stopping::keep_best`] `x` is left at the
+/// iterate of the lowest value in the returned history (on an error, at the best good
+/// iterate so far); with [`Stopping::stop_at`] the history ends at the first value at or
+/// below it (fewer than `iterations + 1` values).
+///
+/// ```
+/// use sdrs_diff::{Stopping, descend_with, paper_adam};
+/// use nalgebra::DVector;
+/// // |x − 1|, whose minimum Adam at a large rate overshoots and circles.
+/// let mut v = |x: &DVector<f64>| Ok(((x[0] - 1.0).abs(), DVector::from_element(1, (x[0] - 1.0).signum())));
+/// let mut x = DVector::zeros(1);
+/// let history = descend_with(&mut x, &mut paper_adam(1, 0.3), 20, &mut v, Stopping::best(), |_| {})?;
+/// let best = history.iter().cloned().fold(f64::INFINITY, f64::min);
+/// assert_eq!((x[0] - 1.0).abs(), best);
+/// # Ok::<(), sdrs_diff::DiffError>(())
+/// ```
+pub fn descend_with(
+    x: &mut DVector<f64>,
+    adam: &mut Adam,
+    iterations: usize,
+    source: &mut impl GradientSource,
+    stopping: Stopping,
     mut progress: impl FnMut(Iterate<'_>),
 ) -> Result<Vec<f64>> {
     let mut history = Vec::with_capacity(iterations + 1);
-    for iteration in 0..=iterations {
-        let (value, gradient) = source.value_and_gradient(x)?;
-        if !value.is_finite() {
-            return Err(DiffError::NonFinite {
-                what: "descent objective value",
-                index: iteration,
+    let mut best: Option<(f64, DVector<f64>)> = None;
+    let outcome = (|| -> Result<()> {
+        for iteration in 0..=iterations {
+            let (value, gradient) = source.value_and_gradient(x)?;
+            if !value.is_finite() {
+                return Err(DiffError::NonFinite {
+                    what: "descent objective value",
+                    index: iteration,
+                });
+            }
+            if let Some(index) = gradient.iter().position(|g| !g.is_finite()) {
+                return Err(DiffError::NonFinite {
+                    what: "descent gradient",
+                    index,
+                });
+            }
+            history.push(value);
+            if stopping.keep_best && best.as_ref().is_none_or(|(b, _)| value < *b) {
+                best = Some((value, x.clone()));
+            }
+            if iteration == iterations || stopping.stop_at.is_some_and(|stop| value <= stop) {
+                break;
+            }
+            progress(Iterate {
+                iteration,
+                value,
+                gradient: &gradient,
+                x,
             });
+            adam.step(x, &gradient)?;
         }
-        if let Some(index) = gradient.iter().position(|g| !g.is_finite()) {
-            return Err(DiffError::NonFinite {
-                what: "descent gradient",
-                index,
-            });
-        }
-        history.push(value);
-        if iteration == iterations {
-            break;
-        }
-        progress(Iterate {
-            iteration,
-            value,
-            gradient: &gradient,
-            x,
-        });
-        adam.step(x, &gradient)?;
+        Ok(())
+    })();
+    if let Some((_, best)) = best {
+        *x = best;
     }
-    Ok(history)
+    outcome.map(|()| history)
 }

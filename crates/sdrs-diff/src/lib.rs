@@ -83,7 +83,7 @@ mod trust_region;
 
 pub use adjoint::{LossGradient, TrajectoryGradient, adjoint};
 pub use bundle::Bundled;
-pub use descent::{GradientSource, Iterate, descend, paper_adam};
+pub use descent::{GradientSource, Iterate, Stopping, descend, descend_with, paper_adam};
 pub use design::DesignMap;
 pub use error::{DiffError, Result};
 pub use loss::{Custom, FinalValue, Loss, Sum};

@@ -10,9 +10,11 @@
 //! applies one action to the real state. So any task, any contact model and any gradient
 //! estimator ([`crate::Bundled`]) plug in. A fresh Adam (the driver's learning rate and
 //! moment decays) starts at every frame; the paper does not say whether its moments carry
-//! over, and a new plan problem from a new state is a new optimisation.
+//! over, and a new plan problem from a new state is a new optimisation. Each frame's descent
+//! ends as [`RecedingHorizon::stopping`] says (by default the last iterate, no early stop;
+//! [`RecedingHorizon::with_stopping`] keeps the best plan and stops once it is good enough).
 
-use crate::descent::{GradientSource, descend};
+use crate::descent::{GradientSource, Stopping, descend_with};
 use crate::error::{DiffError, Result};
 use crate::optim::Adam;
 use nalgebra::DVector;
@@ -34,6 +36,9 @@ pub struct RecedingHorizon {
     pub beta1: f64,
     /// Adam's second-moment decay (0.5 in the paper).
     pub beta2: f64,
+    /// Which plan each frame's descent leaves (its last or its best iterate) and whether it
+    /// stops early ([`descend_with`]); the next frame starts from that plan, shifted.
+    pub stopping: Stopping,
 }
 
 /// What a receding-horizon run did.
@@ -44,7 +49,7 @@ pub struct RecedingRun<S> {
     /// The applied actions `a^0 … a^{H−1}`.
     pub actions: Vec<DVector<f64>>,
     /// Every frame's plan-loss history (`k + 1` values: before each Adam step and after the
-    /// last).
+    /// last; fewer when [`Stopping::stop_at`] ended the frame's descent early).
     pub plan_losses: Vec<Vec<f64>>,
 }
 
@@ -86,7 +91,13 @@ impl RecedingHorizon {
             learning_rate,
             beta1: 0.3,
             beta2: 0.5,
+            stopping: Stopping::default(),
         })
+    }
+
+    /// The same driver, each frame's descent ending as `stopping` says.
+    pub fn with_stopping(self, stopping: Stopping) -> Self {
+        Self { stopping, ..self }
     }
 
     /// Runs from `start` with the initial plan `plan` (`horizon x action` values):
@@ -146,7 +157,14 @@ impl RecedingHorizon {
             let mut adam = Adam::new(h * m, self.learning_rate);
             adam.beta1 = self.beta1;
             adam.beta2 = self.beta2;
-            let history = descend(&mut plan, &mut adam, self.iterations, &mut source, |_| {})?;
+            let history = descend_with(
+                &mut plan,
+                &mut adam,
+                self.iterations,
+                &mut source,
+                self.stopping,
+                |_| {},
+            )?;
             progress(frame, &history);
             run.plan_losses.push(history);
             let action = plan.rows(0, m).into_owned();

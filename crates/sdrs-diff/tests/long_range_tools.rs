@@ -5,7 +5,7 @@
 use nalgebra::{DVector, Vector3};
 use sdrs_diff::{
     Bundled, ContactChoice, CubicSpline, DiffError, GradientSource, Method, Objective,
-    RecedingHorizon, Sum, TargetRegion, descend, paper_adam,
+    RecedingHorizon, Stopping, Sum, TargetRegion, descend, descend_with, paper_adam,
 };
 
 #[test]
@@ -206,4 +206,75 @@ fn receding_horizon_applies_first_actions_and_shifts_plans() {
     ));
     assert!(RecedingHorizon::new(0, 2, 1, 1, 0.1).is_err());
     assert!(RecedingHorizon::new(1, 2, 1, 1, -0.1).is_err());
+}
+
+#[test]
+fn descent_keeps_its_best_iterate_and_stops_at_a_zero_loss() {
+    // ReLU(|x − 1| − 0.2): Adam at a large rate overshoots 1 and circles it.
+    let mut kink = |x: &DVector<f64>| {
+        let d = x[0] - 1.0;
+        let value = (d.abs() - 0.2).max(0.0);
+        let slope = if value > 0.0 { d.signum() } else { 0.0 };
+        Ok((value, DVector::from_element(1, slope)))
+    };
+    let mut plain = |stopping, iterations| {
+        let mut x = DVector::from_element(1, -1.0);
+        let history = descend_with(
+            &mut x,
+            &mut paper_adam(1, 0.35),
+            iterations,
+            &mut kink,
+            stopping,
+            |_| {},
+        )
+        .unwrap();
+        (x[0], history)
+    };
+    let value = |x: f64| ((x - 1.0).abs() - 0.2).max(0.0);
+    // After 7 steps the last iterate has left the flat band again.
+    let (last, all) = plain(Stopping::default(), 7);
+    assert_eq!(all.len(), 8);
+    assert_eq!(value(last), all[7]);
+    let (best, kept) = plain(Stopping::best(), 7);
+    assert_eq!(kept, all);
+    let lowest = all.iter().cloned().fold(f64::INFINITY, f64::min);
+    assert!(lowest < all[7], "{all:?}");
+    assert_eq!(value(best), lowest);
+    // Stopping at 0: the history ends at the first zero and the iterate is that one.
+    let (_, all) = plain(Stopping::default(), 12);
+    let (stopped, short) = plain(Stopping::best().stopping_at(0.0), 12);
+    let first_zero = all
+        .iter()
+        .position(|&v| v == 0.0)
+        .expect("Adam passes the flat band");
+    assert_eq!(short, all[..=first_zero].to_vec());
+    assert!((stopped - 1.0).abs() <= 0.2);
+    // The receding-horizon driver ends each frame's descent the same way.
+    let driver = RecedingHorizon::new(2, 1, 1, 12, 0.35)
+        .unwrap()
+        .with_stopping(Stopping::best().stopping_at(0.0));
+    let run = driver
+        .run(
+            -1.0f64,
+            DVector::zeros(1),
+            |&x, _| {
+                Ok(move |plan: &DVector<f64>| {
+                    let d = x + plan[0] - 1.0;
+                    let value = (d.abs() - 0.2).max(0.0);
+                    let slope = if value > 0.0 { d.signum() } else { 0.0 };
+                    Ok((value, DVector::from_element(1, slope)))
+                })
+            },
+            |x, a| {
+                *x += a[0];
+                Ok(())
+            },
+            |_, _| {},
+        )
+        .unwrap();
+    assert_eq!(*run.plan_losses[0].last().unwrap(), 0.0);
+    assert!(run.plan_losses[0].len() < 13);
+    assert!((run.states[1] - 1.0).abs() <= 0.2, "{:?}", run.states);
+    assert_eq!(*run.plan_losses[1].last().unwrap(), 0.0);
+    assert!((run.states[2] - 1.0).abs() <= 0.2, "{:?}", run.states);
 }

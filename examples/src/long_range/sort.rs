@@ -61,6 +61,17 @@ pub fn sort_problem(
     cubes: usize,
     contact: Contact,
 ) -> Result<TabletopProblem, Box<dyn std::error::Error>> {
+    sort_problem_at(cubes, (ROD_START.0, ROD_START.1, 0.0), contact)
+}
+
+/// [`sort_problem`] with the rod starting at `rod` (x, y, yaw), e.g. next to the cubes (the
+/// long-range gradient guides the rod only within about 10 cm of a cube; see
+/// [`super::gather`]).
+pub fn sort_problem_at(
+    cubes: usize,
+    rod: (f64, f64, f64),
+    contact: Contact,
+) -> Result<TabletopProblem, Box<dyn std::error::Error>> {
     if cubes == 0 || cubes > CUBES.len() {
         return Err(format!("{cubes} cubes: the sort task has 1 to {}", CUBES.len()).into());
     }
@@ -70,7 +81,7 @@ pub fn sort_problem(
         .map(|(k, &(x, y, _))| Piece::cube(format!("cube{k}"), x, y))
         .collect();
     Ok(TabletopProblem {
-        scene: tabletop(ROD_START, 0.0, &pieces, contact)?,
+        scene: tabletop((rod.0, rod.1), rod.2, &pieces, contact)?,
         targets: CUBES[..cubes]
             .iter()
             .map(|&(_, _, b)| TARGETS[usize::from(b)])

@@ -30,13 +30,20 @@ fn solve_in_place<C: Dim, S>(
 where
     S: RawStorageMut<f64, Dyn, C> + IsContiguous,
 {
-    lin.factor.solve_in_place(b).map_err(|e| match e {
+    lin.factor
+        .solve_in_place(b)
+        .map_err(|e| factor_error(e, step))
+}
+
+/// The error of a solve with step `step`'s factor.
+fn factor_error(e: FactorError, step: usize) -> DiffError {
+    match e {
         FactorError::Singular => DiffError::SingularHessian { step },
         other => DiffError::Step {
             step,
             source: other.into(),
         },
-    })
+    }
 }
 
 /// The Jacobians of one step's solution `θ^{t+1}` with respect to its inputs.
@@ -84,8 +91,7 @@ pub fn step_jacobian(model: &Model, lin: &Linearization, step: usize) -> Result<
     // design blocks: 4x).
     let d = &lin.derivatives;
     let n = model.dof();
-    let mut inverse = DMatrix::identity(n, n);
-    solve_in_place(lin, &mut inverse, step)?;
+    let inverse = lin.factor.inverse().map_err(|e| factor_error(e, step))?;
     let minus_inverse = -&inverse;
     let design = match (&d.attachments, &d.vertices) {
         (Some(a), Some(v)) => {

@@ -270,3 +270,30 @@ fn steps_hand_their_factor_to_the_backward_pass() {
         assert!(residual(&lin.hessian, &x, &b) < 1e-10);
     }
 }
+
+#[test]
+fn the_inverse_is_the_solves_with_the_identity_for_every_method() {
+    let mut numbers = Numbers(23);
+    let n = 40;
+    let spd_h = spd(n, 1.0, &mut numbers);
+    let indefinite = spd(n, 0.0, &mut numbers) - DMatrix::identity(n, n) * 3.0;
+    let sparse_h = bodies_hessian(16, &[(1, 2)], &mut numbers);
+    for (h, method) in [
+        (&spd_h, FactorMethod::DenseCholesky),
+        (&indefinite, FactorMethod::Lu),
+        (&sparse_h, FactorMethod::SparseCholesky),
+    ] {
+        let mut factor = HessianFactor::new();
+        assert_eq!(factor.factorize(h), Ok(method));
+        let inverse = factor.inverse().unwrap();
+        let solved = factor
+            .solve(&DMatrix::identity(h.nrows(), h.nrows()))
+            .unwrap();
+        assert!(
+            (&inverse - &solved).amax() < 1e-10 * solved.amax(),
+            "{method:?}"
+        );
+        assert!(residual(h, &inverse, &DMatrix::identity(h.nrows(), h.nrows())) < 1e-10);
+    }
+    assert_eq!(HessianFactor::new().inverse(), Err(FactorError::Empty));
+}

@@ -10,6 +10,7 @@
 //! `--grid 13,12 --steps 180` is the paper's scale, `--lr 5e-3` its learning rate).
 
 use clap::Parser;
+use sdrs_examples::blocks::grid;
 use sdrs_examples::carry::{Report, run_example};
 use sdrs_examples::parallel_jaw::{
     DT, LEARNING_RATE, MU, OBJECTS, PAPER_GRID, STEPS, parallel_jaw,
@@ -40,13 +41,7 @@ struct Args {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = Args::parse();
-    let [width, height] = args.grid[..] else {
-        return Err(format!(
-            "--grid takes two counts (width,height), got {:?}",
-            args.grid
-        )
-        .into());
-    };
+    let [width, height] = grid(&args.grid)?;
     let task = parallel_jaw([width, height], args.steps, &OBJECTS)?;
     println!(
         "universal parallel-jaw gripper (SDRS Fig. 16): {} blocks per jaw, {} design parameters, {} objects, H = {} steps of {DT} s each, μ = {MU}, Adam lr {}",

@@ -11,7 +11,7 @@
 use clap::Parser;
 use sdrs::diff::{Evaluation, StepRule, minimise_with};
 use sdrs::prelude::*;
-use sdrs_examples::blocks::JawBlocks;
+use sdrs_examples::blocks::{JawBlocks, grid};
 use sdrs_examples::single_jaw::{
     DT, LIFT, MU, PAPER_GRID, STEPS, min_clearance, object_lift, single_jaw,
 };
@@ -44,13 +44,7 @@ struct Args {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = Args::parse();
-    let [width, height] = args.grid[..] else {
-        return Err(format!(
-            "--grid takes two counts (width,height), got {:?}",
-            args.grid
-        )
-        .into());
-    };
+    let [width, height] = grid(&args.grid)?;
     let task = single_jaw([1, width, height], args.steps)?;
     let scene = &task.objective;
     let jaw: &JawBlocks = &task.jaw;

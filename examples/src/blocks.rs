@@ -196,3 +196,19 @@ pub enum BlocksError {
     #[error("the blocks' design map: {0}")]
     Design(#[source] sdrs::diff::DiffError),
 }
+
+/// The jaw examples' `--grid width,height` argument as the two block counts.
+///
+/// ```
+/// use sdrs_examples::blocks::grid;
+/// assert_eq!(grid(&[13, 12]), Ok([13, 12]));
+/// assert!(grid(&[13]).unwrap_err().contains("two counts"));
+/// ```
+pub fn grid(counts: &[usize]) -> Result<[usize; 2], String> {
+    match counts {
+        [width, height] => Ok([*width, *height]),
+        _ => Err(format!(
+            "--grid takes two counts (width,height), got {counts:?}"
+        )),
+    }
+}

@@ -51,7 +51,9 @@ fn quadruped_gradients_match_differences() {
     // of foot 0's lowest vertex (adjoint 1.639924e-2; differences at 1e-5: 1.639926e-2), its z
     // (-1.820973; at 1e-4: +0.969, 1e-5: -1.788, 1e-6: -1.82064, 1e-7: -1.820969), the
     // largest entry, the z of a foot's tip (96.02408; at 1e-4: 147.4, 1e-5: 96.40, 1e-7:
-    // 96.02413), and the z of a vertex high up (-2.230228e-4; at 1e-5: -2.230337e-4).
+    // 96.02413), and the z of a vertex high up, smooth but small, where Newton's tolerance
+    // dominates short steps (-2.230228e-4; at 1e-3: -2.2302268e-4, 1e-4: -2.230248e-4, 1e-5:
+    // -2.229989e-4, 1e-6: -2.229044e-4).
     walker.objective.settings.tolerance = 3e-8;
     let at = walker.objective.evaluate(&c, &p).unwrap();
     let design = at.design.clone().unwrap();
@@ -60,7 +62,7 @@ fn quadruped_gradients_match_differences() {
         (3 * lowest, 1e-5),
         (3 * lowest + 2, 1e-7),
         (largest, 1e-7),
-        (3 * 5 + 2, 1e-5),
+        (3 * 5 + 2, 1e-3),
     ];
     for (k, h) in checks {
         let mut e = DVector::zeros(p.len());

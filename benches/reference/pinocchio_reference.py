@@ -23,7 +23,7 @@ coordinates) for floating bases.
 
 Usage (see benches/reference/README.md):
     python3 -m venv target/venv-pin && target/venv-pin/bin/pip install pin numpy
-    target/venv-pin/bin/python benches/reference/pinocchio_reference.py [--no-timings]
+    target/venv-pin/bin/python benches/reference/pinocchio_reference.py [--no-timings | --timings-only]
 """
 
 import json
@@ -209,12 +209,13 @@ def binding_overhead_us():
 
 def main():
     rng = np.random.default_rng(SEED)
-    robots = {}
-    for name, path, floating, frame in ROBOTS:
-        robots[name] = reference(name, path, floating, frame, rng)
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps({"pinocchio": pin.__version__, "seed": SEED, "robots": robots}))
-    print(f"wrote {OUT.relative_to(ROOT)} ({OUT.stat().st_size / 1e6:.2f} MB)")
+    if "--timings-only" not in sys.argv:
+        robots = {}
+        for name, path, floating, frame in ROBOTS:
+            robots[name] = reference(name, path, floating, frame, rng)
+        OUT.parent.mkdir(parents=True, exist_ok=True)
+        OUT.write_text(json.dumps({"pinocchio": pin.__version__, "seed": SEED, "robots": robots}))
+        print(f"wrote {OUT.relative_to(ROOT)} ({OUT.stat().st_size / 1e6:.2f} MB)")
     if "--no-timings" in sys.argv:
         return
     rows = {}

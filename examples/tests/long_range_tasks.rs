@@ -1,39 +1,43 @@
 //! Reduced versions of the long-range paper's table-top benchmarks (sec. 6): from the
-//! trivial start (the rod held where it is, far from the cubes) gradient descent through the
-//! long-range model lowers the loss, while the SDRS barrier's gradient is exactly zero there
-//! (its support ends a millimetre from the surfaces). Under receding-horizon control (the
-//! paper's set-up) the first window's loss falls from the trivial plan, and with the rod
-//! started next to two cubes the real loss more than halves within 12 frames.
+//! trivial start (the rod held where it is, far from the cubes) the long-range gradient does
+//! not vanish, while the SDRS barrier's is exactly zero there (its support ends a millimetre
+//! from the surfaces); the receding-horizon driver runs both tasks from the trivial plan; and
+//! with the rod started next to two cubes the real loss more than halves within 12 frames.
 
 use sdrs::diff::{ContactChoice, Method, RecedingHorizon, Stopping};
 use sdrs::prelude::DVector;
 use sdrs_examples::long_range::gather::{gather, gather_pieces, gather_problem, gather_problem_at};
 use sdrs_examples::long_range::mpc::run_mpc;
 use sdrs_examples::long_range::sort::{sort, sort_problem};
-use sdrs_examples::long_range::tabletop::{Contact, Piece, TabletopProblem, optimise};
+use sdrs_examples::long_range::tabletop::{Contact, Piece, TabletopProblem, TabletopTask};
 
-#[test]
-fn gather_loss_falls_from_the_trivial_start_under_long_range_contact() {
-    let task = gather(2, 6, Contact::LongRange).unwrap();
-    let start = task.policy.initial();
-    let run = optimise(&task, start, 3, 1e-2, |_, _| ()).unwrap();
-    let (first, last) = (run.history[0], *run.history.last().unwrap());
-    eprintln!("gather: loss {first:.9e} -> {last:.9e}");
+/// The long-range gradient of `task`'s loss at its trivial start: finite, and not zero.
+fn far_gradient(task: &TabletopTask) {
+    let e = task
+        .evaluate(&task.policy.initial(), &DVector::zeros(0))
+        .unwrap();
+    assert!(e.loss > 0.0);
+    assert!(e.parameters.iter().all(|g| g.is_finite()));
     assert!(
-        run.end.parameters.amax() > 0.0,
-        "the long-range gradient does not vanish"
+        e.parameters.amax() > 0.0,
+        "the long-range gradient vanishes from the trivial start"
     );
-    assert!(last < first, "loss {first} -> {last}");
+}
+
+// From the trivial start the long-range gradient does not vanish (where the SDRS barrier's
+// is exactly zero, below). It does not point anywhere useful either: 45 cm from
+// friction-held cubes the loss is flat to about 1e-6 and the gradient's sign changes with
+// the plan (`long_range::gather`'s docs give the measurements), so these tests claim only
+// that it exists; the receding-horizon test below shows descent that works, from next to the
+// cubes.
+#[test]
+fn gather_long_range_gradient_does_not_vanish_from_the_trivial_start() {
+    far_gradient(&gather(2, 6, Contact::LongRange).unwrap());
 }
 
 #[test]
-fn sort_loss_falls_from_the_trivial_start_under_long_range_contact() {
-    let (task, _) = sort(2, 6, Contact::LongRange).unwrap();
-    let start = task.policy.initial();
-    let run = optimise(&task, start, 3, 1e-2, |_, _| ()).unwrap();
-    let (first, last) = (run.history[0], *run.history.last().unwrap());
-    eprintln!("sort: loss {first:.9e} -> {last:.9e}");
-    assert!(last < first, "loss {first} -> {last}");
+fn sort_long_range_gradient_does_not_vanish_from_the_trivial_start() {
+    far_gradient(&sort(2, 6, Contact::LongRange).unwrap().0);
 }
 
 #[test]
@@ -47,7 +51,7 @@ fn the_sdrs_barrier_gives_no_gradient_from_the_trivial_start() {
 }
 
 #[test]
-fn gather_of_non_convex_pieces_loss_falls_from_the_trivial_start() {
+fn non_convex_pieces_long_range_gradient_does_not_vanish_from_the_trivial_start() {
     let task = gather_pieces(2, 6, Contact::LongRange, Piece::ell).unwrap();
     assert_eq!(
         task.model.links()[task.model.link_index("cube0").unwrap()]
@@ -55,11 +59,7 @@ fn gather_of_non_convex_pieces_loss_falls_from_the_trivial_start() {
             .len(),
         3
     );
-    let start = task.policy.initial();
-    let run = optimise(&task, start, 3, 1e-2, |_, _| ()).unwrap();
-    let (first, last) = (run.history[0], *run.history.last().unwrap());
-    eprintln!("gather (L pieces): loss {first:.9e} -> {last:.9e}");
-    assert!(last < first, "loss {first} -> {last}");
+    far_gradient(&task);
 }
 
 /// The first receding-horizon window's plan-loss history of `problem` (2 frames planned 8
@@ -79,25 +79,28 @@ fn first_window(problem: &TabletopProblem) -> Vec<f64> {
     run.plan_losses[0].clone()
 }
 
+// The driver runs both tasks end to end from the far trivial plan (each window's plan losses
+// finite, one real loss per frame); that the plans improve is not claimed from there (see
+// above).
 #[test]
-fn gather_mpc_lowers_the_first_window_loss_from_the_trivial_plan() {
+fn gather_mpc_runs_from_the_trivial_plan() {
     let problem = gather_problem(2, Contact::LongRange, |name, x, y| {
         Ok(Piece::cube(name, x, y))
     })
     .unwrap();
     let plan = first_window(&problem);
     eprintln!("gather, first window: {plan:?}");
-    let (first, last) = (plan[0], *plan.last().unwrap());
-    assert!(first - last > 0.0, "plan loss {first} -> {last}");
+    // The trivial plan's loss and those of the 4 iterations.
+    assert!(plan.len() == 5 && plan.iter().all(|l| l.is_finite() && *l > 0.0));
 }
 
 #[test]
-fn sort_mpc_lowers_the_first_window_loss_from_the_trivial_plan() {
+fn sort_mpc_runs_from_the_trivial_plan() {
     let problem = sort_problem(2, Contact::LongRange).unwrap();
     let plan = first_window(&problem);
     eprintln!("sort, first window: {plan:?}");
-    let (first, last) = (plan[0], *plan.last().unwrap());
-    assert!(first - last > 0.0, "plan loss {first} -> {last}");
+    // The trivial plan's loss and those of the 4 iterations.
+    assert!(plan.len() == 5 && plan.iter().all(|l| l.is_finite() && *l > 0.0));
 }
 
 /// Gather under receding-horizon control with the rod started 8 cm in front of the front

@@ -97,18 +97,21 @@ impl State {
     /// chart.
     pub fn recentred(&self, model: &Model) -> Self {
         let mut out = self.clone();
+        out.recentre(model);
+        out
+    }
+
+    /// [`State::recentred`] in place.
+    pub fn recentre(&mut self, model: &Model) {
         for (i, link) in model.links().iter().enumerate() {
             if !link.joint.has_reference() {
                 continue;
             }
             let first = model.dof_offset(i) + link.joint.dof() - 3;
             let turn = chart_rotation(&self.q.as_slice()[first..first + 3]);
-            out.references[i] = self.references[i] * turn;
-            for k in 0..3 {
-                out.q[first + k] = 0.0;
-            }
+            self.references[i] *= turn;
+            self.q.rows_mut(first, 3).fill(0.0);
         }
-        out
     }
 }
 

@@ -231,11 +231,8 @@ fn check_start(model: &Model, state: &State, previous: &[Isometry3<f64>]) -> Res
 fn trial_state(model: &Model, state: &State, direction: &DVector<f64>, step: f64) -> State {
     let mut trial = state.clone();
     trial.q.axpy(step, direction, 1.0);
-    if model.links().iter().any(|l| l.joint.has_reference()) {
-        trial.recentred(model)
-    } else {
-        trial
-    }
+    trial.recentre(model);
+    trial
 }
 
 /// The data of one step that does not change during its Newton solve (with the inertial

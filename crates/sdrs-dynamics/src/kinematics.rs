@@ -336,29 +336,84 @@ impl Kinematics {
         S: nalgebra::storage::Storage<f64, R, C>,
     {
         for (b, &lb) in links.iter().enumerate() {
-            let (columns_b, d_b) = self.body_columns(lb);
-            // A fixed link (the ground) has no columns: its blocks add nothing.
-            if columns_b.is_empty() {
-                continue;
-            }
             for (c, &lc) in links.iter().enumerate() {
-                let (columns_c, d_c) = other.body_columns(lc);
-                if columns_c.is_empty() {
-                    continue;
+                let sub = block.fixed_view::<6, 6>(6 * b, 6 * c).into_owned();
+                self.add_link_block(other, lb, lc, &sub, false, out);
+            }
+        }
+    }
+
+    /// Adds `J_bᵀ(self) m J_c(other)` for the 6x6 block `m` between link `lb`'s twist at this
+    /// configuration and link `lc`'s at `other`; with `mirror`, also its transpose at the
+    /// transposed entries (the `(c, b)` block of a symmetric Hessian, `b ≠ c`).
+    pub(crate) fn add_link_block(
+        &self,
+        other: &Kinematics,
+        lb: usize,
+        lc: usize,
+        m: &Matrix6<f64>,
+        mirror: bool,
+        out: &mut DMatrix<f64>,
+    ) {
+        let (columns_b, d_b) = self.body_columns(lb);
+        let (columns_c, d_c) = other.body_columns(lc);
+        // A fixed link (the ground) has no columns: its blocks add nothing.
+        if columns_b.is_empty() || columns_c.is_empty() {
+            return;
+        }
+        // `J_bᵀ M J_c = J_body_bᵀ (X_bᵀ M X_c) J_body_c`: the block is moved once instead of
+        // every column pair.
+        let sub = moved_to(m, &d_b, &d_c);
+        let n = out.nrows();
+        let data = out.as_mut_slice();
+        for (k, col_k) in columns_b {
+            let row = col_k.transpose() * sub;
+            for (l, col_l) in columns_c {
+                let value = (row * col_l)[0];
+                data[k + l * n] += value;
+                if mirror {
+                    data[l + k * n] += value;
                 }
-                // `J_bᵀ M J_c = J_body_bᵀ (X_bᵀ M X_c) J_body_c`: the block is moved once
-                // instead of every column pair.
-                let sub = moved_to(
-                    &block.fixed_view::<6, 6>(6 * b, 6 * c).into_owned(),
-                    &d_b,
-                    &d_c,
-                );
-                for (k, col_k) in columns_b {
-                    let row = col_k.transpose() * sub;
-                    for (l, col_l) in columns_c {
-                        out[(*k, *l)] += (row * col_l)[0];
-                    }
+            }
+        }
+    }
+
+    /// Adds `J_iᵀ g` for link `i`'s twist gradient `g = (g_v, g_ω)`.
+    pub(crate) fn add_link_gradient(&self, i: usize, g: &Twist, gradient: &mut DVector<f64>) {
+        // `J_iᵀ g = J_bodyᵀ X(d)ᵀ g`, `X(d)ᵀ (g_v, g_ω) = (g_v, g_ω + d × g_v)`.
+        let (columns, d) = self.body_columns(i);
+        let gv: Vector3<f64> = g.fixed_rows::<3>(0).into_owned();
+        let gw = g.fixed_rows::<3>(3) + d.cross(&gv);
+        let gb = Twist::new(gv.x, gv.y, gv.z, gw.x, gw.y, gw.z);
+        for (k, col) in columns {
+            gradient[*k] += col.dot(&gb);
+        }
+    }
+
+    /// Adds the second-order kinematic term of link `i` under its twist gradient `g` (module
+    /// docs): `g_v · ω_k × (ω_l × o + v_l) + [k < l] ½ g_ω · (ω_k × ω_l)` at `(k, l)`, `k ≤ l` on
+    /// the link's path, and symmetrically.
+    pub(crate) fn add_second_order(
+        &self,
+        model: &Model,
+        i: usize,
+        g: &Twist,
+        hessian: &mut DMatrix<f64>,
+    ) {
+        let gv = g.fixed_rows::<3>(0).into_owned();
+        let gw = g.fixed_rows::<3>(3).into_owned();
+        let o = self.poses[i].translation.vector;
+        let path = model.path(i);
+        for (a, &k) in path.iter().enumerate() {
+            let wk = self.screw(k).0;
+            for &l in &path[a..] {
+                let (wl, vl) = self.screw(l);
+                let mut s = gv.dot(&wk.cross(&(wl.cross(&o) + vl)));
+                if l != k {
+                    s += 0.5 * gw.dot(&wk.cross(&wl));
+                    hessian[(l, k)] += s;
                 }
+                hessian[(k, l)] += s;
             }
         }
     }
@@ -375,38 +430,16 @@ impl Kinematics {
         gradient: &mut DVector<f64>,
         hessian: Option<&mut DMatrix<f64>>,
     ) {
+        let twist = |b: usize| -> Twist { g.fixed_rows::<6>(6 * b).into_owned() };
         for (b, &i) in links.iter().enumerate() {
-            // `J_iᵀ g = J_bodyᵀ X(d)ᵀ g`, `X(d)ᵀ (g_v, g_ω) = (g_v, g_ω + d × g_v)`.
-            let (columns, d) = self.body_columns(i);
-            let gv: Vector3<f64> = g.fixed_rows::<3>(6 * b).into_owned();
-            let gw = g.fixed_rows::<3>(6 * b + 3) + d.cross(&gv);
-            let gb = Twist::new(gv.x, gv.y, gv.z, gw.x, gw.y, gw.z);
-            for (k, col) in columns {
-                gradient[*k] += col.dot(&gb);
-            }
+            self.add_link_gradient(i, &twist(b), gradient);
         }
         let (Some(hessian), Some(h)) = (hessian, h) else {
             return;
         };
         self.add_cross(self, &links, h, hessian);
-        for b in 0..N {
-            // Second-order kinematic term of link b.
-            let gv = g.fixed_rows::<3>(6 * b).into_owned();
-            let gw = g.fixed_rows::<3>(6 * b + 3).into_owned();
-            let o = self.poses[links[b]].translation.vector;
-            let path = model.path(links[b]);
-            for (a, &k) in path.iter().enumerate() {
-                let wk = self.screw(k).0;
-                for &l in &path[a..] {
-                    let (wl, vl) = self.screw(l);
-                    let mut s = gv.dot(&wk.cross(&(wl.cross(&o) + vl)));
-                    if l != k {
-                        s += 0.5 * gw.dot(&wk.cross(&wl));
-                        hessian[(l, k)] += s;
-                    }
-                    hessian[(k, l)] += s;
-                }
-            }
+        for (b, &i) in links.iter().enumerate() {
+            self.add_second_order(model, i, &twist(b), hessian);
         }
     }
 }

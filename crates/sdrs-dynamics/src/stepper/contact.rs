@@ -12,6 +12,7 @@
 
 use super::StepTimings;
 use super::active::ActiveContact;
+use super::link_sums::LinkSums;
 use super::pairs::{each_pair, each_stored_pair, take_caches};
 use crate::error::{DynamicsError, Result};
 use crate::kinematics::{Kinematics, State};
@@ -142,27 +143,18 @@ pub(super) fn order_for(gradient: bool, hessian: bool) -> Order {
     }
 }
 
-/// Adds `scale` times a pair's twist gradient (and Hessian, when `hessian` is given) to the
-/// generalized ones through the two links' Jacobians.
+/// Adds `scale` times a pair's twist gradient (and Hessian, when `order` asks for it) to `sums`;
+/// nothing for a value-only evaluation.
 pub(super) fn add_pair(
-    model: &Model,
-    kin: &Kinematics,
+    sums: &mut LinkSums,
     links: [usize; 2],
     pair: &PairContact,
     scale: f64,
-    gradient: Option<&mut DVector<f64>>,
-    hessian: Option<&mut DMatrix<f64>>,
+    order: Order,
 ) {
-    if let Some(g) = gradient {
-        let h = hessian.is_some().then(|| pair.hessian * scale);
-        kin.add_term(
-            model,
-            links,
-            &(pair.gradient * scale),
-            h.as_ref(),
-            g,
-            hessian,
-        );
+    if order != Order::Value {
+        let hessian = (order == Order::Hessian).then_some(&pair.hessian);
+        sums.add(links, &pair.gradient, hessian, scale);
     }
 }
 
@@ -217,6 +209,8 @@ pub struct SdrsContact {
     planes: PairMap<(usize, usize), PlaneCache>,
     frictions: PairMap<(usize, usize), FrictionCache>,
     frames: Vec<((usize, usize), FrictionFrame)>,
+    /// The evaluation's pair terms per link, mapped to generalized coordinates once.
+    sums: LinkSums,
     timings: StepTimings,
 }
 
@@ -256,6 +250,7 @@ impl SdrsContact {
             planes: PairMap::default(),
             frictions: PairMap::default(),
             frames: Vec::new(),
+            sums: LinkSums::default(),
             timings: StepTimings::default(),
         })
     }
@@ -426,21 +421,11 @@ impl ContactHook for SdrsContact {
         &mut self,
         model: &Model,
         kin: &Kinematics,
-        mut gradient: Option<&mut DVector<f64>>,
-        mut hessian: Option<&mut DMatrix<f64>>,
+        gradient: Option<&mut DVector<f64>>,
+        hessian: Option<&mut DMatrix<f64>>,
     ) -> Result<Option<ContactEnergy>> {
         let order = order_for(gradient.is_some(), hessian.is_some());
-        let mut add = |links: [usize; 2], pair: &PairContact, scale: f64| {
-            add_pair(
-                model,
-                kin,
-                links,
-                pair,
-                scale,
-                gradient.as_deref_mut(),
-                hessian.as_deref_mut(),
-            )
-        };
+        self.sums.clear(model.links().len());
         let stiffness = self.stiffness;
         let mut energy = ContactEnergy {
             value: 0.0,
@@ -459,11 +444,8 @@ impl ContactHook for SdrsContact {
             }
             energy.active_pairs += 1;
             energy.value += stiffness * c.value;
-            add(
-                links([self.hulls[pair.0], self.hulls[pair.1]]),
-                &c,
-                stiffness,
-            );
+            let hulls = [self.hulls[pair.0], self.hulls[pair.1]];
+            add_pair(&mut self.sums, links(hulls), &c, stiffness, order);
         }
         self.timings.normal += clock.elapsed();
         let clock = Instant::now();
@@ -478,7 +460,10 @@ impl ContactHook for SdrsContact {
         })?;
         for (hulls, c) in &frictions {
             energy.value += c.value;
-            add(links(*hulls), c, 1.0);
+            add_pair(&mut self.sums, links(*hulls), c, 1.0, order);
+        }
+        if let Some(gradient) = gradient {
+            self.sums.add_to(model, kin, gradient, hessian);
         }
         self.timings.friction += clock.elapsed();
         Ok(Some(energy))

@@ -28,6 +28,7 @@ use super::active::{ActiveContact, mesh_closest};
 use super::contact::{
     ContactEnergy, ContactHook, PairTerm, add_pair, contact_error, link_names, order_for,
 };
+use super::link_sums::LinkSums;
 use super::pairs::each_pair;
 use crate::error::{DynamicsError, Result};
 use crate::kinematics::{Kinematics, State};
@@ -59,6 +60,8 @@ pub struct MeshContact<M: ContactModel, F: LaggedFriction> {
     names: Vec<String>,
     /// Warm starts per pair.
     caches: Vec<M::Cache>,
+    /// The evaluation's pair terms per link, mapped to generalized coordinates once.
+    sums: LinkSums,
     timings: StepTimings,
 }
 
@@ -80,6 +83,7 @@ where
             pairs: self.pairs.clone(),
             names: self.names.clone(),
             caches: self.caches.clone(),
+            sums: self.sums.clone(),
             timings: self.timings,
         }
     }
@@ -163,6 +167,7 @@ where
             caches: (0..pairs.len()).map(|_| M::Cache::default()).collect(),
             pairs,
             names: link_names(model),
+            sums: LinkSums::default(),
             timings: StepTimings::default(),
         })
     }
@@ -315,11 +320,12 @@ where
         &mut self,
         model: &Model,
         kin: &Kinematics,
-        mut gradient: Option<&mut DVector<f64>>,
-        mut hessian: Option<&mut DMatrix<f64>>,
+        gradient: Option<&mut DVector<f64>>,
+        hessian: Option<&mut DMatrix<f64>>,
     ) -> Result<Option<ContactEnergy>> {
         let clock = Instant::now();
         let order = order_for(gradient.is_some(), hessian.is_some());
+        self.sums.clear(model.links().len());
         let mut energy = ContactEnergy {
             value: 0.0,
             active_pairs: 0,
@@ -335,15 +341,7 @@ where
             }
             energy.value += self.stiffness * c.value;
             energy.active_pairs += 1;
-            add_pair(
-                model,
-                kin,
-                pair,
-                c,
-                self.stiffness,
-                gradient.as_deref_mut(),
-                hessian.as_deref_mut(),
-            );
+            add_pair(&mut self.sums, pair, c, self.stiffness, order);
         }
         self.timings.normal += clock.elapsed();
         let clock = Instant::now();
@@ -356,15 +354,10 @@ where
             .filter(|(_, f)| f.is_some());
         for ((&pair, _), c) in with_friction.zip(&frictions) {
             energy.value += c.value;
-            add_pair(
-                model,
-                kin,
-                pair,
-                c,
-                1.0,
-                gradient.as_deref_mut(),
-                hessian.as_deref_mut(),
-            );
+            add_pair(&mut self.sums, pair, c, 1.0, order);
+        }
+        if let Some(gradient) = gradient {
+            self.sums.add_to(model, kin, gradient, hessian);
         }
         self.timings.friction += clock.elapsed();
         Ok(Some(energy))

@@ -23,8 +23,11 @@ mod active;
 mod assembly;
 mod backward;
 pub mod contact;
+mod link_sums;
 mod mesh_contact;
 mod pairs;
+#[cfg(test)]
+mod random_trees;
 mod settings;
 
 pub use active::ActiveContact;

@@ -9,11 +9,12 @@
 //! ```
 //!
 //! Scenes: `ur5`, `solo12`, `anymal`, `talos` (`robot_free_step`), `resting_box`, `stack_5`
-//! (`box_step`), `rotating4` (`rotating_chains_step/4`), `chain/LINKS` (`chain_step/LINKS`). The collected instructions over
-//! `STEPS` are the cost of one step; it prints the Newton iterations per step and a
-//! fingerprint of the bits of the 50 states after them (to compare two builds' trajectories),
-//! and with `WALL=1` (not under callgrind) the wall time per step, the fastest of 5 further
-//! batches.
+//! (`box_step`), `rotating4` (`rotating_chains_step/4`), `chain/LINKS` (`chain_step/LINKS`),
+//! `billiards/BALLS` (`contact-mesh`'s `billiards_step/long-range/BALLS`, 5 steps in). The
+//! collected instructions over `STEPS` are the cost of one step; it prints the Newton
+//! iterations per step and a fingerprint of the bits of the `FURTHER` (default 50) states
+//! after them (to compare two builds' trajectories), and with `WALL=1` (not under callgrind)
+//! the wall time per step, the fastest of 5 further batches.
 //!
 //! `jacobian/ROBOT` (`ur5`, `solo12`, `talos`) counts the `diff` suite's
 //! `step_jacobian_robots/jacobian/ROBOT` instead: `STEPS` linearisations and step Jacobians
@@ -22,7 +23,7 @@
 use sdrs_benches::{
     JacobianScene, box_stack, free_robot, jacobian, jacobian_scene, warmed_up, warmed_up_from,
 };
-use sdrs_dynamics::scenes::{Scene, chain, rotating_chains};
+use sdrs_dynamics::scenes::{Scene, billiards, chain, rotating_chains};
 use sdrs_dynamics::{Motion, Simulator};
 
 /// The timed steps: every one from the same state; returns the Newton iterations.
@@ -81,6 +82,24 @@ fn main() {
         "resting_box" => warmed_up(box_stack(1), 100),
         "stack_5" => warmed_up(box_stack(5), 100),
         "rotating4" => warmed_up(rotating_chains(4, 0.01).expect("valid scene"), 100),
+        balls if balls.starts_with("billiards/") => {
+            let balls = balls["billiards/".len()..]
+                .parse()
+                .expect("billiards/BALLS with a ball count");
+            let table = billiards(balls, 2.0, 0.01).expect("valid scene");
+            let mut sim = Simulator::with_contact(
+                table.scene.model.clone(),
+                table.scene.settings.clone(),
+                Box::new(table.contact),
+            )
+            .expect("valid settings");
+            let mut motion = table.start;
+            for _ in 0..5 {
+                sim.advance(&mut motion, &table.scene.control)
+                    .expect("the scene steps");
+            }
+            (sim, table.scene, motion)
+        }
         chain_links if chain_links.starts_with("chain/") => {
             let links = chain_links["chain/".len()..]
                 .parse()
@@ -100,7 +119,9 @@ fn main() {
     // mean bit-identical trajectories.
     let mut motion = motion;
     let mut fingerprint = 0u64;
-    for _ in 0..50 {
+    let further =
+        std::env::var("FURTHER").map_or(50, |s| s.parse().expect("FURTHER must be a count"));
+    for _ in 0..further {
         sim.advance(&mut motion, &scene.control)
             .expect("the scene steps");
         for q in motion.state.q.iter() {

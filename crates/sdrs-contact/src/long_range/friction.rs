@@ -86,18 +86,17 @@ impl TriangleFrames {
 struct Placed<'a> {
     shape: &'a MeshShape,
     pose: &'a Isometry3<f64>,
-    centres: Vec<Point3<f64>>,
 }
 
 impl<'a> Placed<'a> {
     fn new(shape: &'a MeshShape, pose: &'a Isometry3<f64>) -> Self {
-        let mut centres = Vec::new();
-        shape.tree().world_centers(pose, &mut centres);
-        Self {
-            shape,
-            pose,
-            centres,
-        }
+        Self { shape, pose }
+    }
+
+    /// Node `id`'s world centre (computed where the search reaches it, as in the potential's
+    /// recursion).
+    fn centre(&self, id: NodeId) -> Point3<f64> {
+        self.pose * self.shape.tree().center(id)
     }
 
     fn corners(&self, triangle: u32) -> [u32; 3] {
@@ -121,7 +120,7 @@ impl LongRangeFriction {
     /// `I`, `J` is within its margin once `|x_I − x_J| ≥ (1 + ε)(R_I + R_J)`.
     fn rubbing(&self, bodies: &[Placed; 2], i: NodeId, j: NodeId, out: &mut Vec<(u32, u32)>) {
         let (ta, tb) = (bodies[0].shape.tree(), bodies[1].shape.tree());
-        let r = (bodies[0].centres[i as usize] - bodies[1].centres[j as usize]).norm();
+        let r = (bodies[0].centre(i) - bodies[1].centre(j)).norm();
         if r >= (1.0 + self.epsilon) * (ta.radius(i) + tb.radius(j)) {
             return;
         }

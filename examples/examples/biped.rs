@@ -17,9 +17,11 @@ use clap::Parser;
 use sdrs::diff::StepRule;
 use sdrs::prelude::*;
 use sdrs_examples::biped::{
-    AMPLITUDE, DT, FALL_DROP, FALL_TILT, PAPER_RADII, REACH, STEPS, biped_with, contact,
+    AMPLITUDE, DT, FALL_DROP, FALL_TILT, PAPER_RADII, REACH, STEPS, UPRIGHT, biped_with, contact,
 };
-use sdrs_examples::walker::{Run, Walker, first_fall, smallest_gap, write_results};
+use sdrs_examples::walker::{
+    Run, Walker, first_fall, smallest_gap, tilt_and_drop, write_results,
+};
 use sdrs_report::{display_path, target_dir};
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -43,13 +45,22 @@ struct Args {
     /// sdrs's calibrated contact instead of the authors' (support 1 cm, stiffness 1).
     #[arg(long)]
     calibrated_contact: bool,
+    /// Weight of the level-pelvis term added to the paper's loss (0: the paper's loss alone).
+    #[arg(long, default_value_t = UPRIGHT)]
+    upright: f64,
+    /// How far each foot vertex may move along each axis (m).
+    #[arg(long, default_value_t = REACH)]
+    reach: f64,
 }
 
-/// What a run ended with: distance walked (m), the step it fell at, the smallest gap (m).
+/// What a run ended with: distance walked (m) at every state, the pelvis's tilt (rad) and
+/// drop (m) at every state, the step it fell at, the smallest gap (m), the paper's loss.
 struct Outcome {
-    travel: f64,
+    travel: Vec<f64>,
+    pelvis: Vec<(f64, f64)>,
     fell: Option<usize>,
     gap: f64,
+    paper: f64,
 }
 
 fn outcome(walker: &Walker, run: &Run) -> Result<Outcome, Box<dyn std::error::Error>> {
@@ -59,12 +70,11 @@ fn outcome(walker: &Walker, run: &Run) -> Result<Outcome, Box<dyn std::error::Er
         .design
         .model(&walker.objective.model, &run.design)?;
     Ok(Outcome {
-        travel: *walker
-            .travel(&run.design, &run.end.trajectory)?
-            .last()
-            .unwrap_or(&0.0),
+        travel: walker.travel(&run.design, &run.end.trajectory)?,
+        pelvis: tilt_and_drop(&model, walker.root, states),
         fell: first_fall(&model, walker.root, states, FALL_TILT, FALL_DROP),
         gap: smallest_gap(&model, states),
+        paper: walker.paper_loss(&run.design, &run.end.trajectory)?,
     })
 }
 
@@ -106,7 +116,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         Some(contact()?)
     };
-    let control = biped_with(args.steps, contact)?;
+    let control = biped_with(args.steps, contact)?.upright(args.upright)?;
     let codesign = control.clone().codesign()?;
     println!(
         "biped (SDRS sec. V-D): {} DoF ({} actuated), {} links, H = {} steps of {} s, {} iterations per run, {} foot-vertex coordinates",
@@ -124,7 +134,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         args.iterations,
         AMPLITUDE,
         PAPER_RADII,
-        REACH,
+        args.reach,
         rule,
         "control only",
     )?;
@@ -133,7 +143,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         args.iterations,
         AMPLITUDE,
         PAPER_RADII,
-        REACH,
+        args.reach,
         rule,
         "co-design",
     )?;
@@ -146,7 +156,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let o1 = outcome(&control, &run1)?;
     let o2 = outcome(&codesign, &run2)?;
     println!(
-        "                 loss       distance (m)  fell            iterations  wall time (s)  paper"
+        "                 loss     paper's loss  distance (m)  fell            iterations  wall time (s)  paper"
     );
     for (name, run, o, t, paper) in [
         ("control only", &run1, &o1, t1, "cannot balance"),
@@ -157,11 +167,26 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             None => "no".to_string(),
         };
         println!(
-            "{name:<14} {:>8.4}  {:>12.3}  {fell:<14}  {:>10}  {t:>13.1}  {paper}",
+            "{name:<14} {:>8.4}  {:>12.4}  {:>12.3}  {fell:<14}  {:>10}  {t:>13.1}  {paper}",
             run.history.last().unwrap_or(&f64::NAN),
-            o.travel,
+            o.paper,
+            o.travel.last().unwrap_or(&0.0),
             run.history.len() - 1,
         );
+    }
+    println!("the pelvis along the final trajectories: tilt (deg) / drop (cm) / distance (m)");
+    println!("     step        control only           co-design");
+    for k in (0..o1.travel.len()).step_by(50).chain([o1.travel.len() - 1]) {
+        let cell = |o: &Outcome| {
+            let (a, d) = o.pelvis[k];
+            format!(
+                "{:>5.1} / {:>5.1} / {:>5.2}",
+                a.to_degrees(),
+                100.0 * d,
+                o.travel[k]
+            )
+        };
+        println!("{k:>9}  {:>18}  {:>18}", cell(&o1), cell(&o2));
     }
     println!(
         "(the paper gives no distance in sec. V-D; its sec. V-I reports 7.67 m for its optimised biped, goal 3 m)"
@@ -180,7 +205,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("co-design", &codesign, &run2, &o2),
     ] {
         let folder = out.join(format!("{}_urdf", name.replace([' ', '-'], "_")));
-        let replay = walker.export(&run.controller, &run.design, o.travel, &folder)?;
+        let travel = *o.travel.last().unwrap_or(&0.0);
+        let replay = walker.export(&run.controller, &run.design, travel, &folder)?;
         println!("wrote {}", display_path(&replay));
     }
     let labels = ("Biped", "SDRS sec. V-D", "SDRS Fig. 13");

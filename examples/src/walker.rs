@@ -9,7 +9,7 @@
 //! on the capsule's surface (consecutive pieces share their boundary ring's position, so the
 //! union is the whole capsule up to the facets).
 
-use sdrs::diff::{PolicyInput, StepRule, minimise_with};
+use sdrs::diff::{Loss, LossGradient, PointTarget, PolicyInput, StepRule, minimise_with};
 use sdrs::prelude::*;
 use std::f64::consts::PI;
 
@@ -210,9 +210,28 @@ pub fn evenly_distributed(links: Vec<Link>) -> Result<Vec<Link>, Box<dyn std::er
         .collect()
 }
 
+/// How far the link `root` has tipped (rad) from its orientation in `states[0]` and how far it
+/// has sunk (m, positive down) below its height there, at every state.
+pub fn tilt_and_drop(model: &Model, root: usize, states: &[State]) -> Vec<(f64, f64)> {
+    let Some(first) = states.first() else {
+        return Vec::new();
+    };
+    let start = Kinematics::new(model, first).poses()[root];
+    states
+        .iter()
+        .map(|state| {
+            let pose = Kinematics::new(model, state).poses()[root];
+            (
+                (start.rotation.inverse() * pose.rotation).angle(),
+                start.translation.vector.z - pose.translation.vector.z,
+            )
+        })
+        .collect()
+}
+
 /// The first state (index into `states`) at which the link `root` has tipped more than
 /// `tilt` rad from its orientation in `states[0]` or sunk more than `drop` m below its height
-/// there: the robot fell. `None` if it never did.
+/// there ([`tilt_and_drop`]): the robot fell. `None` if it never did.
 pub fn first_fall(
     model: &Model,
     root: usize,
@@ -220,12 +239,41 @@ pub fn first_fall(
     tilt: f64,
     drop: f64,
 ) -> Option<usize> {
-    let start = Kinematics::new(model, states.first()?).poses()[root];
-    states.iter().position(|state| {
-        let pose = Kinematics::new(model, state).poses()[root];
-        (start.rotation.inverse() * pose.rotation).angle() > tilt
-            || pose.translation.vector.z < start.translation.vector.z - drop
-    })
+    tilt_and_drop(model, root, states)
+        .iter()
+        .position(|&(a, d)| a > tilt || d > drop)
+}
+
+/// A walker's loss: the paper's `|COM(θ^H) − goal|²` ([`CentreOfMass`] of the robot), plus,
+/// once [`Walker::upright`] sets a weight `w > 0`, the level-root term
+/// `w / H · Σ_{t=1…H} Σ_k (z_k(θ^t) − z_k(θ^0))²` over the root's hull vertices `k`: the
+/// mean squared height change of the root's corners, which is zero for a root that stays
+/// level at its starting height whatever it does horizontally (it penalises tipping and
+/// sinking, a fall, and nothing else).
+#[derive(Debug, Clone)]
+pub struct WalkLoss {
+    /// The paper's term.
+    pub paper: CentreOfMass,
+    /// The weight per step and the root's corners at their starting heights.
+    upright: Option<(f64, Vec<PointTarget>)>,
+}
+
+impl Loss for WalkLoss {
+    fn evaluate(
+        &self,
+        model: &Model,
+        trajectory: &Trajectory,
+    ) -> sdrs::diff::Result<(f64, LossGradient)> {
+        let (mut value, mut gradient) = self.paper.evaluate(model, trajectory)?;
+        if let Some((weight, corners)) = &self.upright {
+            for corner in corners {
+                let (v, g) = corner.evaluate(model, trajectory)?;
+                value += weight * v;
+                gradient.add_scaled(*weight, &g)?;
+            }
+        }
+        Ok((value, gradient))
+    }
 }
 
 /// A locomotion task: the objective (scene, sine-wave controller, foot design, loss on the
@@ -233,7 +281,7 @@ pub fn first_fall(
 #[derive(Debug, Clone)]
 pub struct Walker {
     /// The objective; its design map is empty (control only) until [`Walker::codesign`].
-    pub objective: Objective<SineWaves, CentreOfMass>,
+    pub objective: Objective<SineWaves, WalkLoss>,
     /// The robot's links (the ground is not one of them).
     pub robot: Vec<usize>,
     /// The root link (the floating base).
@@ -265,7 +313,7 @@ impl Walker {
     /// A control-only locomotion task on `world` (the model, settings and robot links of
     /// [`build_world`]) over `steps` steps: every DoF after the free joint of the link named
     /// `root` under PD `gains` (k_p, k_d) with `waves` sines each ([`SineWaves`]), scored by the
-    /// robot's centre of mass against `goal` ([`CentreOfMass`]), walking along `direction`;
+    /// robot's centre of mass against `goal` (the paper's loss, [`WalkLoss`]), walking along `direction`;
     /// the feet are the links whose names end in `_foot`.
     pub fn new(
         world: (Model, StepSettings, Vec<usize>),
@@ -288,7 +336,10 @@ impl Walker {
             .iter()
             .map(|&l| model.links()[l].name.as_str())
             .collect();
-        let loss = CentreOfMass::links(&model, &names, goal)?;
+        let loss = WalkLoss {
+            paper: CentreOfMass::links(&model, &names, goal)?,
+            upright: None,
+        };
         let feet = names
             .iter()
             .filter(|n| n.ends_with("_foot"))
@@ -327,6 +378,47 @@ impl Walker {
         self.objective.design = vertex_design(&self.objective.model, &feet)?;
         self.objective.settings.design_derivatives = true;
         Ok(self)
+    }
+
+    /// The same task with the level-root term of weight `weight` per unit of mean squared
+    /// corner height change ([`WalkLoss`]; 0 removes it).
+    pub fn upright(mut self, weight: f64) -> Result<Self, Box<dyn std::error::Error>> {
+        if !(weight.is_finite() && weight >= 0.0) {
+            return Err(format!("upright weight {weight}: must be finite and non-negative").into());
+        }
+        let objective = &mut self.objective;
+        let model = &objective.model;
+        let link = &model.links()[self.root];
+        let pose = Kinematics::new(model, &objective.start).poses()[self.root];
+        let count: usize = link.hulls.iter().map(|h| h.vertices().len()).sum();
+        objective.loss.upright = if weight > 0.0 {
+            let corners = link
+                .hulls
+                .iter()
+                .flat_map(|h| h.vertices())
+                .map(|v| {
+                    let height = Vector3::new(0.0, 0.0, (pose * v).z);
+                    Ok(PointTarget::new(model, &link.name, *v, height)?
+                        .weighted(Vector3::z())?
+                        .every_step())
+                })
+                .collect::<Result<Vec<_>, sdrs::diff::DiffError>>()?;
+            Some((weight / (objective.steps * count) as f64, corners))
+        } else {
+            None
+        };
+        Ok(self)
+    }
+
+    /// The paper's loss `|COM(θ^H) − goal|²` of a trajectory of the robot built from design
+    /// parameters `p` (without the level-root term of [`Walker::upright`]).
+    pub fn paper_loss(
+        &self,
+        p: &DVector<f64>,
+        trajectory: &Trajectory,
+    ) -> Result<f64, Box<dyn std::error::Error>> {
+        let model = self.objective.design.model(&self.objective.model, p)?;
+        Ok(self.objective.loss.paper.evaluate(&model, trajectory)?.0)
     }
 
     /// The controller's starting parameters ([`initial_waves`]).

@@ -150,5 +150,7 @@ pub fn biped_with(
 ) -> Result<Walker, Box<dyn std::error::Error>> {
     let world = build_world(biped_links(8)?, 0.0, CLEARANCE, MU, DT, contact)?;
     let goal = Vector3::from(GOAL);
-    Walker::new(world, "pelvis", GAINS, goal, goal.normalize(), steps, WAVES)
+    let mut walker = Walker::new(world, "pelvis", GAINS, goal, goal.normalize(), steps, WAVES)?;
+    walker.floor = Some(0.0);
+    Ok(walker)
 }

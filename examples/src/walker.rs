@@ -210,8 +210,9 @@ pub fn evenly_distributed(links: Vec<Link>) -> Result<Vec<Link>, Box<dyn std::er
         .collect()
 }
 
-/// How far the link `root` has tipped (rad) from its orientation in `states[0]` and how far it
-/// has sunk (m, positive down) below its height there, at every state.
+/// How far the link `root` has tipped (rad: the angle between its z axis and that axis in
+/// `states[0]`, so turning about the vertical is no tip) and how far it has sunk (m, positive
+/// down) below its height in `states[0]`, at every state.
 pub fn tilt_and_drop(model: &Model, root: usize, states: &[State]) -> Vec<(f64, f64)> {
     let Some(first) = states.first() else {
         return Vec::new();
@@ -222,7 +223,7 @@ pub fn tilt_and_drop(model: &Model, root: usize, states: &[State]) -> Vec<(f64, 
         .map(|state| {
             let pose = Kinematics::new(model, state).poses()[root];
             (
-                (start.rotation.inverse() * pose.rotation).angle(),
+                (start.rotation * Vector3::z()).angle(&(pose.rotation * Vector3::z())),
                 start.translation.vector.z - pose.translation.vector.z,
             )
         })
@@ -294,6 +295,10 @@ pub struct Walker {
     pub dofs: Vec<usize>,
     /// Sines per DoF.
     pub waves: usize,
+    /// How far below its foot's lowest starting vertex (along the foot's z axis) a foot vertex
+    /// may move, if that is less than the reach (`None`: the reach alone bounds it). A vertex
+    /// moved below the contact's support distance at t = 0 starts pressed into the ground.
+    pub floor: Option<f64>,
 }
 
 /// One optimisation run: the loss after each iteration and where it ended.
@@ -359,6 +364,7 @@ impl Walker {
             feet,
             dofs,
             waves,
+            floor: None,
         })
     }
 
@@ -421,6 +427,37 @@ impl Walker {
         Ok(self.objective.loss.paper.evaluate(&model, trajectory)?.0)
     }
 
+    /// Raises the lower bounds `lower` of the foot vertices' z coordinates (the layout of
+    /// [`vertex_design`]) so that no vertex can move more than `floor` below its foot's lowest
+    /// starting vertex (z in the foot's frame).
+    fn floor_bounds(
+        &self,
+        floor: f64,
+        lower: &mut DVector<f64>,
+    ) -> Result<(), Box<dyn std::error::Error>> {
+        let model = &self.objective.model;
+        let mut parameter = 0;
+        for foot in &self.feet {
+            let hulls = &model.links()[model.link_index(foot)?].hulls;
+            let vertices = || hulls.iter().flat_map(|h| h.vertices());
+            let lowest = vertices().map(|v| v.z).fold(f64::INFINITY, f64::min);
+            for v in vertices() {
+                let z = &mut lower[parameter + 2];
+                *z = z.max(lowest - floor - v.z);
+                parameter += 3;
+            }
+        }
+        if parameter != lower.len() {
+            return Err(format!(
+                "the feet have {} vertex coordinates, the design {}",
+                parameter,
+                lower.len()
+            )
+            .into());
+        }
+        Ok(())
+    }
+
     /// The controller's starting parameters ([`initial_waves`]).
     pub fn initial(&self) -> DVector<f64> {
         initial_waves(self.dofs.len(), self.waves)
@@ -481,7 +518,11 @@ impl Walker {
         let mut blocks = vec![wave_block(self.dofs.len(), self.waves, amplitude, control)];
         let mut start = vec![c];
         if m > 0 {
-            blocks.push(vertex_block(m, reach, design));
+            let mut block = vertex_block(m, reach, design);
+            if let Some(floor) = self.floor {
+                self.floor_bounds(floor, &mut block.lower)?;
+            }
+            blocks.push(block);
             start.push(DVector::zeros(m));
         }
         let objective = |x: &[DVector<f64>]| -> Result<_, Box<dyn std::error::Error>> {

@@ -48,6 +48,10 @@ struct Args {
     /// Weight of the level-pelvis term added to the paper's loss (0: the paper's loss alone).
     #[arg(long, default_value_t = UPRIGHT)]
     upright: f64,
+    /// Optimise over horizons growing in this many equal parts up to `--steps` (1: the full
+    /// horizon throughout), the iterations shared among them.
+    #[arg(long, default_value_t = 1)]
+    stages: usize,
     /// How far each foot vertex may move along each axis (m).
     #[arg(long, default_value_t = REACH)]
     reach: f64,
@@ -105,6 +109,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .out
         .clone()
         .unwrap_or_else(|| target_dir().join("experiments").join("biped"));
+    if args.stages == 0 || args.stages > args.steps {
+        return Err(format!("--stages {}: must be in 1..={} (--steps)", args.stages, args.steps).into());
+    }
     std::fs::create_dir_all(&out)?;
     let rule = if args.trust_region {
         StepRule::TrustRegion
@@ -116,37 +123,58 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         Some(contact()?)
     };
-    let control = biped_with(args.steps, contact)?.upright(args.upright)?;
-    let codesign = control.clone().codesign()?;
+    let build = |steps: usize, codesign: bool| -> Result<Walker, Box<dyn std::error::Error>> {
+        let walker = biped_with(steps, contact.clone())?.upright(args.upright)?;
+        if codesign {
+            walker.codesign()
+        } else {
+            Ok(walker)
+        }
+    };
+    let (control, codesign) = (build(args.steps, false)?, build(args.steps, true)?);
     println!(
-        "biped (SDRS sec. V-D): {} DoF ({} actuated), {} links, H = {} steps of {} s, {} iterations per run, {} foot-vertex coordinates",
+        "biped (SDRS sec. V-D): {} DoF ({} actuated), {} links, H = {} steps of {} s, {} iterations per run in {} stages, {} foot-vertex coordinates, level-pelvis weight {}",
         control.objective.model.dof(),
         control.dofs.len(),
         control.objective.model.links().len() - 1,
         args.steps,
         DT,
         args.iterations,
-        codesign.objective.design.parameters()
+        args.stages,
+        codesign.objective.design.parameters(),
+        args.upright,
     );
-    let c0 = control.initial();
-    let (run1, t1) = control.optimise_timed(
-        c0.clone(),
-        args.iterations,
-        AMPLITUDE,
-        PAPER_RADII,
-        args.reach,
-        rule,
-        "control only",
-    )?;
-    let (run2, t2) = codesign.optimise_timed(
-        c0,
-        args.iterations,
-        AMPLITUDE,
-        PAPER_RADII,
-        args.reach,
-        rule,
-        "co-design",
-    )?;
+    // The horizon grows over the stages; each starts where the last ended.
+    let staged = |walker: &Walker, label: &str| -> Result<(Run, f64), Box<dyn std::error::Error>> {
+        let (mut c, mut p) = (walker.initial(), None);
+        let (mut history, mut time) = (Vec::new(), 0.0);
+        let mut last = None;
+        for k in 1..=args.stages {
+            let steps = args.steps * k / args.stages;
+            let iterations = args.iterations * k / args.stages - args.iterations * (k - 1) / args.stages;
+            let stage = build(steps, walker.objective.design.parameters() > 0)?;
+            let (run, t) = stage.optimise_timed(
+                c,
+                p,
+                iterations,
+                AMPLITUDE,
+                PAPER_RADII,
+                args.reach,
+                rule,
+                &format!("{label}, H = {steps}"),
+            )?;
+            history.extend_from_slice(&run.history[usize::from(k > 1)..]);
+            time += t;
+            c = run.controller.clone();
+            p = Some(run.design.clone()).filter(|d| !d.is_empty());
+            last = Some(run);
+        }
+        let mut run = last.ok_or("no stages")?;
+        run.history = history;
+        Ok((run, time))
+    };
+    let (run1, t1) = staged(&control, "control only")?;
+    let (run2, t2) = staged(&codesign, "co-design")?;
     println!("iteration  control-only loss  co-design loss");
     for (k, (a, b)) in run1.history.iter().zip(&run2.history).enumerate() {
         if k % 5 == 0 || k + 1 == run1.history.len() {

@@ -247,16 +247,17 @@ pub fn first_fall(
 
 /// A walker's loss: the paper's `|COM(θ^H) − goal|²` ([`CentreOfMass`] of the robot), plus,
 /// once [`Walker::upright`] sets a weight `w > 0`, the level-root term
-/// `w / H · Σ_{t=1…H} Σ_k (z_k(θ^t) − z_k(θ^0))²` over the root's hull vertices `k`: the
-/// mean squared height change of the root's corners, which is zero for a root that stays
-/// level at its starting height whatever it does horizontally (it penalises tipping and
-/// sinking, a fall, and nothing else).
+/// `w · (1/H Σ_{t=1…H} e(θ^t) + e(θ^H))` with `e(θ) = 1/K Σ_k (z_k(θ) − z_k(θ^0))²` over the
+/// root's K hull vertices: the mean squared height change of the root's corners, over the
+/// steps and at the end. It is zero for a root that stays level at its starting height
+/// whatever it does horizontally (it penalises tipping and sinking, a fall, and nothing
+/// else); the final-state part makes a fall in the last steps as costly as one at the start.
 #[derive(Debug, Clone)]
 pub struct WalkLoss {
     /// The paper's term.
     pub paper: CentreOfMass,
-    /// The weight per step and the root's corners at their starting heights.
-    upright: Option<(f64, Vec<PointTarget>)>,
+    /// The level-root terms with their weights: each corner every step and at the end.
+    upright: Vec<(f64, PointTarget)>,
 }
 
 impl Loss for WalkLoss {
@@ -266,12 +267,10 @@ impl Loss for WalkLoss {
         trajectory: &Trajectory,
     ) -> sdrs::diff::Result<(f64, LossGradient)> {
         let (mut value, mut gradient) = self.paper.evaluate(model, trajectory)?;
-        if let Some((weight, corners)) = &self.upright {
-            for corner in corners {
-                let (v, g) = corner.evaluate(model, trajectory)?;
-                value += weight * v;
-                gradient.add_scaled(*weight, &g)?;
-            }
+        for (weight, corner) in &self.upright {
+            let (v, g) = corner.evaluate(model, trajectory)?;
+            value += weight * v;
+            gradient.add_scaled(*weight, &g)?;
         }
         Ok((value, gradient))
     }
@@ -343,7 +342,7 @@ impl Walker {
             .collect();
         let loss = WalkLoss {
             paper: CentreOfMass::links(&model, &names, goal)?,
-            upright: None,
+            upright: Vec::new(),
         };
         let feet = names
             .iter()
@@ -397,22 +396,18 @@ impl Walker {
         let link = &model.links()[self.root];
         let pose = Kinematics::new(model, &objective.start).poses()[self.root];
         let count: usize = link.hulls.iter().map(|h| h.vertices().len()).sum();
-        objective.loss.upright = if weight > 0.0 {
-            let corners = link
-                .hulls
-                .iter()
-                .flat_map(|h| h.vertices())
-                .map(|v| {
-                    let height = Vector3::new(0.0, 0.0, (pose * v).z);
-                    Ok(PointTarget::new(model, &link.name, *v, height)?
-                        .weighted(Vector3::z())?
-                        .every_step())
-                })
-                .collect::<Result<Vec<_>, sdrs::diff::DiffError>>()?;
-            Some((weight / (objective.steps * count) as f64, corners))
-        } else {
-            None
-        };
+        let mut upright = Vec::new();
+        if weight > 0.0 {
+            let per_corner = weight / count as f64;
+            for v in link.hulls.iter().flat_map(|h| h.vertices()) {
+                let height = Vector3::new(0.0, 0.0, (pose * v).z);
+                let corner =
+                    PointTarget::new(model, &link.name, *v, height)?.weighted(Vector3::z())?;
+                upright.push((per_corner / objective.steps as f64, corner.clone().every_step()));
+                upright.push((per_corner, corner));
+            }
+        }
+        objective.loss.upright = upright;
         Ok(self)
     }
 
@@ -498,7 +493,7 @@ impl Walker {
         self.travel(&DVector::zeros(0), &trajectory)
     }
 
-    /// Minimises the loss from `c` (and the base design) for `iterations` iterations of SDRS
+    /// Minimises the loss from `c` and design `p` (`None`: the base design) for `iterations` iterations of SDRS
     /// eq. 15 with step lengths `control` and `design` (the paper's ᾱ_c, ᾱ_d) under `rule`
     /// (the paper takes every step, [`StepRule::Fixed`]), wave amplitudes within ±`amplitude`
     /// rad and vertices within ±`reach` m; `progress` sees every iteration.
@@ -506,6 +501,7 @@ impl Walker {
     pub fn optimise(
         &self,
         c: DVector<f64>,
+        p: Option<DVector<f64>>,
         iterations: usize,
         amplitude: f64,
         control: f64,
@@ -523,7 +519,7 @@ impl Walker {
                 self.floor_bounds(floor, &mut block.lower)?;
             }
             blocks.push(block);
-            start.push(DVector::zeros(m));
+            start.push(p.unwrap_or_else(|| DVector::zeros(m)));
         }
         let objective = |x: &[DVector<f64>]| -> Result<_, Box<dyn std::error::Error>> {
             let p = x.get(1).cloned().unwrap_or_else(|| DVector::zeros(0));
@@ -560,6 +556,7 @@ impl Walker {
     pub fn optimise_timed(
         &self,
         c: DVector<f64>,
+        p: Option<DVector<f64>>,
         iterations: usize,
         amplitude: f64,
         radii: (f64, f64),
@@ -572,6 +569,7 @@ impl Walker {
             sdrs_report::Progress::new(label, iterations as u64, sdrs_report::ProgressMode::auto());
         let run = self.optimise(
             c,
+            p,
             iterations,
             amplitude,
             radii.0,

@@ -81,6 +81,7 @@ fn biped_codesign_lowers_the_loss_without_collisions() {
     let run = walker
         .optimise(
             walker.initial(),
+            None,
             4,
             AMPLITUDE,
             PAPER_RADII.0,

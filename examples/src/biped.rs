@@ -67,7 +67,7 @@ pub const CLEARANCE: f64 = 2e-4;
 /// The foot capsule's half-height and radius (m).
 pub const FOOT: (f64, f64) = (0.03, 0.02);
 /// Weight of the level-pelvis term added to the paper's loss ([`crate::walker::WalkLoss`]).
-pub const UPRIGHT: f64 = 0.0;
+pub const UPRIGHT: f64 = 1000.0;
 /// The fall test: the pelvis tipped more than this (rad) ...
 pub const FALL_TILT: f64 = std::f64::consts::FRAC_PI_4;
 /// ... or sank more than this below where it started (m).

@@ -1,27 +1,30 @@
 //! The bipedal locomotion benchmark of the SDRS paper (sec. V-D, Figs. 12-13): the biped's
 //! sine-wave controller optimised alone, then together with the vertices of its 2 feet, from
 //! the same start, with the steps of eq. 15 (lengths ᾱ_c = 1e-2, ᾱ_d = 4e-3 as in the paper,
-//! every step taken; `--trust-region` takes only steps that lower the loss). Prints, for both
-//! runs, the distance walked along y, whether the biped fell (and when), the iterations and
-//! the wall time beside the paper's claim (co-design walks without falling, control only
-//! cannot balance), and writes under `target/experiments/biped/` (or `--out`) the
-//! convergence history (CSV, SVG, PNG), both runs' animations, the foot vertices before and
-//! after (`feet.csv`) and both robots as URDF with OBJ meshes and their controllers
-//! (`control_only_urdf/`, `co_design_urdf/`, with `replay.json` for
+//! every step taken; `--trust-region` takes only steps that lower the loss). The loss is the
+//! paper's plus a level-pelvis term (`--upright`, 0 for the paper's alone; see
+//! `sdrs_examples::biped` for why), optimised over horizons growing in `--stages` parts to
+//! H. Prints, for both runs, the loss, the paper's loss, the distance walked along y, whether
+//! the biped fell (and when), the iterations and the wall time beside the paper's claim
+//! (co-design walks without falling, control only cannot balance), the co-designed
+//! controller on the starting feet, and the pelvis's tilt, drop and distance every 50 steps;
+//! and writes under `target/experiments/biped/` (or `--out`) the convergence history (CSV,
+//! SVG, PNG; losses of the stages one after the other), both runs' animations, the foot
+//! vertices before and after (`feet.csv`) and both robots as URDF with OBJ meshes and their
+//! controllers (`control_only_urdf/`, `co_design_urdf/`, with `replay.json` for
 //! `benches/reference/mujoco_replay.py`).
 //!
 //! `cargo run --release -p sdrs-examples --example biped -- [--iterations N] [--steps H]
-//! [--trust-region] [--calibrated-contact]`
+//! [--stages K] [--upright W] [--reach M] [--trust-region] [--calibrated-contact]`
 
 use clap::Parser;
 use sdrs::diff::StepRule;
 use sdrs::prelude::*;
 use sdrs_examples::biped::{
-    AMPLITUDE, DT, FALL_DROP, FALL_TILT, PAPER_RADII, REACH, STEPS, UPRIGHT, biped_with, contact,
+    AMPLITUDE, DT, FALL_DROP, FALL_TILT, PAPER_RADII, REACH, STAGES, STEPS, UPRIGHT, biped_with,
+    contact,
 };
-use sdrs_examples::walker::{
-    Run, Walker, first_fall, smallest_gap, tilt_and_drop, write_results,
-};
+use sdrs_examples::walker::{Run, Walker, first_fall, smallest_gap, tilt_and_drop, write_results};
 use sdrs_report::{display_path, target_dir};
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -29,8 +32,8 @@ use std::path::PathBuf;
 #[derive(Parser)]
 #[command(about = "SDRS sec. V-D: biped locomotion, control only and co-design of the feet")]
 struct Args {
-    /// Iterations per run.
-    #[arg(long, default_value_t = 40)]
+    /// Iterations per run (shared among the stages).
+    #[arg(long, default_value_t = 400)]
     iterations: usize,
     /// Horizon (the paper's H = 400).
     #[arg(long, default_value_t = STEPS)]
@@ -50,7 +53,7 @@ struct Args {
     upright: f64,
     /// Optimise over horizons growing in this many equal parts up to `--steps` (1: the full
     /// horizon throughout), the iterations shared among them.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = STAGES)]
     stages: usize,
     /// How far each foot vertex may move along each axis (m).
     #[arg(long, default_value_t = REACH)]
@@ -110,7 +113,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .clone()
         .unwrap_or_else(|| target_dir().join("experiments").join("biped"));
     if args.stages == 0 || args.stages > args.steps {
-        return Err(format!("--stages {}: must be in 1..={} (--steps)", args.stages, args.steps).into());
+        return Err(format!(
+            "--stages {}: must be in 1..={} (--steps)",
+            args.stages, args.steps
+        )
+        .into());
     }
     std::fs::create_dir_all(&out)?;
     let rule = if args.trust_region {
@@ -151,7 +158,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut last = None;
         for k in 1..=args.stages {
             let steps = args.steps * k / args.stages;
-            let iterations = args.iterations * k / args.stages - args.iterations * (k - 1) / args.stages;
+            let iterations =
+                args.iterations * k / args.stages - args.iterations * (k - 1) / args.stages;
             let stage = build(steps, walker.objective.design.parameters() > 0)?;
             let (run, t) = stage.optimise_timed(
                 c,
@@ -183,6 +191,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let o1 = outcome(&control, &run1)?;
     let o2 = outcome(&codesign, &run2)?;
+    // The co-designed controller on the starting feet: what the feet's change is worth.
+    let swapped = {
+        let end = control
+            .objective
+            .evaluate(&run2.controller, &DVector::zeros(0))?;
+        let run = Run {
+            history: vec![end.loss],
+            controller: run2.controller.clone(),
+            design: DVector::zeros(0),
+            end,
+        };
+        outcome(&control, &run)?
+    };
     println!(
         "                 loss     paper's loss  distance (m)  fell            iterations  wall time (s)  paper"
     );
@@ -202,9 +223,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             run.history.len() - 1,
         );
     }
+    println!(
+        "the co-design's controller on the starting feet: paper's loss {:.4}, distance {:.3} m, {}",
+        swapped.paper,
+        swapped.travel.last().unwrap_or(&0.0),
+        match swapped.fell {
+            Some(k) => format!("fell at step {k}"),
+            None => "did not fall".to_string(),
+        }
+    );
     println!("the pelvis along the final trajectories: tilt (deg) / drop (cm) / distance (m)");
     println!("     step        control only           co-design");
-    for k in (0..o1.travel.len()).step_by(50).chain([o1.travel.len() - 1]) {
+    for k in (0..o1.travel.len())
+        .step_by(50)
+        .chain([o1.travel.len() - 1])
+    {
         let cell = |o: &Outcome| {
             let (a, d) = o.pelvis[k];
             format!(

@@ -403,7 +403,10 @@ impl Walker {
                 let height = Vector3::new(0.0, 0.0, (pose * v).z);
                 let corner =
                     PointTarget::new(model, &link.name, *v, height)?.weighted(Vector3::z())?;
-                upright.push((per_corner / objective.steps as f64, corner.clone().every_step()));
+                upright.push((
+                    per_corner / objective.steps as f64,
+                    corner.clone().every_step(),
+                ));
                 upright.push((per_corner, corner));
             }
         }
@@ -764,7 +767,7 @@ pub fn write_results(
 ) -> Result<Vec<std::path::PathBuf>, Box<dyn std::error::Error>> {
     let mut written = sdrs_report::LinePlot::new(&format!("{name}: convergence ({figure})"))
         .x_label("iteration")
-        .y_label("|COM − target|² (m²)")
+        .y_label("loss (m²)")
         .history("control only", &control.1.history)
         .history("co-design", &codesign.1.history)
         .write_all(out, "convergence")?;

@@ -7,9 +7,7 @@
 
 use sdrs::diff::StepRule;
 use sdrs::prelude::*;
-use sdrs_examples::biped::{
-    AMPLITUDE, FALL_DROP, FALL_TILT, PAPER_RADII, REACH, UPRIGHT, biped,
-};
+use sdrs_examples::biped::{AMPLITUDE, FALL_DROP, FALL_TILT, PAPER_RADII, REACH, UPRIGHT, biped};
 use sdrs_examples::walker::{Walker, centre_of_mass, first_fall};
 
 const STEPS: usize = 60;
@@ -127,12 +125,18 @@ fn biped_codesign_lowers_the_loss_without_collisions_or_falls() {
         let l = start.link_index(foot).unwrap();
         let z = |m: &Model| -> Vec<f64> {
             let hulls = &m.links()[l].hulls;
-            hulls.iter().flat_map(|h| h.vertices().iter().map(|v| v.z)).collect()
+            hulls
+                .iter()
+                .flat_map(|h| h.vertices().iter().map(|v| v.z))
+                .collect()
         };
         let (before, after) = (z(start), z(&model));
         let lowest = before.iter().copied().fold(f64::INFINITY, f64::min);
         for (b, a) in before.iter().zip(&after) {
-            assert!(*a >= lowest - 1e-12, "{foot}: a vertex went from {b} to {a}");
+            assert!(
+                *a >= lowest - 1e-12,
+                "{foot}: a vertex went from {b} to {a}"
+            );
             moved = moved.max((a - b).abs());
         }
     }
@@ -157,7 +161,11 @@ fn the_level_term_is_the_mean_squared_height_change_of_the_pelvis_corners() {
     let z0 = heights(&states[0]);
     let e = |s: &State| -> f64 {
         let z = heights(s);
-        z.iter().zip(&z0).map(|(z, z0)| (z - z0).powi(2)).sum::<f64>() / z.len() as f64
+        z.iter()
+            .zip(&z0)
+            .map(|(z, z0)| (z - z0).powi(2))
+            .sum::<f64>()
+            / z.len() as f64
     };
     let mean = states[1..].iter().map(e).sum::<f64>() / STEPS as f64;
     let expected = a.loss + UPRIGHT * (mean + e(&states[STEPS]));

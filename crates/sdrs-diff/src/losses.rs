@@ -100,7 +100,10 @@ impl PointTarget {
         if let Some(index) = weights.iter().position(|&w| w < 0.0) {
             return Err(DiffError::InvalidInput {
                 what: "point target weights",
-                reason: format!("weight {index} is {}: weights must be non-negative", weights[index]),
+                reason: format!(
+                    "weight {index} is {}: weights must be non-negative",
+                    weights[index]
+                ),
             });
         }
         self.weights = weights;

@@ -108,9 +108,19 @@ fn point_targets_fixed_and_vertex_mean() {
     )
     .unwrap();
     check("point target (fixed)", &fixed, &model, &t);
-    check("point target (every step)", &fixed.clone().every_step(), &model, &t);
+    check(
+        "point target (every step)",
+        &fixed.clone().every_step(),
+        &model,
+        &t,
+    );
     let height = fixed.weighted(Vector3::new(0.0, 0.5, 2.0)).unwrap();
-    check("point target (weighted axes)", &height.every_step(), &model, &t);
+    check(
+        "point target (weighted axes)",
+        &height.every_step(),
+        &model,
+        &t,
+    );
     let face = PointTarget::at(lower_face(&model, "chain2_link1"), target).unwrap();
     check("point target (vertex mean)", &face, &model, &t);
 }

@@ -46,16 +46,30 @@
 //!
 //! Measured (`cargo run --release -p sdrs-examples --example biped`: 400 iterations per run in
 //! 4 stages of 100, 2 shared cores, 2026-11-26, 42 s per run): co-design stays up over the
-//! whole horizon (never past the fall test; the pelvis 13.5° tilted, 0.8 cm down at the end) and ends 7.7 cm along y
-//! (paper's loss 8.54, loss 8.82); control only falls backwards at step 297 (−0.46 m, paper's
-//! loss 12.10): at 300 steps and more its stages never found a controller that stays up. The
-//! co-designed controller on the starting feet falls at step 252: the feet's change (a mean
-//! vertex move of 1.5-1.7 mm, at most 15 mm; the lowest vertices rose 4 mm and the left foot
-//! grew 7 mm longer) is what keeps it up, as the paper claims. It stands rather than walks: 7.7 cm in
-//! 4 s, far from the goal 3 m away. With 200 iterations (50 per stage) both stayed up (control
-//! only 3.5 cm, co-design 9.5 cm), so control only's fall depends on the budget; with weight
-//! 100 co-design fell at step 179. A reach of 4 cm instead of 2 changed nothing (no vertex
-//! reached 2 cm).
+//! whole horizon (never past the fall test; the pelvis 13.5° tilted and 0.8 cm down at the
+//! end) and ends 7.7 cm along y (paper's loss 8.54, loss 8.82); control only falls backwards
+//! at step 297 (−0.46 m, paper's loss 12.10): at 300 steps and more its stages never found a
+//! controller that stays up. The co-designed controller on the starting feet falls at step
+//! 252: the feet's change (a mean vertex move of 1.5-1.7 mm, at most 15 mm; the lowest
+//! vertices rose 4 mm and the left foot grew 7 mm longer) is what keeps it up, as the paper
+//! claims. It stands rather than walks: 7.7 cm in 4 s, far from the goal 3 m away.
+//!
+//! The outcome is sensitive to the settings; other runs of the same command with one option
+//! changed (control only / co-design; distance, fall):
+//!
+//! | option | control only | co-design | co-design's controller, starting feet |
+//! |---|---|---|---|
+//! | (defaults) | −0.461 m, step 297 | 0.077 m, no fall | step 252 |
+//! | `--iterations 200` | 0.035 m, no fall | 0.095 m, no fall | not measured |
+//! | `--iterations 800` | 0.084 m, no fall | 0.075 m, no fall | step 228 |
+//! | `--upright 300` | −0.110 m, no fall | 0.054 m, no fall | step 202 |
+//! | `--upright 100` | 0.051 m, no fall | 0.245 m, step 179 | not measured |
+//! | `--stages 8` | −0.253 m, no fall | 0.316 m, step 396 | step 150 |
+//!
+//! So in every run that measured it the co-design's controller falls sooner on the starting
+//! feet than on its own (or only there), but control only can stand as well with more iterations or a weaker
+//! level term: the paper's "control only cannot balance" holds for the defaults only. A reach
+//! of 4 cm instead of 2 changed nothing (no vertex reached 2 cm).
 //!
 //! Where the paper is silent: Δt = 10 ms, friction μ = 0.8, the authors' contact (support
 //! 1 cm, stiffness 1, as the quadruped, [`crate::quadruped`]), wave amplitudes within

@@ -247,7 +247,7 @@ pub fn first_fall(
 
 /// A walker's loss: the paper's `|COM(θ^H) − goal|²` ([`CentreOfMass`] of the robot), plus,
 /// once [`Walker::upright`] sets a weight `w > 0`, the level-root term
-/// `w · (1/H Σ_{t=1…H} e(θ^t) + e(θ^H))` with `e(θ) = 1/K Σ_k (z_k(θ) − z_k(θ^0))²` over the
+/// `w · (1/H Σ_{t=1…H} e(θ^t) + e(θ^H))`, `e(θ) = 1/K Σ_k (z_k(θ) − z_k(θ^0))²` over the
 /// root's K hull vertices: the mean squared height change of the root's corners, over the
 /// steps and at the end. It is zero for a root that stays level at its starting height
 /// whatever it does horizontally (it penalises tipping and sinking, a fall, and nothing
@@ -317,8 +317,8 @@ impl Walker {
     /// A control-only locomotion task on `world` (the model, settings and robot links of
     /// [`build_world`]) over `steps` steps: every DoF after the free joint of the link named
     /// `root` under PD `gains` (k_p, k_d) with `waves` sines each ([`SineWaves`]), scored by the
-    /// robot's centre of mass against `goal` (the paper's loss, [`WalkLoss`]), walking along `direction`;
-    /// the feet are the links whose names end in `_foot`.
+    /// robot's centre of mass against `goal` (the paper's loss, [`WalkLoss`]), walking along
+    /// `direction`; the feet are the links whose names end in `_foot`.
     pub fn new(
         world: (Model, StepSettings, Vec<usize>),
         root: &str,
@@ -496,10 +496,11 @@ impl Walker {
         self.travel(&DVector::zeros(0), &trajectory)
     }
 
-    /// Minimises the loss from `c` and design `p` (`None`: the base design) for `iterations` iterations of SDRS
-    /// eq. 15 with step lengths `control` and `design` (the paper's ᾱ_c, ᾱ_d) under `rule`
-    /// (the paper takes every step, [`StepRule::Fixed`]), wave amplitudes within ±`amplitude`
-    /// rad and vertices within ±`reach` m; `progress` sees every iteration.
+    /// Minimises the loss from `c` and design `p` (`None`: the base design) for `iterations`
+    /// iterations of SDRS eq. 15 with step lengths `control` and `design` (the paper's ᾱ_c,
+    /// ᾱ_d) under `rule` (the paper takes every step, [`StepRule::Fixed`]), wave amplitudes
+    /// within ±`amplitude` rad and vertices within ±`reach` m (and above the [`Walker::floor`]);
+    /// `progress` sees every iteration.
     #[allow(clippy::too_many_arguments)]
     pub fn optimise(
         &self,

@@ -234,10 +234,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     println!("the pelvis along the final trajectories: tilt (deg) / drop (cm) / distance (m)");
     println!("     step        control only           co-design");
-    for k in (0..o1.travel.len())
-        .step_by(50)
-        .chain([o1.travel.len() - 1])
-    {
+    let last = o1.travel.len() - 1;
+    for k in (0..last).step_by(50).chain([last]) {
         let cell = |o: &Outcome| {
             let (a, d) = o.pelvis[k];
             format!(

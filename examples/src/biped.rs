@@ -45,7 +45,7 @@
 //!   put a vertex into the ground, the start was rejected and every later step halved.
 //!
 //! Measured (`cargo run --release -p sdrs-examples --example biped`: 400 iterations per run in
-//! 4 stages of 100, 2 shared cores, 2026-11-26, 42 s per run): co-design stays up over the
+//! 4 stages of 100, 2 shared cores, 2026-11-26, 42-78 s per run): co-design stays up over the
 //! whole horizon (never past the fall test; the pelvis 13.5° tilted and 0.8 cm down at the
 //! end) and ends 7.7 cm along y (paper's loss 8.54, loss 8.82); control only falls backwards
 //! at step 297 (−0.46 m, paper's loss 12.10): at 300 steps and more its stages never found a

@@ -1,25 +1,30 @@
 //! The bipedal locomotion benchmark of the SDRS paper (sec. V-D, Figs. 12-13): the biped's
 //! sine-wave controller optimised alone, then together with the vertices of its 2 feet, from
 //! the same start, with the steps of eq. 15 (lengths ᾱ_c = 1e-2, ᾱ_d = 4e-3 as in the paper,
-//! every step taken; `--trust-region` takes only steps that lower the loss). Prints, for both
-//! runs, the distance walked along y, whether the biped fell (and when), the iterations and
-//! the wall time beside the paper's claim (co-design walks without falling, control only
-//! cannot balance), and writes under `target/experiments/biped/` (or `--out`) the
-//! convergence history (CSV, SVG, PNG), both runs' animations, the foot vertices before and
-//! after (`feet.csv`) and both robots as URDF with OBJ meshes and their controllers
-//! (`control_only_urdf/`, `co_design_urdf/`, with `replay.json` for
+//! every step taken; `--trust-region` takes only steps that lower the loss). The loss is the
+//! paper's plus a level-pelvis term (`--upright`, 0 for the paper's alone; see
+//! `sdrs_examples::biped` for why), optimised over horizons growing in `--stages` parts to
+//! H. Prints, for both runs, the loss, the paper's loss, the distance walked along y, whether
+//! the biped fell (and when), the iterations and the wall time beside the paper's claim
+//! (co-design walks without falling, control only cannot balance), the co-designed
+//! controller on the starting feet, and the pelvis's tilt, drop and distance every 50 steps;
+//! and writes under `target/experiments/biped/` (or `--out`) the convergence history (CSV,
+//! SVG, PNG; losses of the stages one after the other), both runs' animations, the foot
+//! vertices before and after (`feet.csv`) and both robots as URDF with OBJ meshes and their
+//! controllers (`control_only_urdf/`, `co_design_urdf/`, with `replay.json` for
 //! `benches/reference/mujoco_replay.py`).
 //!
 //! `cargo run --release -p sdrs-examples --example biped -- [--iterations N] [--steps H]
-//! [--trust-region] [--calibrated-contact]`
+//! [--stages K] [--upright W] [--reach M] [--trust-region] [--calibrated-contact]`
 
 use clap::Parser;
 use sdrs::diff::StepRule;
 use sdrs::prelude::*;
 use sdrs_examples::biped::{
-    AMPLITUDE, DT, FALL_DROP, FALL_TILT, PAPER_RADII, REACH, STEPS, biped_with, contact,
+    AMPLITUDE, DT, FALL_DROP, FALL_TILT, PAPER_RADII, REACH, STAGES, STEPS, UPRIGHT, biped_with,
+    contact,
 };
-use sdrs_examples::walker::{Run, Walker, first_fall, smallest_gap, write_results};
+use sdrs_examples::walker::{Run, Walker, first_fall, smallest_gap, tilt_and_drop, write_results};
 use sdrs_report::{display_path, target_dir};
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -27,8 +32,8 @@ use std::path::PathBuf;
 #[derive(Parser)]
 #[command(about = "SDRS sec. V-D: biped locomotion, control only and co-design of the feet")]
 struct Args {
-    /// Iterations per run.
-    #[arg(long, default_value_t = 40)]
+    /// Iterations per run (shared among the stages).
+    #[arg(long, default_value_t = 400)]
     iterations: usize,
     /// Horizon (the paper's H = 400).
     #[arg(long, default_value_t = STEPS)]
@@ -43,13 +48,26 @@ struct Args {
     /// sdrs's calibrated contact instead of the authors' (support 1 cm, stiffness 1).
     #[arg(long)]
     calibrated_contact: bool,
+    /// Weight of the level-pelvis term added to the paper's loss (0: the paper's loss alone).
+    #[arg(long, default_value_t = UPRIGHT)]
+    upright: f64,
+    /// Optimise over horizons growing in this many equal parts up to `--steps` (1: the full
+    /// horizon throughout), the iterations shared among them.
+    #[arg(long, default_value_t = STAGES)]
+    stages: usize,
+    /// How far each foot vertex may move along each axis (m).
+    #[arg(long, default_value_t = REACH)]
+    reach: f64,
 }
 
-/// What a run ended with: distance walked (m), the step it fell at, the smallest gap (m).
+/// What a run ended with: distance walked (m) at every state, the pelvis's tilt (rad) and
+/// drop (m) at every state, the step it fell at, the smallest gap (m), the paper's loss.
 struct Outcome {
-    travel: f64,
+    travel: Vec<f64>,
+    pelvis: Vec<(f64, f64)>,
     fell: Option<usize>,
     gap: f64,
+    paper: f64,
 }
 
 fn outcome(walker: &Walker, run: &Run) -> Result<Outcome, Box<dyn std::error::Error>> {
@@ -59,12 +77,11 @@ fn outcome(walker: &Walker, run: &Run) -> Result<Outcome, Box<dyn std::error::Er
         .design
         .model(&walker.objective.model, &run.design)?;
     Ok(Outcome {
-        travel: *walker
-            .travel(&run.design, &run.end.trajectory)?
-            .last()
-            .unwrap_or(&0.0),
+        travel: walker.travel(&run.design, &run.end.trajectory)?,
+        pelvis: tilt_and_drop(&model, walker.root, states),
         fell: first_fall(&model, walker.root, states, FALL_TILT, FALL_DROP),
         gap: smallest_gap(&model, states),
+        paper: walker.paper_loss(&run.design, &run.end.trajectory)?,
     })
 }
 
@@ -95,6 +112,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .out
         .clone()
         .unwrap_or_else(|| target_dir().join("experiments").join("biped"));
+    if args.stages == 0 || args.stages > args.steps {
+        return Err(format!(
+            "--stages {}: must be in 1..={} (--steps)",
+            args.stages, args.steps
+        )
+        .into());
+    }
     std::fs::create_dir_all(&out)?;
     let rule = if args.trust_region {
         StepRule::TrustRegion
@@ -106,37 +130,59 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         Some(contact()?)
     };
-    let control = biped_with(args.steps, contact)?;
-    let codesign = control.clone().codesign()?;
+    let build = |steps: usize, codesign: bool| -> Result<Walker, Box<dyn std::error::Error>> {
+        let walker = biped_with(steps, contact.clone())?.upright(args.upright)?;
+        if codesign {
+            walker.codesign()
+        } else {
+            Ok(walker)
+        }
+    };
+    let (control, codesign) = (build(args.steps, false)?, build(args.steps, true)?);
     println!(
-        "biped (SDRS sec. V-D): {} DoF ({} actuated), {} links, H = {} steps of {} s, {} iterations per run, {} foot-vertex coordinates",
+        "biped (SDRS sec. V-D): {} DoF ({} actuated), {} links, H = {} steps of {} s, {} iterations per run in {} stages, {} foot-vertex coordinates, level-pelvis weight {}",
         control.objective.model.dof(),
         control.dofs.len(),
         control.objective.model.links().len() - 1,
         args.steps,
         DT,
         args.iterations,
-        codesign.objective.design.parameters()
+        args.stages,
+        codesign.objective.design.parameters(),
+        args.upright,
     );
-    let c0 = control.initial();
-    let (run1, t1) = control.optimise_timed(
-        c0.clone(),
-        args.iterations,
-        AMPLITUDE,
-        PAPER_RADII,
-        REACH,
-        rule,
-        "control only",
-    )?;
-    let (run2, t2) = codesign.optimise_timed(
-        c0,
-        args.iterations,
-        AMPLITUDE,
-        PAPER_RADII,
-        REACH,
-        rule,
-        "co-design",
-    )?;
+    // The horizon grows over the stages; each starts where the last ended.
+    let staged = |walker: &Walker, label: &str| -> Result<(Run, f64), Box<dyn std::error::Error>> {
+        let (mut c, mut p) = (walker.initial(), None);
+        let (mut history, mut time) = (Vec::new(), 0.0);
+        let mut last = None;
+        for k in 1..=args.stages {
+            let steps = args.steps * k / args.stages;
+            let iterations =
+                args.iterations * k / args.stages - args.iterations * (k - 1) / args.stages;
+            let stage = build(steps, walker.objective.design.parameters() > 0)?;
+            let (run, t) = stage.optimise_timed(
+                c,
+                p,
+                iterations,
+                AMPLITUDE,
+                PAPER_RADII,
+                args.reach,
+                rule,
+                &format!("{label}, H = {steps}"),
+            )?;
+            history.extend_from_slice(&run.history[usize::from(k > 1)..]);
+            time += t;
+            c = run.controller.clone();
+            p = Some(run.design.clone()).filter(|d| !d.is_empty());
+            last = Some(run);
+        }
+        let mut run = last.ok_or("no stages")?;
+        run.history = history;
+        Ok((run, time))
+    };
+    let (run1, t1) = staged(&control, "control only")?;
+    let (run2, t2) = staged(&codesign, "co-design")?;
     println!("iteration  control-only loss  co-design loss");
     for (k, (a, b)) in run1.history.iter().zip(&run2.history).enumerate() {
         if k % 5 == 0 || k + 1 == run1.history.len() {
@@ -145,8 +191,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let o1 = outcome(&control, &run1)?;
     let o2 = outcome(&codesign, &run2)?;
+    // The co-designed controller on the starting feet: what the feet's change is worth.
+    let swapped = {
+        let end = control
+            .objective
+            .evaluate(&run2.controller, &DVector::zeros(0))?;
+        let run = Run {
+            history: vec![end.loss],
+            controller: run2.controller.clone(),
+            design: DVector::zeros(0),
+            end,
+        };
+        outcome(&control, &run)?
+    };
     println!(
-        "                 loss       distance (m)  fell            iterations  wall time (s)  paper"
+        "                 loss     paper's loss  distance (m)  fell            iterations  wall time (s)  paper"
     );
     for (name, run, o, t, paper) in [
         ("control only", &run1, &o1, t1, "cannot balance"),
@@ -157,11 +216,36 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             None => "no".to_string(),
         };
         println!(
-            "{name:<14} {:>8.4}  {:>12.3}  {fell:<14}  {:>10}  {t:>13.1}  {paper}",
+            "{name:<14} {:>8.4}  {:>12.4}  {:>12.3}  {fell:<14}  {:>10}  {t:>13.1}  {paper}",
             run.history.last().unwrap_or(&f64::NAN),
-            o.travel,
+            o.paper,
+            o.travel.last().unwrap_or(&0.0),
             run.history.len() - 1,
         );
+    }
+    println!(
+        "the co-design's controller on the starting feet: paper's loss {:.4}, distance {:.3} m, {}",
+        swapped.paper,
+        swapped.travel.last().unwrap_or(&0.0),
+        match swapped.fell {
+            Some(k) => format!("fell at step {k}"),
+            None => "did not fall".to_string(),
+        }
+    );
+    println!("the pelvis along the final trajectories: tilt (deg) / drop (cm) / distance (m)");
+    println!("     step        control only           co-design");
+    let last = o1.travel.len() - 1;
+    for k in (0..last).step_by(50).chain([last]) {
+        let cell = |o: &Outcome| {
+            let (a, d) = o.pelvis[k];
+            format!(
+                "{:>5.1} / {:>5.1} / {:>5.2}",
+                a.to_degrees(),
+                100.0 * d,
+                o.travel[k]
+            )
+        };
+        println!("{k:>9}  {:>18}  {:>18}", cell(&o1), cell(&o2));
     }
     println!(
         "(the paper gives no distance in sec. V-D; its sec. V-I reports 7.67 m for its optimised biped, goal 3 m)"
@@ -180,7 +264,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("co-design", &codesign, &run2, &o2),
     ] {
         let folder = out.join(format!("{}_urdf", name.replace([' ', '-'], "_")));
-        let replay = walker.export(&run.controller, &run.design, o.travel, &folder)?;
+        let travel = *o.travel.last().unwrap_or(&0.0);
+        let replay = walker.export(&run.controller, &run.design, travel, &folder)?;
         println!("wrote {}", display_path(&replay));
     }
     let labels = ("Biped", "SDRS sec. V-D", "SDRS Fig. 13");

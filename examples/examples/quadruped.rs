@@ -85,6 +85,7 @@ fn optimise(
     };
     walker.optimise_timed(
         c,
+        None,
         args.iterations,
         AMPLITUDE,
         PAPER_RADII,

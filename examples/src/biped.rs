@@ -19,19 +19,57 @@
 //! 0.1 kg) on an ankle hinge within ±0.8 rad: 7 links, 6 + 6 = 12 DoF. The foot's axis lies
 //! 2.5 cm below the ankle, above its middle. Its sole is a line of 6 cm under a
 //! rounded cylinder, short for a 0.5 m tall robot: standing still it stays up, but under the
-//! starting controller (waves of 0.01-0.04 rad) it yaws, rocks and falls within 2.4 s.
+//! starting controller (waves of 0.01-0.04 rad) it rocks and falls backwards at step 169
+//! (pelvis tilted 23° and 3 cm down at step 150, flat at 200; `--iterations 0 --stages 1`).
 //!
-//! The loss does not see a fall: falling forward leaves the centre of mass about 0.5 m along
-//! y (loss ≈ 6.5, against 9 for standing still), so a fall forward is a local minimum the
-//! optimiser can find; the example reports the fall test beside the loss.
+//! Why it falls. The paper's loss does not see a fall: falling forward leaves the centre of
+//! mass about 0.5 m along y (loss ≈ 6.5, against 9 for standing still), a local minimum the
+//! optimiser finds within 8 iterations. Measured with the paper's loss alone (`--upright 0
+//! --stages 1 --iterations 40`, 7 s per run): control only falls forward at step 167 (pelvis
+//! tilted 24° and 4 cm down at step 150, flat at 200: 0.472 m, paper's loss 6.52), co-design
+//! at step 107 (31° and 9.5 cm down at step 100: 0.487 m, 6.45). The starting controller
+//! itself topples (see above), so the optimiser starts falling and turning the fall forward
+//! pays. Three things make it stand:
 //!
-//! Measured (`cargo run --release -p sdrs-examples --example biped`, 40 iterations each, 2
-//! cores, 2026-11-26): both runs end in that minimum. Control only: loss 12.19 → 6.518, the
-//! centre of mass 0.472 m along y, fell at step 166, 20 s. Co-design: 12.19 → 6.318, 0.512 m,
-//! fell at step 79, 31 s (feet vertices moved up to 13 mm; the left sole dropped 1 cm). 150
-//! iterations, the trust-region rule (which stays falling backwards, 11.91), sdrs's calibrated
-//! contact and starting amplitudes scaled by 0.25 all ended falling too: the paper's result
-//! (co-design walks without falling) is not reproduced.
+//! - a level-pelvis term ([`crate::walker::WalkLoss`], weight [`UPRIGHT`]): the mean squared
+//!   height change of the pelvis's 8 corners over the steps and at the end, zero for a pelvis
+//!   that stays level at its height whatever it does horizontally. The paper's loss is still
+//!   what is reported beside it. With the mean over the steps alone, or weight 100, the
+//!   optimiser found falls in the last steps (or kept a falling start) that still paid;
+//! - the horizon grows in [`STAGES`] parts (100, 200, 300, 400 steps, each starting where the
+//!   last ended): over 400 steps the gradient of a rocking, toppling robot is huge and its
+//!   direction useless to a fixed-length step (the best iterate's |g| was 1e3-1e5 at 300-400
+//!   steps when it fell, 20-70 at 100 steps);
+//! - no foot vertex may move below its foot's lowest starting vertex (`Walker::floor`): the
+//!   sole starts 1.02 cm up (the support plus [`CLEARANCE`]), so a 2 cm reach let the design
+//!   put a vertex into the ground, the start was rejected and every later step halved.
+//!
+//! Measured (`cargo run --release -p sdrs-examples --example biped`: 400 iterations per run in
+//! 4 stages of 100, 2 shared cores, 2026-11-26, 42-78 s per run): co-design stays up over the
+//! whole horizon (never past the fall test; the pelvis 13.5° tilted and 0.8 cm down at the
+//! end) and ends 7.7 cm along y (paper's loss 8.54, loss 8.82); control only falls backwards
+//! at step 297 (−0.46 m, paper's loss 12.10): at 300 steps and more its stages never found a
+//! controller that stays up. The co-designed controller on the starting feet falls at step
+//! 252: the feet's change (a mean vertex move of 1.5-1.7 mm, at most 15 mm; the lowest
+//! vertices rose 4 mm and the left foot grew 7 mm longer) is what keeps it up, as the paper
+//! claims. It stands rather than walks: 7.7 cm in 4 s, far from the goal 3 m away.
+//!
+//! The outcome is sensitive to the settings; other runs of the same command with one option
+//! changed (control only / co-design; distance, fall):
+//!
+//! | option | control only | co-design | co-design's controller, starting feet |
+//! |---|---|---|---|
+//! | (defaults) | −0.461 m, step 297 | 0.077 m, no fall | step 252 |
+//! | `--iterations 200` | 0.035 m, no fall | 0.095 m, no fall | not measured |
+//! | `--iterations 800` | 0.084 m, no fall | 0.075 m, no fall | step 228 |
+//! | `--upright 300` | −0.110 m, no fall | 0.054 m, no fall | step 202 |
+//! | `--upright 100` | 0.051 m, no fall | 0.245 m, step 179 | not measured |
+//! | `--stages 8` | −0.253 m, no fall | 0.316 m, step 396 | step 150 |
+//!
+//! So in every run that measured it the co-design's controller falls sooner on the starting
+//! feet than on its own (or only there), but control only can stand as well with more iterations or a weaker
+//! level term: the paper's "control only cannot balance" holds for the defaults only. A reach
+//! of 4 cm instead of 2 changed nothing (no vertex reached 2 cm).
 //!
 //! Where the paper is silent: Δt = 10 ms, friction μ = 0.8, the authors' contact (support
 //! 1 cm, stiffness 1, as the quadruped, [`crate::quadruped`]), wave amplitudes within
@@ -66,6 +104,10 @@ pub const REACH: f64 = 0.02;
 pub const CLEARANCE: f64 = 2e-4;
 /// The foot capsule's half-height and radius (m).
 pub const FOOT: (f64, f64) = (0.03, 0.02);
+/// Weight of the level-pelvis term added to the paper's loss ([`crate::walker::WalkLoss`]).
+pub const UPRIGHT: f64 = 1000.0;
+/// Stages of the optimisation: the horizon grows from `STEPS / STAGES` to [`STEPS`].
+pub const STAGES: usize = 4;
 /// The fall test: the pelvis tipped more than this (rad) ...
 pub const FALL_TILT: f64 = std::f64::consts::FRAC_PI_4;
 /// ... or sank more than this below where it started (m).
@@ -148,5 +190,7 @@ pub fn biped_with(
 ) -> Result<Walker, Box<dyn std::error::Error>> {
     let world = build_world(biped_links(8)?, 0.0, CLEARANCE, MU, DT, contact)?;
     let goal = Vector3::from(GOAL);
-    Walker::new(world, "pelvis", GAINS, goal, goal.normalize(), steps, WAVES)
+    let mut walker = Walker::new(world, "pelvis", GAINS, goal, goal.normalize(), steps, WAVES)?;
+    walker.floor = Some(0.0);
+    Ok(walker)
 }

@@ -9,7 +9,7 @@
 //! on the capsule's surface (consecutive pieces share their boundary ring's position, so the
 //! union is the whole capsule up to the facets).
 
-use sdrs::diff::{PolicyInput, StepRule, minimise_with};
+use sdrs::diff::{Loss, LossGradient, PointTarget, PolicyInput, StepRule, minimise_with};
 use sdrs::prelude::*;
 use std::f64::consts::PI;
 
@@ -210,9 +210,29 @@ pub fn evenly_distributed(links: Vec<Link>) -> Result<Vec<Link>, Box<dyn std::er
         .collect()
 }
 
+/// How far the link `root` has tipped (rad: the angle between its z axis and that axis in
+/// `states[0]`, so turning about the vertical is no tip) and how far it has sunk (m, positive
+/// down) below its height in `states[0]`, at every state.
+pub fn tilt_and_drop(model: &Model, root: usize, states: &[State]) -> Vec<(f64, f64)> {
+    let Some(first) = states.first() else {
+        return Vec::new();
+    };
+    let start = Kinematics::new(model, first).poses()[root];
+    states
+        .iter()
+        .map(|state| {
+            let pose = Kinematics::new(model, state).poses()[root];
+            (
+                (start.rotation * Vector3::z()).angle(&(pose.rotation * Vector3::z())),
+                start.translation.vector.z - pose.translation.vector.z,
+            )
+        })
+        .collect()
+}
+
 /// The first state (index into `states`) at which the link `root` has tipped more than
 /// `tilt` rad from its orientation in `states[0]` or sunk more than `drop` m below its height
-/// there: the robot fell. `None` if it never did.
+/// there ([`tilt_and_drop`]): the robot fell. `None` if it never did.
 pub fn first_fall(
     model: &Model,
     root: usize,
@@ -220,12 +240,40 @@ pub fn first_fall(
     tilt: f64,
     drop: f64,
 ) -> Option<usize> {
-    let start = Kinematics::new(model, states.first()?).poses()[root];
-    states.iter().position(|state| {
-        let pose = Kinematics::new(model, state).poses()[root];
-        (start.rotation.inverse() * pose.rotation).angle() > tilt
-            || pose.translation.vector.z < start.translation.vector.z - drop
-    })
+    tilt_and_drop(model, root, states)
+        .iter()
+        .position(|&(a, d)| a > tilt || d > drop)
+}
+
+/// A walker's loss: the paper's `|COM(θ^H) − goal|²` ([`CentreOfMass`] of the robot), plus,
+/// once [`Walker::upright`] sets a weight `w > 0`, the level-root term
+/// `w · (1/H Σ_{t=1…H} e(θ^t) + e(θ^H))`, `e(θ) = 1/K Σ_k (z_k(θ) − z_k(θ^0))²` over the
+/// root's K hull vertices: the mean squared height change of the root's corners, over the
+/// steps and at the end. It is zero for a root that stays level at its starting height
+/// whatever it does horizontally (it penalises tipping and sinking, a fall, and nothing
+/// else); the final-state part makes a fall in the last steps as costly as one at the start.
+#[derive(Debug, Clone)]
+pub struct WalkLoss {
+    /// The paper's term.
+    pub paper: CentreOfMass,
+    /// The level-root terms with their weights: each corner every step and at the end.
+    upright: Vec<(f64, PointTarget)>,
+}
+
+impl Loss for WalkLoss {
+    fn evaluate(
+        &self,
+        model: &Model,
+        trajectory: &Trajectory,
+    ) -> sdrs::diff::Result<(f64, LossGradient)> {
+        let (mut value, mut gradient) = self.paper.evaluate(model, trajectory)?;
+        for (weight, corner) in &self.upright {
+            let (v, g) = corner.evaluate(model, trajectory)?;
+            value += weight * v;
+            gradient.add_scaled(*weight, &g)?;
+        }
+        Ok((value, gradient))
+    }
 }
 
 /// A locomotion task: the objective (scene, sine-wave controller, foot design, loss on the
@@ -233,7 +281,7 @@ pub fn first_fall(
 #[derive(Debug, Clone)]
 pub struct Walker {
     /// The objective; its design map is empty (control only) until [`Walker::codesign`].
-    pub objective: Objective<SineWaves, CentreOfMass>,
+    pub objective: Objective<SineWaves, WalkLoss>,
     /// The robot's links (the ground is not one of them).
     pub robot: Vec<usize>,
     /// The root link (the floating base).
@@ -246,6 +294,10 @@ pub struct Walker {
     pub dofs: Vec<usize>,
     /// Sines per DoF.
     pub waves: usize,
+    /// How far below its foot's lowest starting vertex (along the foot's z axis) a foot vertex
+    /// may move, if that is less than the reach (`None`: the reach alone bounds it). A vertex
+    /// moved below the contact's support distance at t = 0 starts pressed into the ground.
+    pub floor: Option<f64>,
 }
 
 /// One optimisation run: the loss after each iteration and where it ended.
@@ -265,8 +317,8 @@ impl Walker {
     /// A control-only locomotion task on `world` (the model, settings and robot links of
     /// [`build_world`]) over `steps` steps: every DoF after the free joint of the link named
     /// `root` under PD `gains` (k_p, k_d) with `waves` sines each ([`SineWaves`]), scored by the
-    /// robot's centre of mass against `goal` ([`CentreOfMass`]), walking along `direction`;
-    /// the feet are the links whose names end in `_foot`.
+    /// robot's centre of mass against `goal` (the paper's loss, [`WalkLoss`]), walking along
+    /// `direction`; the feet are the links whose names end in `_foot`.
     pub fn new(
         world: (Model, StepSettings, Vec<usize>),
         root: &str,
@@ -288,7 +340,10 @@ impl Walker {
             .iter()
             .map(|&l| model.links()[l].name.as_str())
             .collect();
-        let loss = CentreOfMass::links(&model, &names, goal)?;
+        let loss = WalkLoss {
+            paper: CentreOfMass::links(&model, &names, goal)?,
+            upright: Vec::new(),
+        };
         let feet = names
             .iter()
             .filter(|n| n.ends_with("_foot"))
@@ -308,6 +363,7 @@ impl Walker {
             feet,
             dofs,
             waves,
+            floor: None,
         })
     }
 
@@ -327,6 +383,77 @@ impl Walker {
         self.objective.design = vertex_design(&self.objective.model, &feet)?;
         self.objective.settings.design_derivatives = true;
         Ok(self)
+    }
+
+    /// The same task with the level-root term of weight `weight` per unit of mean squared
+    /// corner height change ([`WalkLoss`]; 0 removes it).
+    pub fn upright(mut self, weight: f64) -> Result<Self, Box<dyn std::error::Error>> {
+        if !(weight.is_finite() && weight >= 0.0) {
+            return Err(format!("upright weight {weight}: must be finite and non-negative").into());
+        }
+        let objective = &mut self.objective;
+        let model = &objective.model;
+        let link = &model.links()[self.root];
+        let pose = Kinematics::new(model, &objective.start).poses()[self.root];
+        let count: usize = link.hulls.iter().map(|h| h.vertices().len()).sum();
+        let mut upright = Vec::new();
+        if weight > 0.0 {
+            let per_corner = weight / count as f64;
+            for v in link.hulls.iter().flat_map(|h| h.vertices()) {
+                let height = Vector3::new(0.0, 0.0, (pose * v).z);
+                let corner =
+                    PointTarget::new(model, &link.name, *v, height)?.weighted(Vector3::z())?;
+                upright.push((
+                    per_corner / objective.steps as f64,
+                    corner.clone().every_step(),
+                ));
+                upright.push((per_corner, corner));
+            }
+        }
+        objective.loss.upright = upright;
+        Ok(self)
+    }
+
+    /// The paper's loss `|COM(θ^H) − goal|²` of a trajectory of the robot built from design
+    /// parameters `p` (without the level-root term of [`Walker::upright`]).
+    pub fn paper_loss(
+        &self,
+        p: &DVector<f64>,
+        trajectory: &Trajectory,
+    ) -> Result<f64, Box<dyn std::error::Error>> {
+        let model = self.objective.design.model(&self.objective.model, p)?;
+        Ok(self.objective.loss.paper.evaluate(&model, trajectory)?.0)
+    }
+
+    /// Raises the lower bounds `lower` of the foot vertices' z coordinates (the layout of
+    /// [`vertex_design`]) so that no vertex can move more than `floor` below its foot's lowest
+    /// starting vertex (z in the foot's frame).
+    fn floor_bounds(
+        &self,
+        floor: f64,
+        lower: &mut DVector<f64>,
+    ) -> Result<(), Box<dyn std::error::Error>> {
+        let model = &self.objective.model;
+        let mut parameter = 0;
+        for foot in &self.feet {
+            let hulls = &model.links()[model.link_index(foot)?].hulls;
+            let vertices = || hulls.iter().flat_map(|h| h.vertices());
+            let lowest = vertices().map(|v| v.z).fold(f64::INFINITY, f64::min);
+            for v in vertices() {
+                let z = &mut lower[parameter + 2];
+                *z = z.max(lowest - floor - v.z);
+                parameter += 3;
+            }
+        }
+        if parameter != lower.len() {
+            return Err(format!(
+                "the feet have {} vertex coordinates, the design {}",
+                parameter,
+                lower.len()
+            )
+            .into());
+        }
+        Ok(())
     }
 
     /// The controller's starting parameters ([`initial_waves`]).
@@ -369,14 +496,16 @@ impl Walker {
         self.travel(&DVector::zeros(0), &trajectory)
     }
 
-    /// Minimises the loss from `c` (and the base design) for `iterations` iterations of SDRS
-    /// eq. 15 with step lengths `control` and `design` (the paper's ᾱ_c, ᾱ_d) under `rule`
-    /// (the paper takes every step, [`StepRule::Fixed`]), wave amplitudes within ±`amplitude`
-    /// rad and vertices within ±`reach` m; `progress` sees every iteration.
+    /// Minimises the loss from `c` and design `p` (`None`: the base design) for `iterations`
+    /// iterations of SDRS eq. 15 with step lengths `control` and `design` (the paper's ᾱ_c,
+    /// ᾱ_d) under `rule` (the paper takes every step, [`StepRule::Fixed`]), wave amplitudes
+    /// within ±`amplitude` rad and vertices within ±`reach` m (and above the [`Walker::floor`]);
+    /// `progress` sees every iteration.
     #[allow(clippy::too_many_arguments)]
     pub fn optimise(
         &self,
         c: DVector<f64>,
+        p: Option<DVector<f64>>,
         iterations: usize,
         amplitude: f64,
         control: f64,
@@ -389,8 +518,12 @@ impl Walker {
         let mut blocks = vec![wave_block(self.dofs.len(), self.waves, amplitude, control)];
         let mut start = vec![c];
         if m > 0 {
-            blocks.push(vertex_block(m, reach, design));
-            start.push(DVector::zeros(m));
+            let mut block = vertex_block(m, reach, design);
+            if let Some(floor) = self.floor {
+                self.floor_bounds(floor, &mut block.lower)?;
+            }
+            blocks.push(block);
+            start.push(p.unwrap_or_else(|| DVector::zeros(m)));
         }
         let objective = |x: &[DVector<f64>]| -> Result<_, Box<dyn std::error::Error>> {
             let p = x.get(1).cloned().unwrap_or_else(|| DVector::zeros(0));
@@ -427,6 +560,7 @@ impl Walker {
     pub fn optimise_timed(
         &self,
         c: DVector<f64>,
+        p: Option<DVector<f64>>,
         iterations: usize,
         amplitude: f64,
         radii: (f64, f64),
@@ -439,6 +573,7 @@ impl Walker {
             sdrs_report::Progress::new(label, iterations as u64, sdrs_report::ProgressMode::auto());
         let run = self.optimise(
             c,
+            p,
             iterations,
             amplitude,
             radii.0,
@@ -633,7 +768,7 @@ pub fn write_results(
 ) -> Result<Vec<std::path::PathBuf>, Box<dyn std::error::Error>> {
     let mut written = sdrs_report::LinePlot::new(&format!("{name}: convergence ({figure})"))
         .x_label("iteration")
-        .y_label("|COM − target|² (m²)")
+        .y_label("loss (m²)")
         .history("control only", &control.1.history)
         .history("co-design", &codesign.1.history)
         .write_all(out, "convergence")?;

@@ -1,12 +1,14 @@
 //! The biped benchmark (SDRS sec. V-D) at a reduced scale: 60 steps instead of 400 and 4
-//! iterations of the paper's step lengths (ᾱ_c = 1e-2, ᾱ_d = 4e-3). The co-design loss
-//! falls, the gradients (controller and foot vertices, with friction) match central
-//! differences, and every state of the trajectory is collision-free.
+//! iterations of the paper's step lengths (ᾱ_c = 1e-2, ᾱ_d = 4e-3), with the level-pelvis
+//! term of the example. The co-design loss falls, the gradients (controller and foot
+//! vertices, with friction, through the paper's term and the level term) match central
+//! differences, every state of the trajectory is collision-free, no foot vertex goes below
+//! the soles' starting level, and the level term is what its definition says.
 
 use sdrs::diff::StepRule;
-use sdrs::prelude::DVector;
-use sdrs_examples::biped::{AMPLITUDE, PAPER_RADII, REACH, biped};
-use sdrs_examples::walker::centre_of_mass;
+use sdrs::prelude::*;
+use sdrs_examples::biped::{AMPLITUDE, FALL_DROP, FALL_TILT, PAPER_RADII, REACH, UPRIGHT, biped};
+use sdrs_examples::walker::{Walker, centre_of_mass, first_fall};
 
 const STEPS: usize = 60;
 
@@ -21,7 +23,7 @@ fn check(name: &str, adjoint: f64, loss: impl Fn(f64) -> f64, h: f64, scale: f64
 
 #[test]
 fn biped_gradients_match_differences() {
-    let mut walker = biped(STEPS).unwrap().codesign().unwrap();
+    let mut walker = task();
     walker.objective.settings.tolerance = 3e-8;
     let c = walker.initial();
     let p = DVector::zeros(walker.objective.design.parameters());
@@ -75,12 +77,23 @@ fn biped_gradients_match_differences() {
     }
 }
 
+/// The reduced co-design task with the example's level-pelvis term.
+fn task() -> Walker {
+    biped(STEPS)
+        .unwrap()
+        .upright(UPRIGHT)
+        .unwrap()
+        .codesign()
+        .unwrap()
+}
+
 #[test]
-fn biped_codesign_lowers_the_loss_without_collisions() {
-    let walker = biped(STEPS).unwrap().codesign().unwrap();
+fn biped_codesign_lowers_the_loss_without_collisions_or_falls() {
+    let walker = task();
     let run = walker
         .optimise(
             walker.initial(),
+            None,
             4,
             AMPLITUDE,
             PAPER_RADII.0,
@@ -95,6 +108,76 @@ fn biped_codesign_lowers_the_loss_without_collisions() {
     let gap = walker.clearance(&run).unwrap();
     assert!(gap > 0.0, "hulls touched: smallest gap {gap}");
     eprintln!("loss {first} -> {last}, smallest gap {gap:.2e} m");
+    let start = &walker.objective.model;
+    let model = walker.objective.design.model(start, &run.design).unwrap();
+    // 0.6 s is short: the starting controller does not topple this soon either.
+    let fell = first_fall(
+        &model,
+        walker.root,
+        &run.end.trajectory.states,
+        FALL_TILT,
+        FALL_DROP,
+    );
+    assert_eq!(fell, None);
+    // The design moved the feet, but no vertex below its foot's lowest starting vertex.
+    let mut moved: f64 = 0.0;
+    for foot in &walker.feet {
+        let l = start.link_index(foot).unwrap();
+        let z = |m: &Model| -> Vec<f64> {
+            let hulls = &m.links()[l].hulls;
+            hulls
+                .iter()
+                .flat_map(|h| h.vertices().iter().map(|v| v.z))
+                .collect()
+        };
+        let (before, after) = (z(start), z(&model));
+        let lowest = before.iter().copied().fold(f64::INFINITY, f64::min);
+        for (b, a) in before.iter().zip(&after) {
+            assert!(
+                *a >= lowest - 1e-12,
+                "{foot}: a vertex went from {b} to {a}"
+            );
+            moved = moved.max((a - b).abs());
+        }
+    }
+    assert!(moved > 0.0, "the feet did not change");
+}
+
+#[test]
+fn the_level_term_is_the_mean_squared_height_change_of_the_pelvis_corners() {
+    let paper = biped(STEPS).unwrap();
+    let level = paper.clone().upright(UPRIGHT).unwrap();
+    let c = paper.initial();
+    let p = DVector::zeros(0);
+    let a = paper.objective.evaluate(&c, &p).unwrap();
+    let b = level.objective.evaluate(&c, &p).unwrap();
+    let model = &paper.objective.model;
+    let states = &a.trajectory.states;
+    let corners = model.links()[paper.root].hulls[0].vertices();
+    let heights = |s: &State| -> Vec<f64> {
+        let pose = Kinematics::new(model, s).poses()[paper.root];
+        corners.iter().map(|v| (pose * v).z).collect()
+    };
+    let z0 = heights(&states[0]);
+    let e = |s: &State| -> f64 {
+        let z = heights(s);
+        z.iter()
+            .zip(&z0)
+            .map(|(z, z0)| (z - z0).powi(2))
+            .sum::<f64>()
+            / z.len() as f64
+    };
+    let mean = states[1..].iter().map(e).sum::<f64>() / STEPS as f64;
+    let expected = a.loss + UPRIGHT * (mean + e(&states[STEPS]));
+    assert!(
+        (b.loss - expected).abs() < 1e-12 * b.loss,
+        "{} vs {expected}",
+        b.loss
+    );
+    assert!(b.loss > a.loss, "the pelvis moved: the term is positive");
+    assert_eq!(paper.paper_loss(&p, &b.trajectory).unwrap(), a.loss);
+    assert!(paper.clone().upright(-1.0).is_err());
+    assert!(paper.upright(f64::NAN).is_err());
 }
 
 #[test]

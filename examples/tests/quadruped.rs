@@ -84,6 +84,7 @@ fn quadruped_codesign_lowers_the_loss_without_collisions() {
     let run = walker
         .optimise(
             walker.initial(),
+            None,
             4,
             AMPLITUDE,
             0.05,

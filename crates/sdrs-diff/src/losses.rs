@@ -55,7 +55,8 @@ fn check_target(what: &'static str, target: &Vector3<f64>) -> Result<()> {
 }
 
 /// `|p(θ^H, d) − target|²`: a link point reaching a world target at the end (or, with
-/// [`PointTarget::every_step`], tracking it: `Σ_t |p(θ^t, d) − target|²`).
+/// [`PointTarget::every_step`], tracking it: `Σ_t |p(θ^t, d) − target|²`; with
+/// [`PointTarget::weighted`], each axis's squared miss weighted: `Σ_i w_i (p_i − target_i)²`).
 ///
 /// ```
 /// use sdrs_diff::{Loss, PointTarget, Recording, rollout};
@@ -70,13 +71,18 @@ fn check_target(what: &'static str, target: &Vector3<f64>) -> Result<()> {
 /// let loss = PointTarget::new(&model, "link1", Point3::new(0.0, 0.0, -0.1), Vector3::new(0.0, 0.0, -0.1))?;
 /// assert!((loss.evaluate(&model, &t)?.0 - 0.01).abs() < 1e-9);
 /// // Over both steps: twice that.
-/// assert!((loss.every_step().evaluate(&model, &t)?.0 - 0.02).abs() < 1e-9);
+/// let both = loss.clone().every_step();
+/// assert!((both.evaluate(&model, &t)?.0 - 0.02).abs() < 1e-9);
+/// // The height alone (a miss along z only), weighted 3: 3 · (10 cm)².
+/// let height = loss.weighted(Vector3::new(0.0, 0.0, 3.0))?;
+/// assert!((height.evaluate(&model, &t)?.0 - 0.03).abs() < 1e-9);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct PointTarget {
     point: LinkPoint,
     target: Vector3<f64>,
+    weights: Vector3<f64>,
     when: When,
 }
 
@@ -85,6 +91,23 @@ impl PointTarget {
     pub fn every_step(mut self) -> Self {
         self.when = When::EveryStep;
         self
+    }
+
+    /// Each axis's squared miss weighted by `weights` (world axes; 1, 1, 1 unless set), e.g.
+    /// `(0, 0, 1)` for a height alone. Weights must be finite and non-negative.
+    pub fn weighted(mut self, weights: Vector3<f64>) -> Result<Self> {
+        check_target("point target weights", &weights)?;
+        if let Some(index) = weights.iter().position(|&w| w < 0.0) {
+            return Err(DiffError::InvalidInput {
+                what: "point target weights",
+                reason: format!(
+                    "weight {index} is {}: weights must be non-negative",
+                    weights[index]
+                ),
+            });
+        }
+        self.weights = weights;
+        Ok(self)
     }
 
     /// `point` fixed in the frame of the link named `link`, reaching `target`.
@@ -103,6 +126,7 @@ impl PointTarget {
         Ok(Self {
             point,
             target,
+            weights: Vector3::repeat(1.0),
             when: When::Final,
         })
     }
@@ -113,8 +137,9 @@ impl Loss for PointTarget {
         self.point.check(model)?;
         Ok(state_loss(model, trajectory, self.when, |pull| {
             let miss = self.point.world(model, pull.kinematics()).coords - self.target;
-            pull.point(&self.point, &(2.0 * miss));
-            miss.norm_squared()
+            let weighted = self.weights.component_mul(&miss);
+            pull.point(&self.point, &(2.0 * weighted));
+            weighted.dot(&miss)
         }))
     }
 }

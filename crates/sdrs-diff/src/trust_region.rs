@@ -170,7 +170,8 @@ pub fn minimise_with<T: Clone, E: std::fmt::Display>(
         for ((xb, gb), b) in x.iter().zip(&gradient).zip(&blocks) {
             let step = projected_step(xb, gb, b.radius, &b.lower, &b.upper)?;
             step_norm = step_norm.hypot(step.norm());
-            trial.push(xb + step);
+            // x + (lower − x) can round below lower: the trial is kept inside its box.
+            trial.push((xb + step).zip_zip_map(&b.lower, &b.upper, |v, lo, hi| v.clamp(lo, hi)));
         }
         let accepted = match objective(&trial) {
             Ok((l, g, d)) if l < loss || rule == StepRule::Fixed => {

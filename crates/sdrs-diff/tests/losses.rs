@@ -108,7 +108,19 @@ fn point_targets_fixed_and_vertex_mean() {
     )
     .unwrap();
     check("point target (fixed)", &fixed, &model, &t);
-    check("point target (every step)", &fixed.every_step(), &model, &t);
+    check(
+        "point target (every step)",
+        &fixed.clone().every_step(),
+        &model,
+        &t,
+    );
+    let height = fixed.weighted(Vector3::new(0.0, 0.5, 2.0)).unwrap();
+    check(
+        "point target (weighted axes)",
+        &height.every_step(),
+        &model,
+        &t,
+    );
     let face = PointTarget::at(lower_face(&model, "chain2_link1"), target).unwrap();
     check("point target (vertex mean)", &face, &model, &t);
 }
@@ -227,6 +239,15 @@ fn wrong_names_and_indices_are_errors_that_say_so() {
             Point3::origin(),
             Vector3::new(f64::NAN, 0.0, 0.0)
         ),
+        Err(DiffError::NonFinite { .. })
+    ));
+    let origin = PointTarget::new(&model, "hub", Point3::origin(), Vector3::zeros()).unwrap();
+    assert!(matches!(
+        origin.clone().weighted(Vector3::new(1.0, -1.0, 0.0)),
+        Err(DiffError::InvalidInput { .. })
+    ));
+    assert!(matches!(
+        origin.weighted(Vector3::new(1.0, f64::INFINITY, 0.0)),
         Err(DiffError::NonFinite { .. })
     ));
     assert!(matches!(

@@ -178,3 +178,35 @@ fn fixed_steps_are_all_taken_and_the_best_point_is_kept() {
     assert_eq!(best.history.len(), 5);
     assert!(best.history.windows(2).all(|w| w[1] <= w[0]));
 }
+
+#[test]
+fn a_step_onto_a_bound_stays_inside_the_box() {
+    use sdrs_diff::{Block, StepRule, minimise_with};
+    // From x = 1 the step to the bound 0.1 is 0.1 − 1 = −0.9, and 1 + (−0.9) rounds to
+    // 0.09999999999999998, below the bound: the trial must be kept inside the box, or the
+    // next step refuses to start from outside it.
+    let one = std::hint::black_box(1.0);
+    assert!(one + (0.1 - one) < 0.1);
+    let block = Block {
+        lower: DVector::from_element(1, 0.1),
+        upper: DVector::from_element(1, 2.0),
+        radius: 1.0,
+        max_radius: 1.0,
+    };
+    let objective = |x: &[DVector<f64>]| -> Result<_, String> {
+        let a = x[0][0];
+        Ok((a, vec![DVector::from_element(1, 1.0)], a))
+    };
+    for rule in [StepRule::Fixed, StepRule::TrustRegion] {
+        let best = minimise_with(
+            vec![DVector::from_element(1, 1.0)],
+            vec![block.clone()],
+            objective,
+            3,
+            rule,
+            |_| {},
+        )
+        .unwrap();
+        assert_eq!(best.parameters[0][0], 0.1);
+    }
+}

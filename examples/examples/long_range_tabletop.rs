@@ -47,6 +47,7 @@
 
 use clap::Parser;
 use sdrs::diff::{RecedingHorizon, Stopping};
+use sdrs::prelude::Kinematics;
 use sdrs_examples::long_range::animation::write_long_range_animation;
 use sdrs_examples::long_range::compare::MethodChoice;
 use sdrs_examples::long_range::mpc::{compare_mpc, report_mpc};
@@ -90,6 +91,10 @@ struct Args {
     /// instead of its best iterate, stopping once the window's loss is 0.
     #[arg(long)]
     last_iterate: bool,
+    /// Drive the rod's height z too, as the paper does (by default it is held at its start:
+    /// see `sdrs_examples::long_range::tabletop`'s docs).
+    #[arg(long)]
+    drive_z: bool,
     /// Which methods run.
     #[command(flatten)]
     methods: MethodChoice,
@@ -161,6 +166,11 @@ fn main() -> anyhow::Result<()> {
         }
         other => anyhow::bail!("unknown task `{other}`: `gather` or `sort`"),
     };
+    let mut problem = problem;
+    if args.drive_z {
+        problem.driven.push(2);
+        problem.driven.sort_unstable();
+    }
     let (paper_frames, paper_horizon, paper_iterations, lr) = paper;
     let horizon = args.horizon.unwrap_or(paper_horizon);
     let driver = RecedingHorizon::new(
@@ -182,6 +192,31 @@ fn main() -> anyhow::Result<()> {
         args.task, args.cubes, args.frames, problem.scene.settings.dt, args.iterations
     );
     let runs = compare_mpc(&problem, &methods, &models, &driver, 5);
+    for run in &runs {
+        println!(
+            "{}: every 5th frame, each piece's miss (m) and the rod's (x, y, z) offsets",
+            run.method.name()
+        );
+        for (frame, state) in run.states.iter().enumerate().step_by(5) {
+            let kinematics = Kinematics::new(&problem.scene.model, state);
+            let at: Vec<(f64, f64)> = problem
+                .scene
+                .pieces
+                .iter()
+                .map(|&link| {
+                    let p = kinematics.poses()[link].translation.vector;
+                    (p.x, p.y)
+                })
+                .collect();
+            println!(
+                "  frame {frame:>4}: misses {:.3?} at {at:.2?}, rod ({:.3}, {:.3}, {:.3})",
+                problem.misses(state),
+                state.q[0],
+                state.q[1],
+                state.q[2]
+            );
+        }
+    }
     let out = match &args.out {
         Some(dir) => dir.clone(),
         None => sdrs_report::target_dir()

@@ -160,7 +160,7 @@ fn the_trivial_plan_holds_the_rod_at_its_height() {
 /// `long_range::sort`'s docs.)
 #[test]
 fn sort_mpc_from_next_to_the_cubes_brings_both_closer() {
-    let problem = sort_problem_at(2, (-0.375, -0.35, 0.0), Contact::LongRange).unwrap();
+    let problem = sort_problem_at(0, 2, (-0.375, -0.35, 0.0), Contact::LongRange).unwrap();
     let driver = RecedingHorizon::new(12, 8, problem.driven.len(), 4, 1e-2)
         .unwrap()
         .with_stopping(Stopping::best().stopping_at(0.0));

@@ -52,8 +52,8 @@
 //! | `--cubes 2 --rod=-0.375,-0.35,0 --frames 60` | 60, 16, 10 (600 run) | 9 min 11 s | 2.7975 → 1.0222 (from frame 35) | 0 of 2 (0.718, 0.794 m) |
 //! | `--first 1 --cubes 2 --rod=-0.125,-0.35,0 --frames 40` | 40, 16, 10 (400 run) | 8 min 40 s | 1.8475 → 0.4669 | 0 of 2 (0.535, 0.552 m) |
 //!
-//! (The first row's command gave 1.1961 before this session's base commit; the simulator's
-//! round-off changed since.)
+//! (The first row's command, then the default, was recorded earlier at 1.1961, misses 0.785
+//! and 0.840 m; the 1.1650 above is from commit cbfee68's simulator.)
 //!
 //! `cargo run --release -p sdrs-examples --example long_range_tabletop -- gather`
 

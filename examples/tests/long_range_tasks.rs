@@ -158,8 +158,8 @@ fn the_trivial_plan_holds_the_rod_at_its_height() {
 /// Sort under receding-horizon control with the rod started 8 cm in front of cubes 0 and 1
 /// (labels B and A: their regions lie to the far right and far left): 12 frames planned 8
 /// steps ahead, 4 Adam iterations each at the paper's lr. The rod pushes both cubes towards
-/// their regions' row, so each cube's miss must fall. (It does not sort them: see
-/// `long_range::sort`'s docs.)
+/// their regions' row, so each cube's miss must fall (measured: 1.442 -> 1.273 and
+/// 0.918 -> 0.817 m). It does not sort them: see `long_range::sort`'s docs.
 #[test]
 fn sort_mpc_from_next_to_the_cubes_brings_both_closer() {
     let problem = sort_problem_at(0, 2, (-0.375, -0.35, 0.0), Contact::LongRange).unwrap();

@@ -32,7 +32,13 @@
 //! `--first 1 --cubes 2 --rod=-0.125,-0.35,0 --frames 40`) are pushed side by side to their
 //! regions' y (loss 1.8475 → 0.4669) and stay 33 cm apart in x, 0.535 and 0.552 m from
 //! their regions (±0.7 m in x): the face moves them together, and separating them would take
-//! a push along x that the window's gradient does not find.
+//! a push along x that the window's gradient does not find. Counting the same way (a face
+//! push to the regions' y carries a cube along x by about half that distance, measured
+//! 0.41-0.56, so at most about 0.4 m from the row at y = −0.2 and 0.25 m from the row at
+//! y = 0.1, plus ε = 0.25 m of slack), only 4 of the 10 cubes of [`CUBES`] can reach their
+//! region by face pushes at all, even one at a time: cubes 1, 5, 9 and, marginally, 8 (0.45 m
+//! along x of 0.5); cubes 0, 2, 3, 4, 6 and 7 need 0.7-1.2 m along x, so the rod's 4 cm end
+//! or a route around the other cubes, of which the window's loss gives no sign.
 
 use super::tabletop::{Contact, Piece, TabletopProblem, TabletopTask, tabletop};
 use sdrs::prelude::*;

@@ -26,7 +26,13 @@
 //! 35 cm to its left) takes the rod through free space, where the window's loss is flat
 //! (the far-field problem of [`super::gather`]'s docs). With z driven (`--drive-z`, the
 //! paper's 3 translations) the run ends at 1.1650 at frame 30 and, over 100 frames, stays at
-//! 1.0927 from frame 40 on (misses 0.767, 0.794 m). The targets are reachable on the table,
+//! 1.0927 from frame 40 on (misses 0.767, 0.794 m). Nor do the paper's 100 iterations per
+//! frame (Table 3; ours 10) find a way out: from a scene built at the stalled positions (rod
+//! at (0.047, 0.264), cubes 0 and 1 at (−0.02, 0.66) and (0.09, 0.67), at rest; the same
+//! `run_mpc`, h = 16), in 10 frames none of the 1000 Adam iterates lowers its window's loss
+//! below the plan that holds the rod, with 100 iterations per frame as with 10 (7 min 21 s
+//! and 56 s; the real loss creeps 1.02609 → 1.02630 with the rod still, the misses stay
+//! 0.723 and 0.793 m). The targets are reachable on the table,
 //! but not by face pushes alone: cube 0's path to its region is 56° off the face's normal.
 //! Nor is it the crossing alone: cubes 1 and 2 (labels A and B, left and right of each other,
 //! `--first 1 --cubes 2 --rod=-0.125,-0.35,0 --frames 40`) are pushed side by side to their

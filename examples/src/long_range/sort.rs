@@ -29,8 +29,8 @@
 //! 1.0927 from frame 40 on (misses 0.767, 0.794 m). Nor do the paper's 100 iterations per
 //! frame (Table 3; ours 10) find a way out: from a scene built at the stalled positions (rod
 //! at (0.047, 0.264), cubes 0 and 1 at (−0.02, 0.66) and (0.09, 0.67), at rest; the same
-//! `run_mpc`, h = 16), in 10 frames none of the 1000 Adam iterates lowers its window's loss
-//! below the plan that holds the rod, with 100 iterations per frame as with 10 (7 min 21 s
+//! `run_mpc`, h = 16), in 10 frames no Adam iterate (1000 at 100 iterations per frame, 100
+//! at 10) lowers its window's loss below the plan that holds the rod (7 min 21 s
 //! and 56 s; the real loss creeps 1.02609 → 1.02630 with the rod still, the misses stay
 //! 0.723 and 0.793 m). The targets are reachable on the table,
 //! but not by face pushes alone: cube 0's path to its region is 56° off the face's normal.

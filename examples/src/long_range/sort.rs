@@ -38,7 +38,10 @@
 //! `--first 1 --cubes 2 --rod=-0.125,-0.35,0 --frames 40`) are pushed side by side to their
 //! regions' y (loss 1.8475 → 0.4669) and stay 33 cm apart in x, 0.535 and 0.552 m from
 //! their regions (±0.7 m in x): the face moves them together, and separating them would take
-//! a push along x that the window's gradient does not find. Counting the same way (a face
+//! a push along x that the window's gradient does not find. Leaving the rod's yaw free (no
+//! PD, as the paper's passive DoFs; `--free-yaw`) lets contact turn it (by −1.25 and
+//! 0.61 rad over 40 frames) without changing the outcome: 2.7975 → 1.0573 (misses 0.607,
+//! 0.902 m) for cubes 0 and 1, 1.8475 → 0.4427 (0.513, 0.552 m) for cubes 1 and 2. Counting the same way (a face
 //! push to the regions' y carries a cube along x by about half that distance, measured
 //! 0.41-0.56, so at most about 0.4 m from the row at y = −0.2 and 0.25 m from the row at
 //! y = 0.1, plus ε = 0.25 m of slack), only 4 of the 10 cubes of [`CUBES`] can reach their

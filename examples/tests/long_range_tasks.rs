@@ -9,7 +9,7 @@
 use sdrs::diff::{ContactChoice, Method, RecedingHorizon, Stopping};
 use sdrs::prelude::DVector;
 use sdrs_examples::long_range::gather::{gather, gather_pieces, gather_problem, gather_problem_at};
-use sdrs_examples::long_range::mpc::run_mpc;
+use sdrs_examples::long_range::mpc::{MpcRun, run_mpc};
 use sdrs_examples::long_range::sort::{sort, sort_problem, sort_problem_at};
 use sdrs_examples::long_range::tabletop::{Contact, Piece, TabletopProblem, TabletopTask};
 
@@ -68,17 +68,36 @@ fn non_convex_pieces_long_range_gradient_does_not_vanish_from_the_trivial_start(
 /// steps ahead, 4 Adam iterations each, the paper's lr), from the trivial plan under the
 /// long-range model.
 fn first_window(problem: &TabletopProblem) -> Vec<f64> {
-    let driver = RecedingHorizon::new(2, 8, problem.driven.len(), 4, 1e-2).unwrap();
+    let run = long_range_mpc(
+        problem,
+        RecedingHorizon::new(2, 8, problem.driven.len(), 4, 1e-2),
+    );
+    assert_eq!(run.losses.len(), 3);
+    run.plan_losses[0].clone()
+}
+
+/// `problem` under `driver` (a valid one, with stopping as given) with the long-range model;
+/// the run must not fail.
+fn long_range_mpc(
+    problem: &TabletopProblem,
+    driver: sdrs::diff::Result<RecedingHorizon>,
+) -> MpcRun {
     let run = run_mpc(
         problem,
         &Method::exact(ContactChoice::LongRange),
         &problem.scene.settings.contact.clone().unwrap(),
-        &driver,
+        &driver.unwrap(),
         |_, _| (),
     );
     assert!(run.error.is_none(), "{:?}", run.error);
-    assert_eq!(run.losses.len(), 3);
-    run.plan_losses[0].clone()
+    run
+}
+
+/// The near-start runs' driver: 12 frames planned 8 steps ahead, 4 Adam iterations each at
+/// the paper's lr, each frame's best plan applied.
+fn near_start_driver(problem: &TabletopProblem) -> sdrs::diff::Result<RecedingHorizon> {
+    Ok(RecedingHorizon::new(12, 8, problem.driven.len(), 4, 1e-2)?
+        .with_stopping(Stopping::best().stopping_at(0.0)))
 }
 
 // The driver runs both tasks end to end from the far trivial plan (each window's plan losses
@@ -117,17 +136,7 @@ fn gather_mpc_from_next_to_the_cubes_more_than_halves_the_loss() {
         Ok(Piece::cube(name, x, y))
     })
     .unwrap();
-    let driver = RecedingHorizon::new(12, 8, problem.driven.len(), 4, 1e-2)
-        .unwrap()
-        .with_stopping(Stopping::best().stopping_at(0.0));
-    let run = run_mpc(
-        &problem,
-        &Method::exact(ContactChoice::LongRange),
-        &problem.scene.settings.contact.clone().unwrap(),
-        &driver,
-        |_, _| (),
-    );
-    assert!(run.error.is_none(), "{:?}", run.error);
+    let run = long_range_mpc(&problem, near_start_driver(&problem));
     let (first, last) = (run.losses[0], run.final_loss());
     eprintln!(
         "gather, 2 cubes next to the rod: loss {first:.4e} -> {last:.4e}, misses {:?}",
@@ -163,17 +172,7 @@ fn the_trivial_plan_holds_the_rod_at_its_height() {
 #[test]
 fn sort_mpc_from_next_to_the_cubes_brings_both_closer() {
     let problem = sort_problem_at(0, 2, (-0.375, -0.35, 0.0), Contact::LongRange).unwrap();
-    let driver = RecedingHorizon::new(12, 8, problem.driven.len(), 4, 1e-2)
-        .unwrap()
-        .with_stopping(Stopping::best().stopping_at(0.0));
-    let run = run_mpc(
-        &problem,
-        &Method::exact(ContactChoice::LongRange),
-        &problem.scene.settings.contact.clone().unwrap(),
-        &driver,
-        |_, _| (),
-    );
-    assert!(run.error.is_none(), "{:?}", run.error);
+    let run = long_range_mpc(&problem, near_start_driver(&problem));
     let start = problem.misses(&run.states[0]);
     eprintln!(
         "sort, 2 cubes next to the rod: loss {:.4e} -> {:.4e}, misses {start:?} -> {:?}",

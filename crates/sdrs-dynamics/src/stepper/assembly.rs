@@ -256,7 +256,7 @@ mod tests {
     use crate::energy::link_energy;
     use crate::kinematics::{Kinematics, State};
     use crate::model::Model;
-    use crate::stepper::random_trees::{Noise, random_model};
+    use crate::stepper::random_trees::{Noise, assert_matches, random_model};
     use nalgebra::{DMatrix, DVector, SMatrix, UnitQuaternion};
 
     /// The gradient and Hessian of the link energies, by the composite recursion over bodies
@@ -324,12 +324,7 @@ mod tests {
             }
             cross.accumulate(&model);
             cross.add_to(&model, &kin, &now, &mut new);
-            let scale = old.amax().max(1.0);
-            assert!(
-                (&new - &old).amax() < 1e-12 * scale,
-                "case {case}: the blocks differ by {:e} (scale {scale:e})",
-                (&new - &old).amax()
-            );
+            assert_matches(case, "the blocks", new.as_slice(), old.as_slice());
         }
     }
 
@@ -341,18 +336,8 @@ mod tests {
             let links = 1 + noise.pick(12);
             let model = random_model(&mut noise, links, floating, chain);
             let [(g_old, h_old), (g_new, h_new)] = both(&model, &mut noise);
-            let scale_g = g_old.amax().max(1.0);
-            let scale_h = h_old.amax().max(1.0);
-            assert!(
-                (&g_new - &g_old).amax() < 1e-12 * scale_g,
-                "case {case}: gradient differs by {:e} (scale {scale_g:e})",
-                (&g_new - &g_old).amax()
-            );
-            assert!(
-                (&h_new - &h_old).amax() < 1e-12 * scale_h,
-                "case {case}: Hessian differs by {:e} (scale {scale_h:e})",
-                (&h_new - &h_old).amax()
-            );
+            assert_matches(case, "gradients", g_new.as_slice(), g_old.as_slice());
+            assert_matches(case, "Hessians", h_new.as_slice(), h_old.as_slice());
             assert_eq!(h_new, h_new.transpose(), "case {case}: symmetric");
         }
     }

@@ -77,3 +77,16 @@ pub(crate) fn random_model(noise: &mut Noise, links: usize, floating: bool, chai
     }
     Model::new(out).expect("a valid random tree")
 }
+
+/// Asserts that `got` equals `want` to 1e-12 of `want`'s largest entry (at least 1).
+pub(crate) fn assert_matches(case: usize, what: &str, got: &[f64], want: &[f64]) {
+    let scale = want.iter().fold(1.0f64, |m, x| m.max(x.abs()));
+    let diff = got
+        .iter()
+        .zip(want)
+        .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
+    assert!(
+        diff < 1e-12 * scale,
+        "case {case}: {what} differ by {diff:e} (scale {scale:e})"
+    );
+}

@@ -185,7 +185,8 @@ fn settle(
 /// The stack with overhang shift `offset` (fraction of `L`) under `contact` (the ground's and
 /// the planks' hulls and meshes both exist, so any contact model applies), every plank placed
 /// at its [`resting_gap`], then settled at rest into the nearest static equilibrium
-/// ([`settle`]: the planks tilt until each load passes through the edge below).
+/// (0.1 s backward-Euler steps from rest, each nearly a minimisation of the potential energy:
+/// the planks tilt until each load passes through the edge below).
 pub fn stack(contact: &ContactSettings, offset: f64) -> Result<Stack, Box<dyn std::error::Error>> {
     let xs = plank_x(offset);
     let mut world = World::new(0.01)?.with_ground();

@@ -58,8 +58,7 @@ fn single_jaw_gradient_matches_differences() {
     );
     let design = at.design.clone().unwrap();
     // The three vertex coordinates the loss is most sensitive to, and two spline values.
-    let mut order: Vec<usize> = (0..design.len()).collect();
-    order.sort_by(|&a, &b| design[b].abs().total_cmp(&design[a].abs()));
+    let order = largest_first(&design);
     let scale = design.amax().max(at.parameters.amax());
     // The barrier makes the loss stiff in the vertices: central differences converge to the
     // adjoint only below ~1e-7 m (1e-4 m: wrong sign; 1e-6 m: 5% off; 1e-8 m: 4e-6 off).
@@ -203,12 +202,10 @@ fn parallel_jaw_gradient_matches_differences() {
         );
     }
     let g = &at.gradient;
-    let scale = g.amax();
-    assert!(scale > 0.0, "the design gradient is zero");
+    assert!(g.amax() > 0.0, "the design gradient is zero");
     // The three vertex coordinates the summed loss is most sensitive to, one on each jaw at
     // least (the left jaw's parameters come first).
-    let mut order: Vec<usize> = (0..g.len()).collect();
-    order.sort_by(|&a, &b| g[b].abs().total_cmp(&g[a].abs()));
+    let order = largest_first(g);
     let half = task.parts[0].1.parameters();
     let mut checks = order[..2].to_vec();
     checks.extend(order.iter().find(|&&k| (k < half) != (order[0] < half)));
@@ -266,11 +263,9 @@ fn three_finger_gradient_matches_differences() {
         "the fingers touch the ball"
     );
     let g = &at.gradient;
-    let scale = g.amax();
-    assert!(scale > 0.0, "the design gradient is zero");
+    assert!(g.amax() > 0.0, "the design gradient is zero");
     // The two vertex coordinates the loss is most sensitive to.
-    let mut order: Vec<usize> = (0..g.len()).collect();
-    order.sort_by(|&a, &b| g[b].abs().total_cmp(&g[a].abs()));
+    let order = largest_first(g);
     differences_match(|x| task.evaluate(x).unwrap().loss, &p, g, &order[..2]);
 }
 
@@ -294,6 +289,13 @@ fn three_finger_loss_falls_and_stays_collision_free() {
             t.name
         );
     }
+}
+
+/// The indices of `g`, largest magnitude first.
+fn largest_first(g: &DVector<f64>) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..g.len()).collect();
+    order.sort_by(|&a, &b| g[b].abs().total_cmp(&g[a].abs()));
+    order
 }
 
 /// Central differences of `loss` at `p` with 1e-9 m steps match the adjoint gradient `g` on

@@ -50,6 +50,10 @@ use nalgebra::{DMatrix, DVector, Isometry3, SMatrix};
 use sdrs_contact::barrier::barrier;
 use std::time::{Duration, Instant};
 
+/// An extrapolated Newton start whose residual is below this fraction of the tolerance ends the
+/// step without a Newton step (as accurate as a Newton step from θ^t leaves it).
+const POLISHED: f64 = 1e-3;
+
 /// What a step returns besides the new state.
 #[derive(Debug, Clone)]
 pub struct StepReport {
@@ -405,10 +409,35 @@ impl Simulator {
         let started = Instant::now();
         let mut newton = Duration::ZERO;
         let (now, data) = self.prepare(current, previous, control)?;
-        let mut state = current.clone();
-        let mut eval = match self.evaluate(&state, &data, true)? {
-            Ok(e) => e,
-            Err(why) => return Err(self.infinite_error(why, &now)),
+        // Newton starts where the last step's motion would carry θ^t when the objective is
+        // lower there than at θ^t (not so where the motion runs into a barrier), else at θ^t.
+        let mut start = None;
+        if let Some(guess) = self.extrapolated(current, previous, &now)? {
+            if let Ok(e) = self.evaluate(&guess, &data, true)? {
+                match self.evaluate(current, &data, false)? {
+                    Ok(at_current) => {
+                        if at_current.value < e.value {
+                            self.recycle(e);
+                        } else {
+                            start = Some((guess, e));
+                        }
+                        self.recycle(at_current);
+                    }
+                    Err(why) => return Err(self.infinite_error(why, &now)),
+                }
+            }
+        }
+        // A start at θ^t that is already converged is the state at rest. An extrapolated start
+        // is polished by a Newton step unless far inside the tolerance: a guess just inside it
+        // would otherwise end the step less accurately than Newton's last step from θ^t does
+        // (the book stack's statics move from 1e-9 to 1e-5 m).
+        let mut polish = start.is_some();
+        let (mut state, mut eval) = match start {
+            Some(started) => started,
+            None => match self.evaluate(current, &data, true)? {
+                Ok(e) => (current.clone(), e),
+                Err(why) => return Err(self.infinite_error(why, &now)),
+            },
         };
         let mut step = 1.0;
         // Taken out for the solve (the line search borrows `self` mutably), put back on
@@ -416,7 +445,9 @@ impl Simulator {
         let mut direction = std::mem::replace(&mut self.workspace.direction, DVector::zeros(0));
         for iteration in 0..self.settings.max_iterations {
             let residual = eval.gradient.amax();
-            if residual < self.settings.tolerance {
+            if residual < self.settings.tolerance
+                && (!polish || residual < POLISHED * self.settings.tolerance)
+            {
                 // Re-centring changes the chart of spherical and free joints, not the poses:
                 // the Hessian (and blocks) the backward pass gets are those of the new chart.
                 // The poses are the same up to round-off; should that round-off cross a barrier
@@ -498,6 +529,7 @@ impl Simulator {
                 if let Ok(e) = full {
                     state = next;
                     self.recycle(std::mem::replace(&mut eval, e));
+                    polish = false;
                     continue;
                 }
             }
@@ -519,9 +551,17 @@ impl Simulator {
                 }
                 step *= 0.5;
             }
-            let Some((next, e)) = shrunk else { break };
+            let Some((next, e)) = shrunk else {
+                if polish && eval.gradient.amax() < self.settings.tolerance {
+                    // No step improves a converged guess: keep it.
+                    polish = false;
+                    continue;
+                }
+                break;
+            };
             state = next;
             self.recycle(std::mem::replace(&mut eval, e));
+            polish = false;
         }
         Err(DynamicsError::NotConverged {
             iterations: self.settings.max_iterations,
@@ -531,6 +571,36 @@ impl Simulator {
             step,
             hint: self.convergence_hint(&eval.kinematics),
         })
+    }
+
+    /// Newton's starting iterate: `θ^t ⊕ (θ^t ⊖ θ^{t−1})`, θ^t moved on by the motion of the
+    /// step before (θ^{t−1} recovered from the previous poses), which is the minimiser of the
+    /// step's inertial term alone and so usually far closer to θ^{t+1} than θ^t is (a moving
+    /// scene converges in fewer iterations). A function of the step's inputs only, so a step
+    /// does not depend on the steps taken before it. `None` (start at θ^t) when the previous
+    /// poses are not those of a state, the step before did not move, or the contact model's
+    /// continuous collision check does not allow the whole move from θ^t.
+    fn extrapolated(
+        &mut self,
+        current: &State,
+        previous: &[Isometry3<f64>],
+        now: &Kinematics,
+    ) -> Result<Option<State>> {
+        let model = &self.model;
+        let Ok(before) = model.state_from_poses(previous, current) else {
+            return Ok(None);
+        };
+        let motion = model.difference(&before, current)?;
+        if motion.iter().all(|&x| x == 0.0) {
+            return Ok(None);
+        }
+        let guess = model.integrate(current, &motion)?;
+        if let Some(hook) = self.contact.as_mut()
+            && hook.max_step(model, now, &guess)? < 1.0
+        {
+            return Ok(None);
+        }
+        Ok(Some(guess))
     }
 
     /// The full evaluation of a state the line search accepted on its value alone. Warm-started

@@ -123,7 +123,7 @@ impl Gathered {
 /// Node pairs this many levels below the root are split into two branches evaluated on
 /// rayon's pool (with the `parallel` feature) and merged in a fixed order, so the result does
 /// not depend on the number of threads.
-const SPLIT_DEPTH: usize = 0;
+const SPLIT_DEPTH: usize = 3;
 
 /// Runs two closures, in parallel with the `parallel` feature.
 fn join<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {

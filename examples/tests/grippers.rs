@@ -191,7 +191,7 @@ fn parallel_jaw_rejects_bad_settings() {
 fn parallel_jaw_gradient_matches_differences() {
     let mut task = parallel_reduced(["ball", "cube"]);
     for t in &mut task.trajectories {
-        t.objective.settings.tolerance = 1e-8;
+        t.objective.settings.tolerance = 1e-10;
     }
     let p = DVector::zeros(task.parameters());
     let at = task.evaluate(&p).unwrap();
@@ -248,7 +248,7 @@ fn hand_reduced(objects: &[&str]) -> Carry {
 fn three_finger_gradient_matches_differences() {
     let mut task = hand_reduced(&["ball"]);
     for t in &mut task.trajectories {
-        t.objective.settings.tolerance = 1e-8;
+        t.objective.settings.tolerance = 1e-10;
     }
     let p = DVector::zeros(task.parameters());
     assert_eq!(p.len(), 6 * 2 * 8 * 3);

@@ -109,8 +109,8 @@ pub use srdf::{Srdf, SrdfReport};
 pub use stepper::{
     ActiveContact, ContactEnergy, ContactHook, ContactKind, ContactSettings, Control, DesignBlock,
     DesignBlocks, ExternalEnergy, FrictionSettings, IpcContact, Linearization, LongRangeContact,
-    MeshContact, Objective, PairTerm, PairVertex, SdrsContact, Simulator, StepDerivatives,
-    StepReport, StepSettings, StepTimings,
+    MeshContact, NewtonStart, Objective, PairTerm, PairVertex, SdrsContact, Simulator,
+    StepDerivatives, StepReport, StepSettings, StepTimings,
 };
 pub use urdf::{UrdfOptions, load_urdf, urdf_from_str};
 pub use urdf_export::{UrdfExport, export_urdf};

@@ -70,8 +70,8 @@ pub mod prelude {
     };
     pub use sdrs_dynamics::{
         ActiveContact, BodyId, ContactKind, ContactSettings, Control, Frame, FrictionSettings,
-        JointId, JointKind, Kinematics, Link, LinkId, MassModel, Model, Motion, Simulator, State,
-        StepSettings, UrdfExport, UrdfOptions, export_urdf, load_urdf,
+        JointId, JointKind, Kinematics, Link, LinkId, MassModel, Model, Motion, NewtonStart,
+        Simulator, State, StepSettings, UrdfExport, UrdfOptions, export_urdf, load_urdf,
     };
     pub use sdrs_geometry::ConvexHull;
 }

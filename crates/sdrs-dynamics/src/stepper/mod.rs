@@ -35,7 +35,8 @@ pub use backward::{DesignBlock, DesignBlocks, StepDerivatives};
 pub use contact::{ContactEnergy, ContactHook, PairTerm, PairVertex, SdrsContact};
 pub use mesh_contact::{IpcContact, LongRangeContact, MeshContact};
 pub use settings::{
-    ContactKind, ContactSettings, Control, ExternalEnergy, FrictionSettings, StepSettings,
+    ContactKind, ContactSettings, Control, ExternalEnergy, FrictionSettings, NewtonStart,
+    StepSettings,
 };
 
 use crate::motion::Motion;
@@ -409,36 +410,8 @@ impl Simulator {
         let started = Instant::now();
         let mut newton = Duration::ZERO;
         let (now, data) = self.prepare(current, previous, control)?;
-        // Newton starts where the last step's motion would carry θ^t when the objective is
-        // lower there than at θ^t (not so where the motion runs into a barrier), else at θ^t.
-        let mut start = None;
-        if let Some(guess) = self.extrapolated(current, previous, &now)? {
-            if let Ok(e) = self.evaluate(&guess, &data, true)? {
-                match self.evaluate(current, &data, false)? {
-                    Ok(at_current) => {
-                        if at_current.value < e.value {
-                            self.recycle(e);
-                        } else {
-                            start = Some((guess, e));
-                        }
-                        self.recycle(at_current);
-                    }
-                    Err(why) => return Err(self.infinite_error(why, &now)),
-                }
-            }
-        }
-        // A start at θ^t that is already converged is the state at rest. An extrapolated start
-        // is polished by a Newton step unless far inside the tolerance: a guess just inside it
-        // would otherwise end the step less accurately than Newton's last step from θ^t does
-        // (the book stack's statics move from 1e-9 to 1e-5 m).
-        let mut polish = start.is_some();
-        let (mut state, mut eval) = match start {
-            Some(started) => started,
-            None => match self.evaluate(current, &data, true)? {
-                Ok(e) => (current.clone(), e),
-                Err(why) => return Err(self.infinite_error(why, &now)),
-            },
-        };
+        let (mut state, mut eval, mut polish) =
+            self.newton_start(current, previous, &now, &data)?;
         let mut step = 1.0;
         // Taken out for the solve (the line search borrows `self` mutably), put back on
         // success: the buffer outlives the step.
@@ -573,13 +546,51 @@ impl Simulator {
         })
     }
 
-    /// Newton's starting iterate: `θ^t ⊕ (θ^t ⊖ θ^{t−1})`, θ^t moved on by the motion of the
-    /// step before (θ^{t−1} recovered from the previous poses), which is the minimiser of the
-    /// step's inertial term alone and so usually far closer to θ^{t+1} than θ^t is (a moving
-    /// scene converges in fewer iterations). A function of the step's inputs only, so a step
-    /// does not depend on the steps taken before it. `None` (start at θ^t) when the previous
-    /// poses are not those of a state, the step before did not move, or the contact model's
-    /// continuous collision check does not allow the whole move from θ^t.
+    /// Newton's starting iterate, its evaluation, and whether it must be polished by a Newton
+    /// step before it may end the step.
+    ///
+    /// With [`NewtonStart::Extrapolated`], Newton starts where the last step's motion would
+    /// carry θ^t ([`Simulator::extrapolated`]) when the objective is lower there than at θ^t
+    /// (it is not where that motion runs into a barrier, e.g. at an impact), else at θ^t. A
+    /// start at θ^t that is already converged is the state at rest. An extrapolated start is
+    /// polished unless its residual is far inside the tolerance ([`POLISHED`]): a guess just
+    /// inside it would end the step less accurately than Newton's last step from θ^t does
+    /// (the book stack's statics move from 1e-9 to 1e-5 m without the polish).
+    fn newton_start(
+        &mut self,
+        current: &State,
+        previous: &[Isometry3<f64>],
+        now: &Kinematics,
+        data: &StepData<'_>,
+    ) -> Result<(State, Evaluation, bool)> {
+        if self.settings.start == NewtonStart::Extrapolated
+            && let Some(guess) = self.extrapolated(current, previous, now)?
+            && let Ok(at_guess) = self.evaluate(&guess, data, true)?
+        {
+            let at_current = match self.evaluate(current, data, false)? {
+                Ok(e) => e,
+                Err(why) => return Err(self.infinite_error(why, now)),
+            };
+            let lower = at_guess.value <= at_current.value;
+            self.recycle(at_current);
+            if lower {
+                return Ok((guess, at_guess, true));
+            }
+            self.recycle(at_guess);
+        }
+        match self.evaluate(current, data, true)? {
+            Ok(e) => Ok((current.clone(), e, false)),
+            Err(why) => Err(self.infinite_error(why, now)),
+        }
+    }
+
+    /// `θ^t ⊕ (θ^t ⊖ θ^{t−1})`: θ^t moved on by the motion of the step before (θ^{t−1}
+    /// recovered from the previous poses), the minimiser of the step's inertial term alone and
+    /// so usually far closer to θ^{t+1} than θ^t is (a moving scene converges in fewer
+    /// iterations). A function of the step's inputs only, so a step does not depend on the
+    /// steps taken before it. `None` (start at θ^t) when the previous poses are not those of a
+    /// state, the step before did not move, or the contact model's continuous collision check
+    /// does not allow the whole move from θ^t.
     fn extrapolated(
         &mut self,
         current: &State,

@@ -300,6 +300,22 @@ fn positive_setting(name: &'static str, value: f64) -> Result<()> {
     }
 }
 
+/// Where a step's Newton solve starts.
+///
+/// Both starts converge to the same step to within [`StepSettings::tolerance`]; they differ in
+/// how many Newton iterations that takes, and so in which point inside the tolerance a step
+/// ends at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum NewtonStart {
+    /// `θ^t ⊕ (θ^t ⊖ θ^{t−1})`, where the last step's motion carries θ^t (the minimiser of
+    /// the inertial term alone), when the objective is lower there than at θ^t; else θ^t.
+    /// Moving scenes converge in fewer iterations (rotating chains 4 → 2, billiards 9 → 3).
+    #[default]
+    Extrapolated,
+    /// θ^t, the state at the start of the step (the paper's Algorithm 1).
+    Current,
+}
+
 /// Time-step settings: [`StepSettings::new`] and the validated `with_*` builders; the public
 /// fields may also be edited, and are checked when a simulator is built.
 ///
@@ -326,6 +342,8 @@ pub struct StepSettings {
     pub tolerance: f64,
     /// Newton iteration cap.
     pub max_iterations: usize,
+    /// Where Newton starts (default [`NewtonStart::Extrapolated`]).
+    pub start: NewtonStart,
     /// Support of the joint-limit barrier: a limited DoF within this distance (rad or m) of a
     /// limit feels `limit_stiffness · P_s(distance)`, the SDRS barrier of eq. 6, which is
     /// infinite at the limit and exactly zero (C²) beyond the support.
@@ -351,7 +369,7 @@ impl StepSettings {
     pub const DEFAULT_LIMIT_SUPPORT: f64 = 0.01;
 
     /// `dt`, gravity 9.81, eigenvalue floor 1e-3, tolerance 1e-4, 100 iterations, no contact
-    /// (the paper's settings, sec. V).
+    /// (the paper's settings, sec. V), Newton started at the extrapolated state.
     pub fn new(dt: f64) -> Result<Self> {
         if !(dt.is_finite() && dt > 0.0) {
             return Err(DynamicsError::InvalidSetting {
@@ -366,6 +384,7 @@ impl StepSettings {
             eigenvalue_floor: 1e-3,
             tolerance: 1e-4,
             max_iterations: 100,
+            start: NewtonStart::default(),
             limit_support: Self::DEFAULT_LIMIT_SUPPORT,
             limit_stiffness: 1.0,
             contact: None,

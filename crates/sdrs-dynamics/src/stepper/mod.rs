@@ -197,6 +197,24 @@ struct Evaluation {
     active_pairs: usize,
 }
 
+/// What an evaluation of the objective computes besides its value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Needs {
+    /// The value only (a line-search trial).
+    Value,
+    /// The value and gradient (the residual of Newton's start at θ^t).
+    Gradient,
+    /// The value, gradient and Hessian (a Newton iterate).
+    Hessian,
+}
+
+impl Needs {
+    /// [`Needs::Hessian`] if `full`, else [`Needs::Value`].
+    fn full_if(full: bool) -> Self {
+        if full { Self::Hessian } else { Self::Value }
+    }
+}
+
 /// Which term makes the objective infinite at a configuration.
 #[derive(Debug, Clone, Copy)]
 enum Infinite {
@@ -427,7 +445,7 @@ impl Simulator {
                 // (or a warm start disagree), the step keeps the chart it converged in.
                 let mut next = state.recentred(&self.model);
                 if next != state {
-                    match self.evaluate(&next, &data, true)? {
+                    match self.evaluate(&next, &data, Needs::Hessian)? {
                         Ok(e) => self.recycle(std::mem::replace(&mut eval, e)),
                         Err(_) => next = state,
                     }
@@ -478,7 +496,7 @@ impl Simulator {
                     break;
                 }
                 let trial = trial_state(&self.model, &state, &direction, step);
-                match self.evaluate(&trial, &data, attempt == 0)? {
+                match self.evaluate(&trial, &data, Needs::full_if(attempt == 0))? {
                     Ok(e) if e.value <= eval.value + 1e-4 * step * slope => {
                         let kept = if attempt == 0 {
                             Some(e)
@@ -514,7 +532,7 @@ impl Simulator {
             step = longest;
             for _ in 0..8 {
                 let trial = trial_state(&self.model, &state, &direction, step);
-                match self.evaluate(&trial, &data, true)? {
+                match self.evaluate(&trial, &data, Needs::Hessian)? {
                     Ok(e) if e.gradient.amax() < eval.gradient.amax() => {
                         shrunk = Some((trial, e));
                         break;
@@ -549,16 +567,19 @@ impl Simulator {
     /// Newton's starting iterate, its evaluation, and whether it must be polished by a Newton
     /// step before it may end the step.
     ///
-    /// Newton starts at θ^t, unless [`NewtonStart::Extrapolated`] is set, θ^t is not
-    /// converged (a scene at rest costs one evaluation, as before), contact acts at θ^t, and
-    /// the objective is lower where the last step's motion would carry θ^t
-    /// ([`Simulator::extrapolated`]); it is not where that motion runs into a barrier, e.g. at
-    /// an impact. Without contact the objective is smooth and Newton from θ^t takes one or two
-    /// steps anyway: there the extra evaluation would only cost (UR5 +30%, measured). An
-    /// extrapolated start is polished unless its residual is far inside the tolerance
-    /// ([`POLISHED`]): a guess just inside it would end the step less accurately than
-    /// Newton's last step from θ^t does (the book stack's statics move from 1e-9 to 1e-5 m
-    /// without the polish).
+    /// With [`NewtonStart::Extrapolated`] and contact, Newton starts where the last step's
+    /// motion would carry θ^t ([`Simulator::extrapolated`]) when the objective is lower there
+    /// than at θ^t (it is not where that motion runs into a barrier, e.g. at an impact), and θ^t
+    /// is not converged; else at θ^t. A converged θ^t is the state at rest: the step ends
+    /// there, so the next step's start did not move, and a scene at rest costs one evaluation
+    /// per step, as with [`NewtonStart::Current`]. θ^t is compared with its gradient, not its
+    /// Hessian. Without contact the objective is smooth and Newton from θ^t takes one or two
+    /// steps anyway: there the extra evaluation would only cost (UR5 +30%, measured).
+    ///
+    /// An extrapolated start is polished unless its residual is far inside the tolerance
+    /// ([`POLISHED`]): a guess just inside it would end the step at the last step's velocity,
+    /// a drift the residual test does not see (the book stack's statics move from 1e-9 to
+    /// 1e-5 m without the polish).
     fn newton_start(
         &mut self,
         current: &State,
@@ -566,23 +587,27 @@ impl Simulator {
         now: &Kinematics,
         data: &StepData<'_>,
     ) -> Result<(State, Evaluation, bool)> {
-        let at_current = match self.evaluate(current, data, true)? {
-            Ok(e) => e,
-            Err(why) => return Err(self.infinite_error(why, now)),
-        };
         if self.settings.start == NewtonStart::Extrapolated
-            && at_current.active_pairs > 0
-            && at_current.gradient.amax() >= self.settings.tolerance
+            && self.contact.is_some()
             && let Some(guess) = self.extrapolated(current, previous, now)?
-            && let Ok(at_guess) = self.evaluate(&guess, data, true)?
+            && let Ok(at_guess) = self.evaluate(&guess, data, Needs::Hessian)?
         {
-            if at_guess.value <= at_current.value {
-                self.recycle(at_current);
+            let at_current = match self.evaluate(current, data, Needs::Gradient)? {
+                Ok(e) => e,
+                Err(why) => return Err(self.infinite_error(why, now)),
+            };
+            let moving = at_current.gradient.amax() >= self.settings.tolerance;
+            let lower = at_guess.value <= at_current.value;
+            self.recycle(at_current);
+            if moving && lower {
                 return Ok((guess, at_guess, true));
             }
             self.recycle(at_guess);
         }
-        Ok((current.clone(), at_current, false))
+        match self.evaluate(current, data, Needs::Hessian)? {
+            Ok(e) => Ok((current.clone(), e, false)),
+            Err(why) => Err(self.infinite_error(why, now)),
+        }
     }
 
     /// `θ^t ⊕ (θ^t ⊖ θ^{t−1})`: θ^t moved on by the motion of the step before (θ^{t−1}
@@ -590,22 +615,22 @@ impl Simulator {
     /// so usually far closer to θ^{t+1} than θ^t is (a moving scene converges in fewer
     /// iterations). A function of the step's inputs only, so a step does not depend on the
     /// steps taken before it. `None` (start at θ^t) when the previous poses are not those of a
-    /// state, the step before did not move, or the contact model's continuous collision check
-    /// does not allow the whole move from θ^t.
+    /// state, the step before did not move a link, or the contact model's continuous collision
+    /// check does not allow the whole move from θ^t.
     fn extrapolated(
         &mut self,
         current: &State,
         previous: &[Isometry3<f64>],
         now: &Kinematics,
     ) -> Result<Option<State>> {
+        if previous == now.poses() {
+            return Ok(None);
+        }
         let model = &self.model;
         let Ok(before) = model.state_from_poses(previous, current) else {
             return Ok(None);
         };
         let motion = model.difference(&before, current)?;
-        if motion.iter().all(|&x| x == 0.0) {
-            return Ok(None);
-        }
         let guess = model.integrate(current, &motion)?;
         if let Some(hook) = self.contact.as_mut()
             && hook.max_step(model, now, &guess)? < 1.0
@@ -623,14 +648,14 @@ impl Simulator {
         state: &State,
         data: &StepData,
     ) -> Result<std::result::Result<Evaluation, Infinite>> {
-        let first = self.evaluate(state, data, true)?;
+        let first = self.evaluate(state, data, Needs::Hessian)?;
         if first.is_ok() {
             return Ok(first);
         }
         if let Some(hook) = self.contact.as_mut() {
             hook.reset_warm_starts();
         }
-        self.evaluate(state, data, true)
+        self.evaluate(state, data, Needs::Hessian)
     }
 
     /// The error for a step that starts where the objective is infinite.
@@ -762,7 +787,7 @@ impl Simulator {
         let (now, data) = self.prepare(current, previous, control)?;
         self.workspace.now = now;
         next.check(&self.model)?;
-        if let Ok(e) = self.evaluate(next, &data, true)? {
+        if let Ok(e) = self.evaluate(next, &data, Needs::Hessian)? {
             self.workspace.viewed = Some(e);
         }
         Ok(self.workspace.viewed.as_ref().map(|e| ObjectiveView {
@@ -785,7 +810,7 @@ impl Simulator {
     ) -> Result<Linearization> {
         let (now, data) = self.prepare(current, previous, control)?;
         next.check(&self.model)?;
-        let eval = match self.evaluate(next, &data, true)? {
+        let eval = match self.evaluate(next, &data, Needs::Hessian)? {
             Ok(e) => e,
             Err(Infinite::Contact) => {
                 let at = Kinematics::new(&self.model, next);
@@ -860,7 +885,7 @@ impl Simulator {
         &mut self,
         state: &State,
         data: &StepData,
-        derivatives: bool,
+        needs: Needs,
     ) -> Result<std::result::Result<Evaluation, Infinite>> {
         let mut eval = self.workspace.spare.pop().unwrap_or_else(|| Evaluation {
             kinematics: Kinematics::default(),
@@ -869,7 +894,7 @@ impl Simulator {
             hessian: DMatrix::zeros(0, 0),
             active_pairs: 0,
         });
-        match self.evaluate_into(&mut eval, state, data, derivatives) {
+        match self.evaluate_into(&mut eval, state, data, needs) {
             Ok(Ok(())) => Ok(Ok(eval)),
             Ok(Err(why)) => {
                 self.recycle(eval);
@@ -888,8 +913,9 @@ impl Simulator {
         eval: &mut Evaluation,
         state: &State,
         data: &StepData,
-        derivatives: bool,
+        needs: Needs,
     ) -> Result<std::result::Result<(), Infinite>> {
+        let (derivatives, hessians) = (needs != Needs::Value, needs == Needs::Hessian);
         let model = &self.model;
         let n = model.dof();
         let dt = self.settings.dt;
@@ -926,7 +952,7 @@ impl Simulator {
         }
         if derivatives {
             composites.accumulate(model);
-            composites.add_to(model, kin, gradient, Some(hessian));
+            composites.add_to(model, kin, gradient, hessians.then_some(&mut *hessian));
         }
         let c = data.control;
         for j in 0..n {
@@ -936,6 +962,8 @@ impl Simulator {
             value += c.kp[j] * p * p + c.kd[j] * v * v - c.force[j] * (state.q[j] - data.q_t[j]);
             if derivatives {
                 gradient[j] += -2.0 * c.kp[j] * p - 2.0 * c.kd[j] * v / dt - c.force[j];
+            }
+            if hessians {
                 hessian[(j, j)] += 2.0 * c.kp[j] + 2.0 * c.kd[j] / (dt * dt);
             }
         }
@@ -945,7 +973,7 @@ impl Simulator {
                 kin,
                 state,
                 gradient,
-                derivatives.then_some(&mut *hessian),
+                hessians.then_some(&mut *hessian),
             );
             if e == f64::INFINITY {
                 return Ok(Err(Infinite::External(index)));
@@ -971,17 +999,16 @@ impl Simulator {
                 value += k * v;
                 if derivatives {
                     gradient[j] += k * d1 * sign;
+                }
+                if hessians {
                     hessian[(j, j)] += k * d2;
                 }
             }
         }
         let mut active_pairs = 0;
         if let Some(hook) = self.contact.as_mut() {
-            let (g, h) = if derivatives {
-                (Some(&mut *gradient), Some(&mut *hessian))
-            } else {
-                (None, None)
-            };
+            let g = derivatives.then_some(&mut *gradient);
+            let h = hessians.then_some(&mut *hessian);
             let Some(energy) = hook.add(model, kin, g, h)? else {
                 return Ok(Err(Infinite::Contact));
             };
@@ -993,7 +1020,8 @@ impl Simulator {
         // Without derivatives the gradient and Hessian are not used (a trial accepted on its
         // value is evaluated again with them), so only the value is checked then.
         if !value.is_finite()
-            || (derivatives && !(all_finite(gradient.as_slice()) && all_finite(hessian.as_slice())))
+            || (derivatives && !all_finite(gradient.as_slice()))
+            || (hessians && !all_finite(hessian.as_slice()))
         {
             return Err(DynamicsError::NotANumber {
                 term: format!(

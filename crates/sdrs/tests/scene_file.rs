@@ -2,7 +2,7 @@
 //! malformed files are refused with their line and key.
 
 use nalgebra::{UnitQuaternion, Vector3};
-use sdrs::dynamics::ContactKind;
+use sdrs::dynamics::{ContactKind, NewtonStart};
 use sdrs::scene::{
     ContactDescription, ContactModelName, JointControlDescription, ObjectDescription,
     PoseDescription, RobotDescription, Scene, SceneDescription, SceneError, ShapeDescription,
@@ -251,6 +251,7 @@ fn full_description_round_trips() {
             tolerance: Some(1e-6),
             max_iterations: Some(40),
             eigenvalue_floor: Some(1e-4),
+            start: Some(NewtonStart::Current),
         },
         contact: ContactDescription {
             model: ContactModelName::Hulls,
@@ -347,6 +348,24 @@ fn refused(text: &str, line: usize, key: &str) -> String {
 }
 
 #[test]
+fn the_newton_start_reaches_the_simulator() {
+    for (text, start) in [
+        ("", NewtonStart::Extrapolated),
+        ("[solver]\nstart = \"current\"\n", NewtonStart::Current),
+        (
+            "[solver]\nstart = \"extrapolated\"\n",
+            NewtonStart::Extrapolated,
+        ),
+    ] {
+        let setup = Scene::from_str(&format!("dt = 0.01\nground = true\n{text}"))
+            .unwrap()
+            .build()
+            .unwrap();
+        assert_eq!(setup.simulator.settings().start, start, "{text}");
+    }
+}
+
+#[test]
 fn malformed_files_name_line_and_key() {
     // A value of the wrong type.
     let m = refused(
@@ -370,6 +389,11 @@ fn malformed_files_name_line_and_key() {
     );
     assert!(
         m.contains("expected one of") && m.contains("`stiffness`"),
+        "{m}"
+    );
+    let m = refused("dt = 0.01\n[solver]\nstart = \"zero\"\n", 3, "solver.start");
+    assert!(
+        m.contains("`extrapolated`") && m.contains("`current`"),
         "{m}"
     );
     let m = refused("dt = 0.01\ngrund = true\n", 2, "grund");

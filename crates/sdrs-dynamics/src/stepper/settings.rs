@@ -305,7 +305,8 @@ fn positive_setting(name: &'static str, value: f64) -> Result<()> {
 /// Both starts converge to the same step to within [`StepSettings::tolerance`]; they differ in
 /// how many Newton iterations that takes, and so in which point inside the tolerance a step
 /// ends at.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum NewtonStart {
     /// `θ^t ⊕ (θ^t ⊖ θ^{t−1})`, where the last step's motion carries θ^t (the minimiser of
     /// the inertial term alone), when the objective is lower there than at θ^t; else θ^t.

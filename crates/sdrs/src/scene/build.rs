@@ -126,6 +126,9 @@ fn apply_settings(scene: &Scene, settings: &mut StepSettings) -> Result<()> {
     if let Some(f) = d.solver.eigenvalue_floor {
         settings.eigenvalue_floor = f;
     }
+    if let Some(start) = d.solver.start {
+        settings.start = start;
+    }
     settings.check().map_err(|e| {
         let key = match &e {
             DynamicsError::InvalidSetting {

@@ -1,6 +1,7 @@
 //! The scene file's contents as plain serde types: what a TOML scene says, before any file it
 //! names is read.
 
+use sdrs_dynamics::NewtonStart;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -47,7 +48,7 @@ fn standard_gravity() -> f64 {
 }
 
 /// Newton solver settings (`[solver]`); each absent one keeps the engine's default
-/// (tolerance 1e-4, 100 iterations, eigenvalue floor 1e-3).
+/// (tolerance 1e-4, 100 iterations, eigenvalue floor 1e-3, start `"extrapolated"`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SolverDescription {
@@ -60,6 +61,10 @@ pub struct SolverDescription {
     /// Lower bound of the Hessian's eigenvalues in the Newton direction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub eigenvalue_floor: Option<f64>,
+    /// Where Newton starts: `"extrapolated"` (the last step's motion carried on) or
+    /// `"current"` (the state at the step's start, the paper's Algorithm 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<NewtonStart>,
 }
 
 /// Which contact model a scene uses.

@@ -310,7 +310,8 @@ fn positive_setting(name: &'static str, value: f64) -> Result<()> {
 pub enum NewtonStart {
     /// `θ^t ⊕ (θ^t ⊖ θ^{t−1})`, where the last step's motion carries θ^t (the minimiser of
     /// the inertial term alone), when the objective is lower there than at θ^t; else θ^t.
-    /// Moving scenes converge in fewer iterations (rotating chains 4 → 2, billiards 9 → 3).
+    /// Moving scenes with contact converge in fewer iterations (rotating chains 4 → 2, billiards
+    /// 9 → 3); contact-free steps and steps from rest start at θ^t.
     #[default]
     Extrapolated,
     /// θ^t, the state at the start of the step (the paper's Algorithm 1).

@@ -1,7 +1,7 @@
 """Type stubs of the native module ``sdrs._sdrs`` (re-exported by ``sdrs``)."""
 
 from os import PathLike
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -107,6 +107,7 @@ class World:
     ) -> RobotHandle: ...
     gravity: float
     tolerance: float
+    newton_start: Literal["extrapolated", "current"]
     @property
     def contact(self) -> Optional[ContactSettings]: ...
     def build(self) -> Simulator: ...

@@ -33,6 +33,11 @@ def test_world_model_and_names():
     assert world.contact.stiffness > 0.0 and world.contact.skip_adjacent
     world.tolerance = 1e-6
     assert world.tolerance == 1e-6
+    assert world.newton_start == "extrapolated"
+    world.newton_start = "current"
+    assert world.newton_start == "current"
+    with pytest.raises(ValueError, match="extrapolated"):
+        world.newton_start = "zero"
     custom = sdrs.ContactSettings(stiffness=2.0, mu=0.3)
     assert (custom.stiffness, custom.mu, custom.skip_adjacent) == (2.0, 0.3, False)
     assert custom.model == "hulls"

@@ -14,7 +14,8 @@ use sdrs::contact::PlaneBarrier;
 use sdrs::contact::ipc::potential::Ipc;
 use sdrs::contact::long_range::LongRange;
 use sdrs::dynamics::{
-    ContactKind, ContactSettings, FrictionSettings, JointKind, Link, MassModel, UrdfOptions,
+    ContactKind, ContactSettings, FrictionSettings, JointKind, Link, MassModel, NewtonStart,
+    UrdfOptions,
 };
 use sdrs::geometry::ConvexHull;
 use sdrs::{ObjectHandle, RobotHandle, Scene, World};
@@ -342,6 +343,31 @@ impl PyWorld {
     fn set_tolerance(&mut self, tolerance: f64) -> PyResult<()> {
         let settings = self.0.settings_mut();
         *settings = settings.clone().with_tolerance(tolerance).raise()?;
+        Ok(())
+    }
+
+    /// Where each step's Newton solve starts: `"extrapolated"` (the last step's motion carried
+    /// on; the default) or `"current"` (the state at the step's start, the paper's
+    /// Algorithm 1).
+    #[getter]
+    fn get_newton_start(&mut self) -> &'static str {
+        match self.0.settings_mut().start {
+            NewtonStart::Extrapolated => "extrapolated",
+            NewtonStart::Current => "current",
+        }
+    }
+
+    #[setter]
+    fn set_newton_start(&mut self, start: &str) -> PyResult<()> {
+        self.0.settings_mut().start = match start {
+            "extrapolated" => NewtonStart::Extrapolated,
+            "current" => NewtonStart::Current,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "newton_start must be \"extrapolated\" or \"current\", not {other:?}"
+                )));
+            }
+        };
         Ok(())
     }
 

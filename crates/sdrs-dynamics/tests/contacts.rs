@@ -138,3 +138,31 @@ fn asking_for_contacts_does_not_change_the_run() {
     };
     assert_eq!(run(false), run(true));
 }
+
+/// The SDRS hook keeps its friction frames while the links have not moved and renews them
+/// when they have: each step of a box at rest and of a box sliding down an incline equals the
+/// same step taken by a fresh simulator, which computes its frames cold.
+#[test]
+fn friction_frames_are_kept_at_rest_and_renewed_in_motion() {
+    for (tilt, mu) in [(0.0, 0.5), (0.4, 0.1)] {
+        let scene = box_on_incline(tilt, mu, 0.01).unwrap();
+        let mut sim = Simulator::new(scene.model.clone(), scene.settings.clone()).unwrap();
+        let mut motion = Motion::at_rest(&scene.model, State::zero(&scene.model));
+        let mut largest: f64 = 0.0;
+        for _ in 0..60 {
+            let before = motion.clone();
+            sim.advance(&mut motion, &scene.control).unwrap();
+            let mut fresh = Simulator::new(scene.model.clone(), scene.settings.clone()).unwrap();
+            let (state, _) = fresh
+                .step(&before.state, &before.previous, &scene.control)
+                .unwrap();
+            largest = largest.max((&state.q - &motion.state.q).amax());
+        }
+        let slid = motion.state.q[0].abs();
+        eprintln!("tilt {tilt}: slid {slid:.3e} m, largest difference {largest:.1e}");
+        assert!(largest < 1e-9, "tilt {tilt}: steps differ by {largest}");
+        if tilt > 0.0 {
+            assert!(slid > 1e-2, "the box did not slide ({slid} m)");
+        }
+    }
+}

@@ -209,6 +209,8 @@ pub struct SdrsContact {
     planes: PairMap<(usize, usize), PlaneCache>,
     frictions: PairMap<(usize, usize), FrictionCache>,
     frames: Vec<((usize, usize), FrictionFrame)>,
+    /// The link poses [`SdrsContact::frames`] were computed at (empty: none valid).
+    frame_poses: Vec<Isometry3<f64>>,
     /// The evaluation's pair terms per link, mapped to generalized coordinates once.
     sums: LinkSums,
     timings: StepTimings,
@@ -250,6 +252,7 @@ impl SdrsContact {
             planes: PairMap::default(),
             frictions: PairMap::default(),
             frames: Vec::new(),
+            frame_poses: Vec::new(),
             sums: LinkSums::default(),
             timings: StepTimings::default(),
         })
@@ -399,10 +402,16 @@ fn pair_term(hulls: [HullRef; 2], pair: &PairContact, step_t: Matrix12, scale: f
 impl ContactHook for SdrsContact {
     fn begin_step(&mut self, model: &Model, now: &Kinematics) -> Result<()> {
         self.timings = StepTimings::default();
-        self.frames.clear();
         if self.friction.is_none() {
             return Ok(());
         }
+        // A frame is a function of its two hulls' poses (the plane cache only warm-starts its
+        // solve): a scene at rest, whose links have not moved since the last step, keeps them.
+        if !self.frame_poses.is_empty() && self.frame_poses == now.poses() {
+            return Ok(());
+        }
+        self.frames.clear();
+        self.frame_poses.clear();
         let clock = Instant::now();
         let pairs = self.candidate_pairs(model, now.poses());
         let frames = self.with_planes(&pairs, |hook, pair, cache| {
@@ -413,6 +422,7 @@ impl ContactHook for SdrsContact {
             .zip(frames)
             .filter_map(|(pair, frame)| Some((pair, frame?)))
             .collect();
+        self.frame_poses.extend_from_slice(now.poses());
         self.timings.normal += clock.elapsed();
         Ok(())
     }
@@ -540,6 +550,7 @@ impl ContactHook for SdrsContact {
     fn reset_warm_starts(&mut self) {
         self.planes.clear();
         self.frictions.clear();
+        self.frame_poses.clear();
     }
 
     fn timings(&self) -> StepTimings {

@@ -69,6 +69,8 @@ pub struct PlaneBarrier {
 #[derive(Debug, Clone, Default)]
 pub struct PlaneCache {
     plane: Option<Vector4<f64>>,
+    /// The poses of the two hulls `plane` was solved at.
+    solved_at: Option<[Isometry3<f64>; 2]>,
     gjk: GjkCache,
 }
 
@@ -83,6 +85,7 @@ impl PlaneCache {
     pub fn with_plane(n: Vector3<f64>, o: f64) -> Self {
         Self {
             plane: Some(Vector4::new(n.x, n.y, n.z, o)),
+            solved_at: None,
             gjk: GjkCache::default(),
         }
     }
@@ -264,17 +267,6 @@ impl PlaneBarrier {
         cache: &mut PlaneCache,
     ) -> Result<Solved<'a>> {
         crate::model::check_poses(pose_a, pose_b)?;
-        let separation = match gjk_distance(a, pose_a, b, pose_b, &self.gjk, &mut cache.gjk) {
-            Proximity::Intersecting { .. } => {
-                cache.plane = None;
-                return Ok(Solved::Penetrating);
-            }
-            Proximity::Separated(s) => s,
-        };
-        if separation.distance >= self.support_distance() {
-            cache.plane = None;
-            return Ok(Solved::Apart);
-        }
         let sides = [
             Side {
                 hull: a,
@@ -288,6 +280,28 @@ impl PlaneBarrier {
             },
         ];
         let s = self.support;
+        let poses = [*pose_a, *pose_b];
+        // At the very poses the cached plane was solved at it is still the solution: no GJK
+        // and no Newton step (a scene at rest evaluates its pairs at unchanged poses).
+        if let Some(p) = cache.plane
+            && cache.solved_at == Some(poses)
+            && let Some(e) = solve::evaluate_plane(&sides, &p, s)
+            && e.is_finite()
+        {
+            return Ok(Solved::Plane(sides, solve::solution(p, e, 0)?));
+        }
+        cache.solved_at = None;
+        let separation = match gjk_distance(a, pose_a, b, pose_b, &self.gjk, &mut cache.gjk) {
+            Proximity::Intersecting { .. } => {
+                cache.plane = None;
+                return Ok(Solved::Penetrating);
+            }
+            Proximity::Separated(s) => s,
+        };
+        if separation.distance >= self.support_distance() {
+            cache.plane = None;
+            return Ok(Solved::Apart);
+        }
         // Start from the previous plane when it is feasible and nearly optimal (the usual case
         // within a time step), with a small iteration budget: a warm start converges in a few
         // Newton steps. When it does not (over a ground's edge at the support distance a plane
@@ -311,7 +325,7 @@ impl PlaneBarrier {
                 WARM_BUDGET.min(self.max_iterations),
             )
         {
-            cache.plane = Some(solution.plane);
+            (cache.plane, cache.solved_at) = (Some(solution.plane), Some(poses));
             return Ok(Solved::Plane(sides, solution));
         }
         let n = separation.normal;
@@ -331,7 +345,7 @@ impl PlaneBarrier {
         };
         let solution =
             solve::minimise(&sides, start, eval, s, self.tolerance, self.max_iterations)?;
-        cache.plane = Some(solution.plane);
+        (cache.plane, cache.solved_at) = (Some(solution.plane), Some(poses));
         Ok(Solved::Plane(sides, solution))
     }
 }

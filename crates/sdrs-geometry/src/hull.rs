@@ -54,6 +54,8 @@ pub struct ConvexHull {
     edges: Vec<HullEdge>,
     sphere_center: Point3<f64>,
     sphere_radius: f64,
+    /// [`ConvexHull::fingerprint`].
+    fingerprint: u64,
 }
 
 impl ConvexHull {
@@ -161,7 +163,16 @@ impl ConvexHull {
             .iter()
             .map(|v| (v - sphere_center).norm())
             .fold(0.0, f64::max);
+        let fingerprint = {
+            use std::hash::{Hash, Hasher};
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            for v in &vertices {
+                v.coords.map(f64::to_bits).as_slice().hash(&mut hasher);
+            }
+            hasher.finish()
+        };
         let mut hull = Self {
+            fingerprint,
             xs: vertices.iter().map(|v| v.x).collect(),
             ys: vertices.iter().map(|v| v.y).collect(),
             zs: vertices.iter().map(|v| v.z).collect(),
@@ -189,6 +200,13 @@ impl ConvexHull {
                 .collect();
         }
         hull
+    }
+
+    /// A 64-bit hash of the vertices (their bits, in order): hulls with the same vertices have
+    /// the same fingerprint, and caches key per-pair results on it (a changed hull is a new
+    /// hull, as hulls are immutable).
+    pub fn fingerprint(&self) -> u64 {
+        self.fingerprint
     }
 
     /// The local vertices (the V-representation).

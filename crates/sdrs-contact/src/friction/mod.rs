@@ -83,13 +83,18 @@ pub struct PlaneFriction {
 #[derive(Debug, Clone, Default)]
 pub struct FrictionCache {
     velocity: Option<Vector3<f64>>,
+    /// The last evaluation at the frame's own poses (no motion since step t).
+    at_rest: Option<Box<AtRest>>,
 }
 
-impl FrictionCache {
-    /// The last optimal plane velocity `(u₁, u₂, ω)`, if any.
-    pub fn velocity(&self) -> Option<Vector3<f64>> {
-        self.velocity
-    }
+/// An evaluation at a frame's own poses and what it was a function of: the friction, the frame
+/// and the order.
+#[derive(Debug, Clone)]
+struct AtRest {
+    friction: PlaneFriction,
+    frame: FrictionFrame,
+    order: Order,
+    contact: PairContact,
 }
 
 /// The inner problem of one pair, solved.
@@ -498,9 +503,30 @@ impl PlaneFriction {
         if order == Order::Design {
             return Ok(self.evaluate_lagged(frame, pose_a, pose_b, cache)?.contact);
         }
+        // A scene at rest evaluates every step at its frames' own poses, where the inner solve
+        // and its derivatives are the same every time (the frames are kept while nothing
+        // moves): the last such evaluation is kept and given again.
+        let at_rest = [*pose_a, *pose_b] == *frame.poses();
+        if at_rest
+            && let Some(kept) = &cache.at_rest
+            && kept.order >= order
+            && kept.frame == *frame
+            && kept.friction == *self
+        {
+            return Ok(kept.contact.clone());
+        }
         let poses = [pose_a, pose_b];
         let solved = self.solve(frame, poses, cache)?;
-        Ok(self.pose_derivatives(frame, poses, &solved, order).0)
+        let contact = self.pose_derivatives(frame, poses, &solved, order).0;
+        if at_rest {
+            cache.at_rest = Some(Box::new(AtRest {
+                friction: self.clone(),
+                frame: frame.clone(),
+                order,
+                contact: contact.clone(),
+            }));
+        }
+        Ok(contact)
     }
 
     /// Value, step-(t+1) gradient and Hessian (up to `order`), and `∂²U*/∂ξ∂z` (12x3).

@@ -69,8 +69,8 @@ pub struct PlaneBarrier {
 #[derive(Debug, Clone, Default)]
 pub struct PlaneCache {
     plane: Option<Vector4<f64>>,
-    /// The poses of the two hulls `plane` was solved at.
-    solved_at: Option<[Isometry3<f64>; 2]>,
+    /// The poses and fingerprints of the two hulls `plane` was solved for.
+    solved_at: Option<([Isometry3<f64>; 2], [u64; 2])>,
     gjk: GjkCache,
 }
 
@@ -280,9 +280,10 @@ impl PlaneBarrier {
             },
         ];
         let s = self.support;
-        let poses = [*pose_a, *pose_b];
-        // At the very poses the cached plane was solved at it is still the solution: no GJK
-        // and no Newton step (a scene at rest evaluates its pairs at unchanged poses).
+        let poses = ([*pose_a, *pose_b], [a.fingerprint(), b.fingerprint()]);
+        // For the same hulls at the very poses the cached plane was solved for, it is still the
+        // solution: no GJK and no Newton step (a scene at rest evaluates its pairs at unchanged
+        // poses).
         if let Some(p) = cache.plane
             && cache.solved_at == Some(poses)
             && let Some(e) = solve::evaluate_plane(&sides, &p, s)

@@ -314,6 +314,52 @@ fn no_slip_means_no_friction_force() {
     );
 }
 
+/// At a frame's own poses (a scene at rest) the evaluation is kept and given again: equal to a
+/// fresh one; another order, another friction or a rotated basis are not mixed up.
+#[test]
+fn an_evaluation_at_rest_is_kept_for_its_frame() {
+    let (f, frame, below, _) = block_on_ground(0.4);
+    let at_t = *frame.poses();
+    let fresh = |f: &PlaneFriction, frame: &FrictionFrame, order| {
+        f.evaluate(
+            frame,
+            &below,
+            &at_t[1],
+            &mut FrictionCache::default(),
+            order,
+        )
+        .unwrap()
+    };
+    let mut cache = FrictionCache::default();
+    let mut kept = |f: &PlaneFriction, frame: &FrictionFrame, order| {
+        f.evaluate(frame, &below, &at_t[1], &mut cache, order)
+            .unwrap()
+    };
+    let first = kept(&f, &frame, Order::Value);
+    assert_eq!(first, fresh(&f, &frame, Order::Value));
+    // An evaluation answers for its own order only.
+    let full = kept(&f, &frame, Order::Hessian);
+    assert_eq!(full, fresh(&f, &frame, Order::Hessian));
+    assert!(full.hessian.norm() > 0.0);
+    assert_eq!(kept(&f, &frame, Order::Hessian), full);
+    assert_eq!(
+        kept(&f, &frame, Order::Gradient),
+        fresh(&f, &frame, Order::Gradient)
+    );
+    // Another friction coefficient, or the same frame with its basis turned, solve again.
+    let other = PlaneFriction::new(0.2, DT).unwrap();
+    assert_eq!(
+        kept(&other, &frame, Order::Hessian),
+        fresh(&other, &frame, Order::Hessian)
+    );
+    let mut turned = frame.clone();
+    turned.rotate_basis(0.3).unwrap();
+    assert_eq!(
+        kept(&f, &turned, Order::Hessian),
+        fresh(&f, &turned, Order::Hessian)
+    );
+}
+
 #[test]
 fn frames_and_settings_reject_bad_input() {
     assert!(matches!(

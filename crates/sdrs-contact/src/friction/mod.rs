@@ -509,7 +509,7 @@ impl PlaneFriction {
         let at_rest = [*pose_a, *pose_b] == *frame.poses();
         if at_rest
             && let Some(kept) = &cache.at_rest
-            && kept.order >= order
+            && kept.order == order
             && kept.frame == *frame
             && kept.friction == *self
         {

@@ -71,6 +71,10 @@ struct Args {
     /// Also put the arm in contact with the ground.
     #[arg(long)]
     arm_ground: bool,
+    /// Optimise every frame, even one whose plan already has a window loss of 0 (by default
+    /// such a frame is skipped and its plan applied as it is).
+    #[arg(long)]
+    optimise_every_frame: bool,
     /// Output directory (default `target/experiments/franka`).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -108,7 +112,8 @@ fn main() -> anyhow::Result<()> {
         problem.driven.len(),
         args.iterations,
         LEARNING_RATE,
-    )?;
+    )?
+    .with_hold_at((!args.optimise_every_frame).then_some(0.0));
     let methods = args.methods.methods();
     println!(
         "franka push: {} ({} DoF, {triangles} triangles with the ground), {}arm–ground contact; H = {} frames, h = {}, {} Adam iterations per frame, lr {LEARNING_RATE}, μ = {STIFFNESS:e}, ε = {EPSILON} m (push's Table 3: H = {HORIZON}, h = {RECEDING}, {ITERATIONS} iterations); gravity on, PD holds the arm",
@@ -167,8 +172,7 @@ fn main() -> anyhow::Result<()> {
         );
     }
     write_long_range_animation(
-        model,
-        problem.scene.settings.dt,
+        &problem,
         &runs,
         "Franka Push, long-range, receding horizon",
         &out,

@@ -139,7 +139,11 @@ fn main() -> anyhow::Result<()> {
             &task.objective.model,
             task.objective.settings.dt,
             &end.trajectory.states,
-            target_markers([task.target], EPSILON),
+            target_markers(
+                &task.objective.model,
+                [(task.box_link, task.target)],
+                EPSILON,
+            ),
         )?;
         let title = format!(
             "Ant-Push, long-range, best iterate (iteration {})",

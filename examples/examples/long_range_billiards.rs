@@ -141,7 +141,7 @@ fn main() -> anyhow::Result<()> {
                     &task.model,
                     task.settings.dt,
                     &trajectory.states,
-                    target_markers(task.targets.iter().map(|(_, t)| *t), EPSILON),
+                    target_markers(&task.model, task.pieces(), EPSILON),
                 )?;
                 let title = format!(
                     "Billiards, long-range, {name} initialisation, best iterate (iteration {})",

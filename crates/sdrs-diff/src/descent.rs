@@ -86,7 +86,8 @@ impl Stopping {
 
 /// `iterations` Adam steps on `x` along `source`'s gradients; returns the value before each
 /// step and at the end (`iterations + 1` values: the convergence history). `progress` sees
-/// every iterate before its step. [`descend_with`] can keep the best iterate and stop early.
+/// every iterate before its step. [`descend_with`] can keep the best iterate and stop early;
+/// [`descent`] also returns the best iterate and what it did before a failure.
 ///
 /// Errors when the source fails or returns a non-finite value or gradient (the parameters
 /// are then those of the last good iterate).

@@ -571,11 +571,7 @@ impl<'m> Animation<'m> {
             .enumerate()
             .map(|(i, link)| {
                 let n = link.hulls.len();
-                let fixed = self.model.path(i).is_empty();
-                let colour = |j| match fixed {
-                    true => shapes::fixed_colour(j, n.max(1)),
-                    false => shapes::hull_colour(i, j, n.max(1)),
-                };
+                let colour = |j| hull_colour(self.model, i, j);
                 let mesh = if n > 0 {
                     Some(hull_mesh(doc, &link.name, &link.hulls, (0..n).map(colour)))
                 } else {
@@ -702,6 +698,32 @@ impl<'m> Animation<'m> {
             }
         }
     }
+}
+
+/// The colour of hull `hull` of link `link` (its mesh's for `hull` 0 when it has no hulls):
+/// greys for a link that never moves, the link's hue otherwise.
+fn hull_colour(model: &Model, link: usize, hull: usize) -> [f32; 3] {
+    let hulls = model.links()[link].hulls.len().max(1);
+    match model.path(link).is_empty() {
+        true => shapes::fixed_colour(hull, hulls),
+        false => shapes::hull_colour(link, hull, hulls),
+    }
+}
+
+/// The colour a link of `model` is drawn in (its first hull's), `None` when there is no link
+/// `link`: e.g. for a [`Marker`] in the colour of the body that should reach it.
+///
+/// ```
+/// use sdrs::dynamics::scenes;
+/// use sdrs_view::glb::link_colour;
+///
+/// let scene = scenes::chain(3, 0.01)?;
+/// assert_ne!(link_colour(&scene.model, 1), link_colour(&scene.model, 2));
+/// assert_eq!(link_colour(&scene.model, 3), None);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn link_colour(model: &Model, link: usize) -> Option<[f32; 3]> {
+    (link < model.links().len()).then(|| hull_colour(model, link, 0))
 }
 
 /// Finite translation and a finite unit quaternion (to 1e-6).

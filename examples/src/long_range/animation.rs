@@ -5,42 +5,61 @@
 use super::mpc::MpcRun;
 use super::tabletop::TabletopProblem;
 use sdrs::prelude::*;
-use sdrs_view::glb::{Animation, Marker};
+use sdrs_view::glb::{Animation, Marker, link_colour};
 use sdrs_view::{Plots, write_run};
 use std::path::{Path, PathBuf};
 
-/// The markers of a task's `targets` (centres of mass, world frame) with success radius
-/// `epsilon`: a translucent sphere of radius `epsilon` at each distinct target, coloured per
-/// distinct target (so the two label regions of Sort differ, and pieces sharing a target
-/// share its marker), named `target K`.
+/// The markers of a task whose pieces (links of `model`) must bring their centres of mass
+/// within `epsilon` of their targets, given as `(link, target)` (world frame): a translucent
+/// sphere of radius `epsilon` at each distinct target, in its piece's colour when one piece
+/// alone is sent there (`target of NAME`), otherwise in a palette colour of its own (`target
+/// K`: Sort's label regions, Gather's one region).
 ///
 /// ```
+/// use sdrs::dynamics::scenes;
 /// use sdrs::prelude::Vector3;
 /// use sdrs_examples::long_range::animation::target_markers;
+/// use sdrs_view::glb::link_colour;
 ///
-/// let a = Vector3::new(-0.7, 0.6, 0.05);
-/// let b = Vector3::new(0.7, 0.6, 0.05);
-/// let markers = target_markers([a, b, a, b, a], 0.1);
+/// let model = scenes::chain(4, 0.01)?.model;
+/// let (a, b) = (Vector3::new(-0.7, 0.6, 0.05), Vector3::new(0.7, 0.6, 0.05));
+/// // Links 1 and 3 share target a; link 2 alone goes to b.
+/// let markers = target_markers(&model, [(1, a), (2, b), (3, a)], 0.1);
 /// assert_eq!(markers.len(), 2);
-/// assert_eq!(markers[1].centre, [0.7, 0.6, 0.05]);
-/// assert_eq!(markers[1].radius, 0.1);
-/// assert_ne!(markers[0].colour, markers[1].colour);
+/// assert_eq!((markers[1].centre, markers[1].radius), ([0.7, 0.6, 0.05], 0.1));
+/// assert_eq!(Some(markers[1].colour), link_colour(&model, 2));
+/// assert_eq!(markers[0].name, "target 0");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn target_markers(
-    targets: impl IntoIterator<Item = Vector3<f64>>,
+    model: &Model,
+    pieces: impl IntoIterator<Item = (usize, Vector3<f64>)>,
     epsilon: f64,
 ) -> Vec<Marker> {
-    let mut centres: Vec<[f64; 3]> = Vec::new();
-    for target in targets {
+    // Each distinct target with the pieces sent there.
+    let mut targets: Vec<([f64; 3], Vec<usize>)> = Vec::new();
+    for (link, target) in pieces {
         let centre = [target.x, target.y, target.z];
-        if !centres.contains(&centre) {
-            centres.push(centre);
+        match targets.iter_mut().find(|(c, _)| *c == centre) {
+            Some((_, links)) => links.push(link),
+            None => targets.push((centre, vec![link])),
         }
     }
-    centres
+    targets
         .into_iter()
         .enumerate()
-        .map(|(k, centre)| Marker::new(format!("target {k}"), centre, epsilon, Marker::colour(k)))
+        .map(|(k, (centre, links))| {
+            let alone = match links.as_slice() {
+                &[link] => link_colour(model, link).map(|c| (c, &model.links()[link].name)),
+                _ => None,
+            };
+            match alone {
+                Some((colour, name)) => {
+                    Marker::new(format!("target of {name}"), centre, epsilon, colour)
+                }
+                None => Marker::new(format!("target {k}"), centre, epsilon, Marker::colour(k)),
+            }
+        })
         .collect()
 }
 
@@ -93,7 +112,16 @@ pub fn write_long_range_animation(
             &problem.scene.model,
             problem.scene.settings.dt,
             &run.states,
-            target_markers(problem.targets.iter().copied(), problem.epsilon),
+            target_markers(
+                &problem.scene.model,
+                problem
+                    .scene
+                    .pieces
+                    .iter()
+                    .copied()
+                    .zip(problem.targets.iter().copied()),
+                problem.epsilon,
+            ),
         )?;
         write_motion(
             &animation,

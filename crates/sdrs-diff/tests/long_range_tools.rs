@@ -293,15 +293,13 @@ fn every_method_run_keeps_its_best_iterate() {
         ipc: hulls.clone(),
         hulls,
     };
-    let runs = sdrs_diff::compare(
-        &Method::paper(2, 0.05, 3),
-        &models,
-        &DVector::zeros(1),
-        &paper_adam(1, 0.3),
-        20,
-        |_| Ok(vee),
-        |_, _| {},
-    );
+    type Source = fn(&DVector<f64>) -> sdrs_diff::Result<(f64, DVector<f64>)>;
+    let run = |methods: &[Method], x0: f64, source: Source| {
+        let x0 = DVector::from_element(1, x0);
+        let adam = paper_adam(1, 0.3);
+        sdrs_diff::compare(methods, &models, &x0, &adam, 20, |_| Ok(source), |_, _| {})
+    };
+    let runs = run(&Method::paper(2, 0.05, 3), 0.0, vee);
     for run in &runs {
         let best = run.best.as_ref().unwrap();
         let lowest = run.history.iter().cloned().fold(f64::INFINITY, f64::min);
@@ -320,34 +318,19 @@ fn every_method_run_keeps_its_best_iterate() {
     assert!(runs[0].best.as_ref().unwrap().value < 0.5 * runs[0].history[20]);
     // A method that fails at its first value keeps no best; one that fails later keeps the
     // best of what it saw.
-    let failing = |x: &DVector<f64>| match x[0] > 0.5 {
+    let failing: Source = |x| match x[0] > 0.5 {
         true => Err(DiffError::NonFinite {
             what: "test",
             index: 0,
         }),
         false => vee(x),
     };
-    let runs = sdrs_diff::compare(
-        &[Method::exact(ContactChoice::LongRange)],
-        &models,
-        &DVector::zeros(1),
-        &paper_adam(1, 0.3),
-        20,
-        |_| Ok(failing),
-        |_, _| {},
-    );
+    let exact = [Method::exact(ContactChoice::LongRange)];
+    let runs = run(&exact, 0.0, failing);
     let best = runs[0].best.as_ref().unwrap();
     assert!(runs[0].error.is_some());
     assert_eq!(best.value, *runs[0].history.last().unwrap());
-    let runs = sdrs_diff::compare(
-        &[Method::exact(ContactChoice::LongRange)],
-        &models,
-        &DVector::from_element(1, 1.0),
-        &paper_adam(1, 0.3),
-        20,
-        |_| Ok(failing),
-        |_, _| {},
-    );
+    let runs = run(&exact, 1.0, failing);
     assert!(runs[0].best.is_none() && runs[0].history.is_empty());
 }
 
@@ -385,28 +368,32 @@ fn receding_horizon_skips_frames_whose_plan_has_zero_loss() {
             Ok(self.loss(plan).0)
         }
     }
+    // Ten frames from x = 0 with the kick after frame 5's action.
+    let drive = |driver: &RecedingHorizon, progress: &mut dyn FnMut(usize, &[f64], bool)| {
+        let mut frame_of_advance = 0;
+        driver
+            .run(
+                0.0f64,
+                DVector::zeros(3),
+                |&x, _| {
+                    Ok(Window {
+                        x,
+                        gradients: &gradients,
+                    })
+                },
+                |x, a| {
+                    *x += a[0] + if frame_of_advance == 5 { 0.5 } else { 0.0 };
+                    frame_of_advance += 1;
+                    Ok(())
+                },
+                progress,
+            )
+            .unwrap()
+    };
     let mut seen = Vec::new();
-    let mut frame_of_advance = 0;
-    let run = driver
-        .run(
-            0.0f64,
-            DVector::zeros(3),
-            |&x, _| {
-                Ok(Window {
-                    x,
-                    gradients: &gradients,
-                })
-            },
-            |x, a| {
-                *x += a[0] + if frame_of_advance == 5 { 0.5 } else { 0.0 };
-                frame_of_advance += 1;
-                Ok(())
-            },
-            |frame, history, skipped| {
-                seen.push((frame, history.to_vec(), skipped, gradients.take()))
-            },
-        )
-        .unwrap();
+    let run = drive(&driver, &mut |frame, history, skipped| {
+        seen.push((frame, history.to_vec(), skipped, gradients.take()))
+    });
     // Frame 0 is optimised to a zero loss, frames 1-5 hold (the plan's next actions are 0 and
     // x is within ε), the kick makes frame 6's loss non-zero: it is optimised, then 7-9 hold.
     assert_eq!(run.skipped, vec![1, 2, 3, 4, 5, 7, 8, 9]);
@@ -425,24 +412,10 @@ fn receding_horizon_skips_frames_whose_plan_has_zero_loss() {
     }
     assert!((run.states[10] - 1.0).abs() <= 0.05, "{:?}", run.states);
     // Without holding, every frame runs a descent (at least its first gradient).
-    let always = driver.with_hold_at(None);
     let mut optimised = 0;
-    always
-        .run(
-            0.0f64,
-            DVector::zeros(3),
-            |&x, _| {
-                Ok(Window {
-                    x,
-                    gradients: &gradients,
-                })
-            },
-            |x, a| {
-                *x += a[0];
-                Ok(())
-            },
-            |_, _, skipped| optimised += usize::from(!skipped),
-        )
-        .unwrap();
+    let run = drive(&driver.with_hold_at(None), &mut |_, _, skipped| {
+        optimised += usize::from(!skipped)
+    });
+    assert!(run.skipped.is_empty());
     assert_eq!(optimised, 10);
 }

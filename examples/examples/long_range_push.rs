@@ -88,8 +88,7 @@ fn main() -> anyhow::Result<()> {
         "convergence",
     )?;
     write_long_range_animation(
-        &problem.scene.model,
-        problem.scene.settings.dt,
+        &problem,
         &runs,
         "Push, long-range, receding horizon",
         &out,

@@ -259,8 +259,7 @@ fn main() -> anyhow::Result<()> {
         "convergence",
     )?;
     write_long_range_animation(
-        &problem.scene.model,
-        problem.scene.settings.dt,
+        &problem,
         &runs,
         &format!("{}, long-range, receding horizon", args.task),
         &out,

@@ -76,7 +76,7 @@ impl<S: GradientSource> Bundled<S> {
 
 impl<S: GradientSource> GradientSource for Bundled<S> {
     fn value_and_gradient(&mut self, x: &DVector<f64>) -> Result<(f64, DVector<f64>)> {
-        let (value, _) = self.source.value_and_gradient(x)?;
+        let value = self.source.value(x)?;
         let mut mean = DVector::zeros(x.len());
         for _ in 0..self.samples {
             let w = DVector::from_fn(x.len(), |_, _| self.normal());
@@ -91,5 +91,11 @@ impl<S: GradientSource> GradientSource for Bundled<S> {
             mean += g;
         }
         Ok((value, mean / self.samples as f64))
+    }
+
+    /// The source's value at `x` (unperturbed, as [`GradientSource::value_and_gradient`]
+    /// gives it).
+    fn value(&mut self, x: &DVector<f64>) -> Result<f64> {
+        self.source.value(x)
     }
 }

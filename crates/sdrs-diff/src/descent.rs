@@ -12,6 +12,13 @@ use nalgebra::DVector;
 pub trait GradientSource {
     /// The value at `x` and the gradient (estimate) there.
     fn value_and_gradient(&mut self, x: &DVector<f64>) -> Result<(f64, DVector<f64>)>;
+
+    /// The value at `x` alone. By default [`GradientSource::value_and_gradient`]'s value; a
+    /// source that can skip the gradient's work (e.g. a rollout without its adjoint)
+    /// overrides it.
+    fn value(&mut self, x: &DVector<f64>) -> Result<f64> {
+        self.value_and_gradient(x).map(|(value, _)| value)
+    }
 }
 
 impl<F> GradientSource for F
@@ -79,7 +86,8 @@ impl Stopping {
 
 /// `iterations` Adam steps on `x` along `source`'s gradients; returns the value before each
 /// step and at the end (`iterations + 1` values: the convergence history). `progress` sees
-/// every iterate before its step. [`descend_with`] can keep the best iterate and stop early.
+/// every iterate before its step. [`descend_with`] can keep the best iterate and stop early;
+/// [`descent`] also returns the best iterate and what it did before a failure.
 ///
 /// Errors when the source fails or returns a non-finite value or gradient (the parameters
 /// are then those of the last good iterate).
@@ -108,6 +116,38 @@ pub fn descend(
     descend_with(x, adam, iterations, source, Stopping::default(), progress)
 }
 
+/// The iterate of the lowest value a descent saw (the earliest of equals).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Best {
+    /// Its iteration (its index in the history).
+    pub iteration: usize,
+    /// Its value.
+    pub value: f64,
+    /// Its parameters.
+    pub x: DVector<f64>,
+}
+
+/// What a [`descent`] did, up to its end or its failure.
+#[derive(Debug)]
+pub struct Descent {
+    /// The value at each iterate reached (`iterations + 1` when it ran to the end).
+    pub history: Vec<f64>,
+    /// The best iterate, `None` when the first evaluation failed.
+    pub best: Option<Best>,
+    /// Why it stopped early (the source failed, or gave a non-finite value or gradient).
+    pub error: Option<DiffError>,
+}
+
+impl Descent {
+    /// The history, or the error.
+    pub fn into_result(self) -> Result<Vec<f64>> {
+        match self.error {
+            Some(error) => Err(error),
+            None => Ok(self.history),
+        }
+    }
+}
+
 /// [`descend`] ending as `stopping` says: with [`Stopping::keep_best`] `x` is left at the
 /// iterate of the lowest value in the returned history (on an error, at the best good
 /// iterate so far); with [`Stopping::stop_at`] the history ends at the first value at or
@@ -130,10 +170,35 @@ pub fn descend_with(
     iterations: usize,
     source: &mut impl GradientSource,
     stopping: Stopping,
-    mut progress: impl FnMut(Iterate<'_>),
+    progress: impl FnMut(Iterate<'_>),
 ) -> Result<Vec<f64>> {
+    descent(x, adam, iterations, source, stopping, progress).into_result()
+}
+
+/// [`descend_with`] that keeps what it did when it fails and always records the best
+/// iterate ([`Descent::best`]), whichever iterate `stopping` leaves in `x`.
+///
+/// ```
+/// use sdrs_diff::{Stopping, descent, paper_adam};
+/// use nalgebra::DVector;
+/// let mut v = |x: &DVector<f64>| Ok(((x[0] - 1.0).abs(), DVector::from_element(1, (x[0] - 1.0).signum())));
+/// let mut x = DVector::zeros(1);
+/// let run = descent(&mut x, &mut paper_adam(1, 0.3), 20, &mut v, Stopping::default(), |_| {});
+/// let best = run.best.unwrap();
+/// assert!(run.error.is_none() && best.value < *run.history.last().unwrap());
+/// assert_eq!(run.history[best.iteration], best.value);
+/// assert_eq!((best.x[0] - 1.0).abs(), best.value);
+/// ```
+pub fn descent(
+    x: &mut DVector<f64>,
+    adam: &mut Adam,
+    iterations: usize,
+    source: &mut impl GradientSource,
+    stopping: Stopping,
+    mut progress: impl FnMut(Iterate<'_>),
+) -> Descent {
     let mut history = Vec::with_capacity(iterations + 1);
-    let mut best: Option<(f64, DVector<f64>)> = None;
+    let mut best: Option<Best> = None;
     let outcome = (|| -> Result<()> {
         for iteration in 0..=iterations {
             let (value, gradient) = source.value_and_gradient(x)?;
@@ -150,8 +215,12 @@ pub fn descend_with(
                 });
             }
             history.push(value);
-            if stopping.keep_best && best.as_ref().is_none_or(|(b, _)| value < *b) {
-                best = Some((value, x.clone()));
+            if best.as_ref().is_none_or(|b| value < b.value) {
+                best = Some(Best {
+                    iteration,
+                    value,
+                    x: x.clone(),
+                });
             }
             if iteration == iterations || stopping.stop_at.is_some_and(|stop| value <= stop) {
                 break;
@@ -166,8 +235,12 @@ pub fn descend_with(
         }
         Ok(())
     })();
-    if let Some((_, best)) = best {
-        *x = best;
+    if let Some(best) = best.as_ref().filter(|_| stopping.keep_best) {
+        x.clone_from(&best.x);
     }
-    outcome.map(|()| history)
+    Descent {
+        history,
+        best,
+        error: outcome.err(),
+    }
 }

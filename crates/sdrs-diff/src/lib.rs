@@ -83,7 +83,9 @@ mod trust_region;
 
 pub use adjoint::{LossGradient, TrajectoryGradient, adjoint};
 pub use bundle::Bundled;
-pub use descent::{GradientSource, Iterate, Stopping, descend, descend_with, paper_adam};
+pub use descent::{
+    Best, Descent, GradientSource, Iterate, Stopping, descend, descend_with, descent, paper_adam,
+};
 pub use design::DesignMap;
 pub use error::{DiffError, Result};
 pub use loss::{Custom, FinalValue, Loss, Sum};

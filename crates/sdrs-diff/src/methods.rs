@@ -8,7 +8,7 @@
 //! wraps the exact source in [`Bundled`].
 
 use crate::bundle::Bundled;
-use crate::descent::{GradientSource, Iterate, descend};
+use crate::descent::{Best, Descent, GradientSource, Iterate, Stopping, descent};
 use crate::error::{DiffError, Result};
 use crate::optim::Adam;
 use nalgebra::DVector;
@@ -155,6 +155,13 @@ impl<G: GradientSource> GradientSource for MethodSource<G> {
             Self::Bundle(source) => source.value_and_gradient(x),
         }
     }
+
+    fn value(&mut self, x: &DVector<f64>) -> Result<f64> {
+        match self {
+            Self::Exact(source) => source.value(x),
+            Self::Bundle(source) => source.value(x),
+        }
+    }
 }
 
 /// One method's optimisation in a [`compare`].
@@ -162,11 +169,15 @@ impl<G: GradientSource> GradientSource for MethodSource<G> {
 pub struct MethodRun {
     /// The method.
     pub method: Method,
-    /// The convergence history ([`descend`]); when the method failed, the values up to the
+    /// The convergence history ([`descent`]); when the method failed, the values up to the
     /// failure.
     pub history: Vec<f64>,
     /// The final parameters (the last iterate reached when the method failed).
     pub parameters: DVector<f64>,
+    /// The best iterate of the history (its loss and parameters: Adam with the paper's small
+    /// `(β₁, β₂)` takes every step, so it can end above a loss it passed); `None` when the
+    /// method failed before its first value.
+    pub best: Option<Best>,
     /// Wall time of the whole optimisation (s).
     pub seconds: f64,
     /// Why the method stopped early (e.g. a step's Newton solve failed), `None` when it ran
@@ -198,6 +209,7 @@ pub struct MethodRun {
 /// );
 /// assert_eq!(runs.len(), 4);
 /// assert!(runs.iter().all(|r| r.error.is_none() && r.history[20] < r.history[0]));
+/// assert!(runs.iter().all(|r| r.best.as_ref().unwrap().value <= r.history[20]));
 /// // A task that fails under one contact model: that method's row holds the error.
 /// let runs = compare(
 ///     &Method::paper(4, 0.1, 1),
@@ -228,26 +240,30 @@ pub fn compare<G: GradientSource>(
         .map(|method| {
             let started = Instant::now();
             let mut x = x0.clone();
-            // The values seen so far: the history when the method fails before the end.
-            let mut seen = Vec::with_capacity(iterations + 1);
-            let outcome = build(method.settings(models))
+            let run = build(method.settings(models))
                 .and_then(|exact| method.source(exact, 0))
-                .and_then(|mut source| {
-                    descend(&mut x, &mut adam.clone(), iterations, &mut source, |it| {
-                        seen.push(it.value);
-                        progress(method, it)
-                    })
+                .map(|mut source| {
+                    descent(
+                        &mut x,
+                        &mut adam.clone(),
+                        iterations,
+                        &mut source,
+                        Stopping::default(),
+                        |it| progress(method, it),
+                    )
+                })
+                .unwrap_or_else(|error| Descent {
+                    history: Vec::new(),
+                    best: None,
+                    error: Some(error),
                 });
-            let (history, error) = match outcome {
-                Ok(history) => (history, None),
-                Err(error) => (seen, Some(error)),
-            };
             MethodRun {
                 method: *method,
-                history,
+                history: run.history,
                 parameters: x,
+                best: run.best,
                 seconds: started.elapsed().as_secs_f64(),
-                error,
+                error: run.error,
             }
         })
         .collect()

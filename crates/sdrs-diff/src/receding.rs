@@ -13,6 +13,10 @@
 //! over, and a new plan problem from a new state is a new optimisation. Each frame's descent
 //! ends as [`RecedingHorizon::stopping`] says (by default the last iterate, no early stop;
 //! [`RecedingHorizon::with_stopping`] keeps the best plan and stops once it is good enough).
+//! A frame whose current plan already scores at most [`RecedingHorizon::hold_at`] (by default
+//! a loss of exactly 0: every target reached over the window) is not optimised at all: its
+//! value alone is evaluated ([`GradientSource::value`]) and the plan is applied and shifted as
+//! it is, so the motion goes on ([`RecedingRun::skipped`] lists those frames).
 
 use crate::descent::{GradientSource, Stopping, descend_with};
 use crate::error::{DiffError, Result};
@@ -39,6 +43,11 @@ pub struct RecedingHorizon {
     /// Which plan each frame's descent leaves (its last or its best iterate) and whether it
     /// stops early ([`descend_with`]); the next frame starts from that plan, shifted.
     pub stopping: Stopping,
+    /// Skip the descent of a frame whose current plan's value is at most this (`None`: always
+    /// optimise). The default `Some(0.0)` suits a loss that cannot go below zero, such as the
+    /// paper's `ReLU(d² − ε²)`: a plan of loss 0 is already optimal, and a descent from it
+    /// would spend its iterations holding.
+    pub hold_at: Option<f64>,
 }
 
 /// What a receding-horizon run did.
@@ -49,8 +58,12 @@ pub struct RecedingRun<S> {
     /// The applied actions `a^0 … a^{H−1}`.
     pub actions: Vec<DVector<f64>>,
     /// Every frame's plan-loss history (`k + 1` values: before each Adam step and after the
-    /// last; fewer when [`Stopping::stop_at`] ended the frame's descent early).
+    /// last; fewer when [`Stopping::stop_at`] ended the frame's descent early; the plan's
+    /// value alone at a skipped frame).
     pub plan_losses: Vec<Vec<f64>>,
+    /// The frames not optimised: their plan's value was at most
+    /// [`RecedingHorizon::hold_at`].
+    pub skipped: Vec<usize>,
 }
 
 impl RecedingHorizon {
@@ -92,6 +105,7 @@ impl RecedingHorizon {
             beta1: 0.3,
             beta2: 0.5,
             stopping: Stopping::default(),
+            hold_at: Some(0.0),
         })
     }
 
@@ -100,10 +114,17 @@ impl RecedingHorizon {
         Self { stopping, ..self }
     }
 
+    /// The same driver, skipping the descent of frames whose plan's value is at most
+    /// `hold_at` (`None`: optimise every frame).
+    pub fn with_hold_at(self, hold_at: Option<f64>) -> Self {
+        Self { hold_at, ..self }
+    }
+
     /// Runs from `start` with the initial plan `plan` (`horizon x action` values):
     /// `build(state, frame)` gives the plan's objective from the real state at `frame`,
-    /// `advance(state, action)` applies one action; `progress(frame, history)` sees each
-    /// frame's plan-loss history.
+    /// `advance(state, action)` applies one action; `progress(frame, history, skipped)` sees
+    /// each frame's plan-loss history and whether its descent was skipped
+    /// ([`RecedingHorizon::hold_at`]).
     ///
     /// ```
     /// use sdrs_diff::RecedingHorizon;
@@ -119,7 +140,7 @@ impl RecedingHorizon {
     ///         Ok((miss * miss, DVector::from_element(3, 2.0 * miss)))
     ///     }),
     ///     |x, a| { *x += a[0]; Ok(()) },
-    ///     |_, _| {},
+    ///     |_, _, _| {},
     /// )?;
     /// assert_eq!((run.states.len(), run.actions.len()), (11, 10));
     /// assert!((run.states[10] - 1.0).abs() < 0.05);
@@ -131,7 +152,7 @@ impl RecedingHorizon {
         plan: DVector<f64>,
         mut build: impl FnMut(&S, usize) -> Result<G>,
         mut advance: impl FnMut(&mut S, &DVector<f64>) -> Result<()>,
-        mut progress: impl FnMut(usize, &[f64]),
+        mut progress: impl FnMut(usize, &[f64], bool),
     ) -> Result<RecedingRun<S>>
     where
         S: Clone,
@@ -151,21 +172,34 @@ impl RecedingHorizon {
             states: vec![state.clone()],
             actions: Vec::with_capacity(self.frames),
             plan_losses: Vec::with_capacity(self.frames),
+            skipped: Vec::new(),
         };
         for frame in 0..self.frames {
             let mut source = build(&state, frame)?;
-            let mut adam = Adam::new(h * m, self.learning_rate);
-            adam.beta1 = self.beta1;
-            adam.beta2 = self.beta2;
-            let history = descend_with(
-                &mut plan,
-                &mut adam,
-                self.iterations,
-                &mut source,
-                self.stopping,
-                |_| {},
-            )?;
-            progress(frame, &history);
+            let held = match self.hold_at {
+                Some(hold) => Some(source.value(&plan)?).filter(|&value| value <= hold),
+                None => None,
+            };
+            let history = match held {
+                Some(value) => {
+                    run.skipped.push(frame);
+                    vec![value]
+                }
+                None => {
+                    let mut adam = Adam::new(h * m, self.learning_rate);
+                    adam.beta1 = self.beta1;
+                    adam.beta2 = self.beta2;
+                    descend_with(
+                        &mut plan,
+                        &mut adam,
+                        self.iterations,
+                        &mut source,
+                        self.stopping,
+                        |_| {},
+                    )?
+                }
+            };
+            progress(frame, &history, held.is_some());
             run.plan_losses.push(history);
             let action = plan.rows(0, m).into_owned();
             advance(&mut state, &action)?;

@@ -165,7 +165,7 @@ fn receding_horizon_applies_first_actions_and_shifts_plans() {
                 *x += a[0];
                 Ok(())
             },
-            |_, history| assert_eq!(history.len(), 1),
+            |_, history, _| assert_eq!(history.len(), 1),
         )
         .unwrap();
     let applied: Vec<f64> = run.actions.iter().map(|a| a[0]).collect();
@@ -188,7 +188,7 @@ fn receding_horizon_applies_first_actions_and_shifts_plans() {
                 *x += a[0];
                 Ok(())
             },
-            |_, _| {},
+            |_, _, _| {},
         )
         .unwrap();
     assert!((run.states[6] - 3.0).abs() < 0.1, "{:?}", run.states);
@@ -200,7 +200,7 @@ fn receding_horizon_applies_first_actions_and_shifts_plans() {
             DVector::zeros(3),
             |_, _| Ok(hinge),
             |_, _| Ok(()),
-            |_, _| {}
+            |_, _, _| {}
         ),
         Err(DiffError::LengthMismatch { .. })
     ));
@@ -269,7 +269,7 @@ fn descent_keeps_its_best_iterate_and_stops_at_a_zero_loss() {
                 *x += a[0];
                 Ok(())
             },
-            |_, _| {},
+            |_, _, _| {},
         )
         .unwrap();
     assert_eq!(*run.plan_losses[0].last().unwrap(), 0.0);
@@ -277,4 +277,145 @@ fn descent_keeps_its_best_iterate_and_stops_at_a_zero_loss() {
     assert!((run.states[1] - 1.0).abs() <= 0.2, "{:?}", run.states);
     assert_eq!(*run.plan_losses[1].last().unwrap(), 0.0);
     assert!((run.states[2] - 1.0).abs() <= 0.2, "{:?}", run.states);
+}
+
+/// `|x − 1|`: Adam at a large rate overshoots its minimum and circles it.
+fn vee(x: &DVector<f64>) -> sdrs_diff::Result<(f64, DVector<f64>)> {
+    let d = x[0] - 1.0;
+    Ok((d.abs(), DVector::from_element(1, d.signum())))
+}
+
+#[test]
+fn every_method_run_keeps_its_best_iterate() {
+    let hulls = sdrs_dynamics::ContactSettings::default_for(f64::INFINITY).unwrap();
+    let models = sdrs_diff::ContactModels {
+        long_range: hulls.clone(),
+        ipc: hulls.clone(),
+        hulls,
+    };
+    type Source = fn(&DVector<f64>) -> sdrs_diff::Result<(f64, DVector<f64>)>;
+    let run = |methods: &[Method], x0: f64, source: Source| {
+        let x0 = DVector::from_element(1, x0);
+        let adam = paper_adam(1, 0.3);
+        sdrs_diff::compare(methods, &models, &x0, &adam, 20, |_| Ok(source), |_, _| {})
+    };
+    let runs = run(&Method::paper(2, 0.05, 3), 0.0, vee);
+    for run in &runs {
+        let best = run.best.as_ref().unwrap();
+        let lowest = run.history.iter().cloned().fold(f64::INFINITY, f64::min);
+        assert_eq!(best.value, lowest, "{:?}", run.method);
+        assert_eq!(run.history[best.iteration], best.value);
+        assert_eq!(
+            run.history.iter().position(|&v| v == lowest),
+            Some(best.iteration),
+            "the earliest of equals"
+        );
+        // Its parameters give that loss again; the final ones give the last value.
+        assert_eq!(vee(&best.x).unwrap().0, best.value);
+        assert_eq!(vee(&run.parameters).unwrap().0, run.history[20]);
+    }
+    // Adam overshoots: the last iterate is worse than the best.
+    assert!(runs[0].best.as_ref().unwrap().value < 0.5 * runs[0].history[20]);
+    // A method that fails at its first value keeps no best; one that fails later keeps the
+    // best of what it saw.
+    let failing: Source = |x| match x[0] > 0.5 {
+        true => Err(DiffError::NonFinite {
+            what: "test",
+            index: 0,
+        }),
+        false => vee(x),
+    };
+    let exact = [Method::exact(ContactChoice::LongRange)];
+    let runs = run(&exact, 0.0, failing);
+    let best = runs[0].best.as_ref().unwrap();
+    assert!(runs[0].error.is_some());
+    assert_eq!(best.value, *runs[0].history.last().unwrap());
+    let runs = run(&exact, 1.0, failing);
+    assert!(runs[0].best.is_none() && runs[0].history.is_empty());
+}
+
+#[test]
+fn receding_horizon_skips_frames_whose_plan_has_zero_loss() {
+    // x ← x + a₀ (+ a kick of 0.5 at frame 5); the window scores ReLU((x + a₀ − 1)² − 0.05²)
+    // and counts the gradients it gives: a held frame asks for none.
+    let gradients = std::cell::Cell::new(0usize);
+    let driver = RecedingHorizon::new(10, 3, 1, 40, 0.1)
+        .unwrap()
+        .with_stopping(Stopping::best().stopping_at(0.0));
+    assert_eq!(driver.hold_at, Some(0.0));
+    struct Window<'a> {
+        x: f64,
+        gradients: &'a std::cell::Cell<usize>,
+    }
+    impl Window<'_> {
+        fn loss(&self, plan: &DVector<f64>) -> (f64, f64) {
+            let d = self.x + plan[0] - 1.0;
+            ((d * d - 0.05 * 0.05).max(0.0), d)
+        }
+    }
+    impl GradientSource for Window<'_> {
+        fn value_and_gradient(
+            &mut self,
+            plan: &DVector<f64>,
+        ) -> sdrs_diff::Result<(f64, DVector<f64>)> {
+            self.gradients.set(self.gradients.get() + 1);
+            let (value, d) = self.loss(plan);
+            let mut gradient = DVector::zeros(3);
+            gradient[0] = if value > 0.0 { 2.0 * d } else { 0.0 };
+            Ok((value, gradient))
+        }
+        fn value(&mut self, plan: &DVector<f64>) -> sdrs_diff::Result<f64> {
+            Ok(self.loss(plan).0)
+        }
+    }
+    // Ten frames from x = 0 with the kick after frame 5's action.
+    let drive = |driver: &RecedingHorizon, progress: &mut dyn FnMut(usize, &[f64], bool)| {
+        let mut frame_of_advance = 0;
+        driver
+            .run(
+                0.0f64,
+                DVector::zeros(3),
+                |&x, _| {
+                    Ok(Window {
+                        x,
+                        gradients: &gradients,
+                    })
+                },
+                |x, a| {
+                    *x += a[0] + if frame_of_advance == 5 { 0.5 } else { 0.0 };
+                    frame_of_advance += 1;
+                    Ok(())
+                },
+                progress,
+            )
+            .unwrap()
+    };
+    let mut seen = Vec::new();
+    let run = drive(&driver, &mut |frame, history, skipped| {
+        seen.push((frame, history.to_vec(), skipped, gradients.take()))
+    });
+    // Frame 0 is optimised to a zero loss, frames 1-5 hold (the plan's next actions are 0 and
+    // x is within ε), the kick makes frame 6's loss non-zero: it is optimised, then 7-9 hold.
+    assert_eq!(run.skipped, vec![1, 2, 3, 4, 5, 7, 8, 9]);
+    for (frame, history, skipped, asked) in &seen {
+        assert_eq!(*skipped, run.skipped.contains(frame));
+        if *skipped {
+            assert_eq!(
+                (history.as_slice(), *asked),
+                (&[0.0][..], 0),
+                "frame {frame}"
+            );
+        } else {
+            assert!(history[0] > 0.0 && *asked > 1, "frame {frame}: {history:?}");
+            assert_eq!(*history.last().unwrap(), 0.0);
+        }
+    }
+    assert!((run.states[10] - 1.0).abs() <= 0.05, "{:?}", run.states);
+    // Without holding, every frame runs a descent (at least its first gradient).
+    let mut optimised = 0;
+    let run = drive(&driver.with_hold_at(None), &mut |_, _, skipped| {
+        optimised += usize::from(!skipped)
+    });
+    assert!(run.skipped.is_empty());
+    assert_eq!(optimised, 10);
 }

@@ -4,8 +4,9 @@
 //! writes one `.glb` file: a node per link carrying its hulls (each hull its own colour within
 //! the link's hue, so convex decompositions show; the link's triangle mesh when it has no
 //! hulls), animated by translation and rotation channels (LINEAR) keyed at `step · dt`.
-//! Optional layers: contact points and force arrows per step, a target marker and static
-//! shapes.
+//! Optional layers: contact points and force arrows per step, a target marker, static
+//! shapes and [`Marker`]s (translucent spheres, e.g. the regions within ε of a task's
+//! targets: static scene geometry, not bodies of the simulation).
 
 mod container;
 mod document;
@@ -13,14 +14,14 @@ mod shapes;
 
 use document::Document;
 use gltf_json::animation::{Channel, Interpolation, Property, Sampler, Target};
-use gltf_json::material::{PbrBaseColorFactor, PbrMetallicRoughness, StrengthFactor};
+use gltf_json::material::{AlphaMode, PbrBaseColorFactor, PbrMetallicRoughness, StrengthFactor};
 use gltf_json::mesh::{Mode, Primitive, Semantic};
 use gltf_json::scene::UnitQuaternion as GltfRotation;
 use gltf_json::validation::Checked;
 use gltf_json::{Accessor, Buffer, Index, Material, Mesh, Node, Scene};
 use nalgebra::{Isometry3, Point3, UnitQuaternion, Vector3};
 use sdrs::dynamics::{Kinematics, Model, State};
-use sdrs::geometry::ConvexHull;
+use sdrs::geometry::{ConvexHull, TriMesh};
 use sdrs::record::{ContactRecord, LinkPose, TrajectoryFile};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -126,6 +127,21 @@ pub enum ExportError {
         /// The size it would have.
         bytes: usize,
     },
+    /// A [`Marker`] has a non-finite centre, a radius that is not positive and finite, or a
+    /// colour component outside `[0, 1]`.
+    #[error("marker {index} (`{name}`): its {what} is {value}: it must be {allowed}")]
+    InvalidMarker {
+        /// The marker's index among those given.
+        index: usize,
+        /// Its name.
+        name: String,
+        /// The faulty field.
+        what: &'static str,
+        /// The rejected value.
+        value: f64,
+        /// What is allowed.
+        allowed: &'static str,
+    },
     /// The glTF JSON could not be serialised.
     #[error("the glTF JSON could not be serialised: {0}")]
     Json(#[from] gltf_json::Error),
@@ -161,6 +177,72 @@ struct StaticShape {
     pose: Isometry3<f64>,
 }
 
+/// The opacity of a [`Marker`]: translucent, so that bodies inside it stay visible.
+pub const MARKER_OPACITY: f32 = 0.35;
+
+/// A static translucent sphere of `radius` around `centre` (world frame, m), drawn in
+/// `colour` at [`MARKER_OPACITY`]: a place the motion should reach (e.g. the region within ε
+/// of a target centre of mass), not a body of the simulation. Added by
+/// [`Animation::with_markers`].
+///
+/// ```
+/// use sdrs_view::glb::Marker;
+///
+/// let goal = Marker::new("box target", [0.5, 0.0, 0.05], 0.03, Marker::colour(0));
+/// assert_eq!(goal.radius, 0.03);
+/// assert_ne!(Marker::colour(0), Marker::colour(1));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Marker {
+    /// The node's name.
+    pub name: String,
+    /// The sphere's centre (world frame, m).
+    pub centre: [f64; 3],
+    /// Its radius (m).
+    pub radius: f64,
+    /// Its linear RGB colour, each component in `[0, 1]`.
+    pub colour: [f32; 3],
+}
+
+impl Marker {
+    /// A marker named `name` of `radius` around `centre` in `colour`.
+    pub fn new(name: impl Into<String>, centre: [f64; 3], radius: f64, colour: [f32; 3]) -> Self {
+        Self {
+            name: name.into(),
+            centre,
+            radius,
+            colour,
+        }
+    }
+
+    /// Colour `k` of a palette of well separated saturated hues (red first), one per kind of
+    /// target (e.g. per label).
+    pub fn colour(k: usize) -> [f32; 3] {
+        shapes::marker_colour(k)
+    }
+
+    /// Why the marker at `index` cannot be drawn, if it cannot.
+    fn check(&self, index: usize) -> Result<()> {
+        let fault = |what, value, allowed| ExportError::InvalidMarker {
+            index,
+            name: self.name.clone(),
+            what,
+            value,
+            allowed,
+        };
+        if let Some(&value) = self.centre.iter().find(|c| !c.is_finite()) {
+            return Err(fault("centre", value, "finite"));
+        }
+        if !(self.radius > 0.0 && self.radius.is_finite()) {
+            return Err(fault("radius", self.radius, "positive and finite"));
+        }
+        match self.colour.iter().find(|c| !(0.0..=1.0).contains(*c)) {
+            Some(&value) => Err(fault("colour", value.into(), "in [0, 1]")),
+            None => Ok(()),
+        }
+    }
+}
+
 /// A model's motion, ready to export as glTF 2.0.
 ///
 /// ```
@@ -189,6 +271,7 @@ pub struct Animation<'m> {
     contact_layer: Option<ContactLayer>,
     target: Option<[f64; 3]>,
     shapes: Vec<StaticShape>,
+    markers: Vec<Marker>,
 }
 
 impl<'m> Animation<'m> {
@@ -243,6 +326,7 @@ impl<'m> Animation<'m> {
             contact_layer: None,
             target: None,
             shapes: Vec::new(),
+            markers: Vec::new(),
         })
     }
 
@@ -319,6 +403,34 @@ impl<'m> Animation<'m> {
             hull,
             pose,
         });
+        Ok(self)
+    }
+
+    /// Adds `markers` (translucent spheres that do not move); errors on the first that
+    /// cannot be drawn ([`ExportError::InvalidMarker`]), adding none.
+    ///
+    /// ```
+    /// use sdrs::dynamics::{State, scenes};
+    /// use sdrs_view::glb::{Animation, ExportError, Marker};
+    ///
+    /// let scene = scenes::chain(2, 0.01)?;
+    /// let still = Animation::from_states(&scene.model, 0.01, &[State::zero(&scene.model)])?;
+    /// let goal = Marker::new("goal", [0.0, 0.0, -0.3], 0.05, Marker::colour(0));
+    /// let glb = still.clone().with_markers([goal.clone()])?.to_glb()?;
+    /// assert_eq!(&glb[..4], b"glTF");
+    /// let flat = Marker { radius: 0.0, ..goal };
+    /// assert!(matches!(
+    ///     still.with_markers([flat]),
+    ///     Err(ExportError::InvalidMarker { index: 0, what: "radius", .. })
+    /// ));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_markers(mut self, markers: impl IntoIterator<Item = Marker>) -> Result<Self> {
+        let markers: Vec<Marker> = markers.into_iter().collect();
+        for (index, marker) in markers.iter().enumerate() {
+            marker.check(index)?;
+        }
+        self.markers.extend(markers);
         Ok(self)
     }
 
@@ -405,6 +517,7 @@ impl<'m> Animation<'m> {
                 ..Default::default()
             }));
         }
+        self.marker_nodes(&mut doc, &mut nodes);
         doc.root.push(gltf_json::Animation {
             extensions: None,
             extras: Default::default(),
@@ -458,17 +571,13 @@ impl<'m> Animation<'m> {
             .enumerate()
             .map(|(i, link)| {
                 let n = link.hulls.len();
-                let fixed = self.model.path(i).is_empty();
-                let colour = |j| match fixed {
-                    true => shapes::fixed_colour(j, n.max(1)),
-                    false => shapes::hull_colour(i, j, n.max(1)),
-                };
+                let colour = |j| hull_colour(self.model, i, j);
                 let mesh = if n > 0 {
                     Some(hull_mesh(doc, &link.name, &link.hulls, (0..n).map(colour)))
                 } else {
                     link.mesh.as_ref().map(|mesh| {
                         let colour = colour(0);
-                        let material = material(doc, &link.name, colour);
+                        let material = opaque(doc, &link.name, colour);
                         let primitive = primitive(doc, mesh.vertices(), mesh.triangles(), material);
                         doc.root.push(new_mesh(&link.name, vec![primitive]))
                     })
@@ -483,6 +592,30 @@ impl<'m> Animation<'m> {
                 })
             })
             .collect()
+    }
+
+    /// A static node per [`Marker`]: the unit icosphere (shared vertices and triangles) in the
+    /// marker's translucent material, scaled by its radius and placed at its centre.
+    fn marker_nodes(&self, doc: &mut Document, nodes: &mut Vec<Index<Node>>) {
+        if self.markers.is_empty() {
+            return;
+        }
+        let sphere = TriMesh::icosphere(1.0, 2).expect("the unit icosphere of level 2 is valid");
+        let positions = vertex_positions(doc, sphere.vertices());
+        let indices = doc.indices(sphere.triangles());
+        for marker in &self.markers {
+            let [r, g, b] = marker.colour;
+            let material = material(doc, &marker.name, [r, g, b, MARKER_OPACITY]);
+            let primitive = triangles(positions, indices, material);
+            let mesh = doc.root.push(new_mesh(&marker.name, vec![primitive]));
+            nodes.push(doc.root.push(Node {
+                name: Some(marker.name.clone()),
+                mesh: Some(mesh),
+                translation: Some(marker.centre.map(|c| c as f32)),
+                scale: Some([marker.radius as f32; 3]),
+                ..Default::default()
+            }));
+        }
     }
 
     /// A marker and an arrow node per contact slot (as many as the most contacts at a step),
@@ -565,6 +698,32 @@ impl<'m> Animation<'m> {
             }
         }
     }
+}
+
+/// The colour of hull `hull` of link `link` (its mesh's for `hull` 0 when it has no hulls):
+/// greys for a link that never moves, the link's hue otherwise.
+fn hull_colour(model: &Model, link: usize, hull: usize) -> [f32; 3] {
+    let hulls = model.links()[link].hulls.len().max(1);
+    match model.path(link).is_empty() {
+        true => shapes::fixed_colour(hull, hulls),
+        false => shapes::hull_colour(link, hull, hulls),
+    }
+}
+
+/// The colour a link of `model` is drawn in (its first hull's), `None` when there is no link
+/// `link`: e.g. for a [`Marker`] in the colour of the body that should reach it.
+///
+/// ```
+/// use sdrs::dynamics::scenes;
+/// use sdrs_view::glb::link_colour;
+///
+/// let scene = scenes::chain(3, 0.01)?;
+/// assert_ne!(link_colour(&scene.model, 1), link_colour(&scene.model, 2));
+/// assert_eq!(link_colour(&scene.model, 3), None);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn link_colour(model: &Model, link: usize) -> Option<[f32; 3]> {
+    (link < model.links().len()).then(|| hull_colour(model, link, 0))
 }
 
 /// Finite translation and a finite unit quaternion (to 1e-6).
@@ -669,18 +828,28 @@ fn sampler(input: Index<Accessor>, output: Index<Accessor>, mode: Interpolation)
     }
 }
 
-/// An opaque material of linear RGB `colour`.
-fn material(doc: &mut Document, name: &str, [r, g, b]: [f32; 3]) -> Index<Material> {
+/// A material of linear RGBA `colour`: opaque at alpha 1, blended below.
+fn material(doc: &mut Document, name: &str, colour: [f32; 4]) -> Index<Material> {
+    let alpha_mode = match colour[3] < 1.0 {
+        true => AlphaMode::Blend,
+        false => AlphaMode::Opaque,
+    };
     doc.root.push(Material {
         name: Some(name.into()),
+        alpha_mode: Checked::Valid(alpha_mode),
         pbr_metallic_roughness: PbrMetallicRoughness {
-            base_color_factor: PbrBaseColorFactor([r, g, b, 1.0]),
+            base_color_factor: PbrBaseColorFactor(colour),
             metallic_factor: StrengthFactor(0.0),
             roughness_factor: StrengthFactor(0.8),
             ..Default::default()
         },
         ..Default::default()
     })
+}
+
+/// An opaque material of linear RGB `colour`.
+fn opaque(doc: &mut Document, name: &str, [r, g, b]: [f32; 3]) -> Index<Material> {
+    material(doc, name, [r, g, b, 1.0])
 }
 
 /// A triangle primitive (flat normals are left to the viewer, as glTF prescribes).
@@ -690,12 +859,26 @@ fn primitive(
     triangles: &[[u32; 3]],
     material: Index<Material>,
 ) -> Primitive {
+    let positions = vertex_positions(doc, vertices);
+    let indices = doc.indices(triangles);
+    self::triangles(positions, indices, material)
+}
+
+/// The `f32` positions accessor (with bounds) of `vertices`.
+fn vertex_positions(doc: &mut Document, vertices: &[Point3<f64>]) -> Index<Accessor> {
     let positions: Vec<[f32; 3]> = vertices
         .iter()
         .map(|p| p.coords.map(|c| c as f32).into())
         .collect();
-    let positions = doc.vec3s(&positions, true);
-    let indices = doc.indices(triangles);
+    doc.vec3s(&positions, true)
+}
+
+/// A triangle primitive over existing `positions` and `indices` accessors.
+fn triangles(
+    positions: Index<Accessor>,
+    indices: Index<Accessor>,
+    material: Index<Material>,
+) -> Primitive {
     Primitive {
         attributes: BTreeMap::from([(Checked::Valid(Semantic::Positions), positions)]),
         extensions: None,
@@ -729,7 +912,7 @@ fn hull_mesh(
         .zip(colours)
         .enumerate()
         .map(|(j, (hull, colour))| {
-            let material = material(doc, &format!("{name} hull {j}"), colour);
+            let material = opaque(doc, &format!("{name} hull {j}"), colour);
             primitive(doc, hull.vertices(), hull.triangles(), material)
         })
         .collect();

@@ -6,7 +6,7 @@ use sdrs::dynamics::{Control, Model, Motion, Simulator, State, scenes};
 use sdrs::geometry::{ConvexHull, TriMesh};
 use sdrs::prelude::World;
 use sdrs::record::TrajectoryFile;
-use sdrs_view::glb::{Animation, ContactLayer, ExportError};
+use sdrs_view::glb::{Animation, ContactLayer, ExportError, MARKER_OPACITY, Marker};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -228,6 +228,126 @@ fn contact_layer_target_and_shapes_are_animated_nodes() {
         assert_eq!(*s, [expected; 3]);
     }
     validate(&glb);
+}
+
+#[test]
+fn markers_are_static_translucent_spheres_at_their_centres() {
+    let (model, file) = chain_trajectory(3, 5);
+    let markers = [
+        Marker::new("target A", [0.5, -0.2, 0.1], 0.03, Marker::colour(0)),
+        Marker::new("target B", [-0.7, 0.6, 0.05], 0.08, Marker::colour(1)),
+    ];
+    let glb = Animation::from_trajectory(&model, &file)
+        .unwrap()
+        .with_markers(markers.clone())
+        .unwrap()
+        .to_glb()
+        .unwrap();
+    let (doc, buffers, _) = gltf::import_slice(&glb).unwrap();
+    assert_eq!(doc.nodes().count(), model.links().len() + markers.len() + 1);
+    let animated: Vec<usize> = doc
+        .animations()
+        .flat_map(|a| a.channels().map(|c| c.target().node().index()))
+        .collect();
+    // The markers hang under the z-up root, so their translation is the world centre.
+    let root = doc.scenes().next().unwrap().nodes().next().unwrap();
+    for marker in &markers {
+        let node = root
+            .children()
+            .find(|n| n.name() == Some(marker.name.as_str()))
+            .unwrap_or_else(|| panic!("no node `{}`", marker.name));
+        let (translation, rotation, scale) = node.transform().decomposed();
+        assert!(close(&translation, &marker.centre), "{translation:?}");
+        assert_eq!(rotation, [0.0, 0.0, 0.0, 1.0]);
+        assert_eq!(scale, [marker.radius as f32; 3]);
+        assert!(!animated.contains(&node.index()), "a marker does not move");
+        // The unit sphere: every vertex at distance 1, so the drawn radius is the scale.
+        let primitive = node.mesh().unwrap().primitives().next().unwrap();
+        let reader = primitive.reader(|b| Some(&buffers[b.index()]));
+        for p in reader.read_positions().unwrap() {
+            let r = p.iter().map(|c| c * c).sum::<f32>().sqrt();
+            assert!((r - 1.0).abs() < 1e-5, "vertex at {r}");
+        }
+        let material = primitive.material();
+        let [r, g, b, a] = material.pbr_metallic_roughness().base_color_factor();
+        assert_eq!([r, g, b], marker.colour);
+        assert_eq!(a, MARKER_OPACITY);
+        assert_eq!(material.alpha_mode(), gltf::material::AlphaMode::Blend);
+    }
+    validate(&glb);
+}
+
+#[test]
+fn bad_markers_are_typed_errors() {
+    let (model, _) = chain_trajectory(2, 1);
+    let fine = Animation::from_states(&model, DT, &[State::zero(&model)]).unwrap();
+    let good = Marker::new("good", [0.0; 3], 0.1, [0.2, 0.4, 0.6]);
+    let bad = [
+        (
+            Marker {
+                centre: [0.0, f64::NAN, 0.0],
+                ..good.clone()
+            },
+            "centre",
+        ),
+        (
+            Marker {
+                centre: [f64::INFINITY, 0.0, 0.0],
+                ..good.clone()
+            },
+            "centre",
+        ),
+        (
+            Marker {
+                radius: 0.0,
+                ..good.clone()
+            },
+            "radius",
+        ),
+        (
+            Marker {
+                radius: -0.1,
+                ..good.clone()
+            },
+            "radius",
+        ),
+        (
+            Marker {
+                radius: f64::NAN,
+                ..good.clone()
+            },
+            "radius",
+        ),
+        (
+            Marker {
+                colour: [0.0, 1.5, 0.0],
+                ..good.clone()
+            },
+            "colour",
+        ),
+        (
+            Marker {
+                colour: [f32::NAN, 0.0, 0.0],
+                ..good.clone()
+            },
+            "colour",
+        ),
+    ];
+    for (marker, field) in bad {
+        let err = fine
+            .clone()
+            .with_markers([good.clone(), marker])
+            .unwrap_err();
+        match &err {
+            ExportError::InvalidMarker {
+                index, name, what, ..
+            } => {
+                assert_eq!((*index, name.as_str(), *what), (1, "good", field));
+            }
+            other => panic!("expected InvalidMarker, got {other:?}"),
+        }
+        assert!(err.to_string().contains(field), "{err}");
+    }
 }
 
 #[test]

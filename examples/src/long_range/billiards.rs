@@ -199,6 +199,20 @@ impl Billiards {
         ])
     }
 
+    /// The target balls' links and their targets (centres of mass, world frame).
+    pub fn pieces(&self) -> Vec<(usize, Vector3<f64>)> {
+        self.targets
+            .iter()
+            .map(|(name, target)| {
+                let link = self.model.link_index(name);
+                (
+                    link.expect("the target balls are links of the model"),
+                    *target,
+                )
+            })
+            .collect()
+    }
+
     /// The loss: the two target balls' [`TargetRegion`]s.
     pub fn loss(&self) -> anyhow::Result<Sum> {
         let mut sum = Sum::new();

@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 
 /// Runs `iterations` Adam steps at `learning_rate` from `x0` under each of `methods`
 /// (`build(settings)` gives the task's exact gradient source), printing each method's loss
-/// every `every` iterations and each failed method's error (the others still run).
+/// every `every` iterations, each failed method's error (the others still run) and each
+/// method's best and final loss ([`MethodRun::best`]: Adam with the paper's small `(β₁, β₂)`
+/// can end above a loss it passed).
 pub fn run_methods<G: GradientSource>(
     methods: &[Method],
     models: &ContactModels,
@@ -46,8 +48,24 @@ pub fn run_methods<G: GradientSource>(
                 run.history.len().saturating_sub(1)
             );
         }
+        if let (Some(best), Some(last)) = (&run.best, run.history.last()) {
+            println!(
+                "  {:<32} best loss {:.6e} at iteration {}, final loss {last:.6e}",
+                run.method.name(),
+                best.value,
+                best.iteration
+            );
+        }
     }
     runs
+}
+
+/// A run's best iterate as a table cell: `loss (iteration)`, `–` when it has none.
+pub fn best_cell(run: &MethodRun) -> String {
+    run.best.as_ref().map_or_else(
+        || "–".to_string(),
+        |best| format!("{:.4e} ({})", best.value, best.iteration),
+    )
 }
 
 /// Writes the runs' convergence histories, overlaid, as `STEM.{csv,svg,png}` in `dir`.

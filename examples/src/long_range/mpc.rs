@@ -37,22 +37,40 @@ impl<'a> Window<'a> {
     }
 }
 
-impl GradientSource for Window<'_> {
-    fn value_and_gradient(
+impl Window<'_> {
+    /// The plan rolled out over the window, recording what the adjoint needs when
+    /// `recording` says so.
+    fn rollout(
         &mut self,
         plan: &DVector<f64>,
-    ) -> sdrs::diff::Result<(f64, DVector<f64>)> {
-        let trajectory = rollout_policy(
+        recording: Recording,
+    ) -> sdrs::diff::Result<sdrs::diff::Trajectory> {
+        rollout_policy(
             &mut self.sim,
             &self.start,
             &self.task.policy,
             plan,
             self.task.steps,
-            Recording::Blocks,
-        )?;
+            recording,
+        )
+    }
+}
+
+impl GradientSource for Window<'_> {
+    fn value_and_gradient(
+        &mut self,
+        plan: &DVector<f64>,
+    ) -> sdrs::diff::Result<(f64, DVector<f64>)> {
+        let trajectory = self.rollout(plan, Recording::Blocks)?;
         let (loss, partials) = self.task.loss.evaluate(&self.task.model, &trajectory)?;
         let gradient = adjoint(&mut self.sim, &trajectory, &partials)?;
         Ok((loss, gradient.parameters))
+    }
+
+    /// The rollout's loss, without the adjoint.
+    fn value(&mut self, plan: &DVector<f64>) -> sdrs::diff::Result<f64> {
+        let trajectory = self.rollout(plan, Recording::States)?;
+        Ok(self.task.loss.evaluate(&self.task.model, &trajectory)?.0)
     }
 }
 
@@ -71,8 +89,13 @@ pub struct MpcRun {
     pub plan_losses: Vec<Vec<f64>>,
     /// Adam iterations run over all frames.
     pub iterations: usize,
+    /// Frames not optimised because the plan's window loss was already 0 (every target
+    /// within ε at the window's end; [`RecedingHorizon::hold_at`]): the plan was applied as
+    /// it was.
+    pub skipped: usize,
     /// Plan evaluations (window rollout and adjoint; a bundle's one evaluation runs `samples`
-    /// of them) over all frames: an iteration's, and each frame's last value.
+    /// of them) over all frames: an iteration's, and each frame's last value; a skipped
+    /// frame's one value (a rollout without adjoint) counts as one.
     pub evaluations: usize,
     /// Wall time of the whole run (s).
     pub seconds: f64,
@@ -84,6 +107,18 @@ impl MpcRun {
     /// The loss at the last frame reached.
     pub fn final_loss(&self) -> f64 {
         *self.losses.last().expect("a run holds its start's loss")
+    }
+
+    /// The lowest real loss of the run and the first frame at which it was reached.
+    pub fn best_loss(&self) -> (usize, f64) {
+        self.losses
+            .iter()
+            .copied()
+            .enumerate()
+            .fold((0, f64::INFINITY), |best, (k, v)| match v < best.1 {
+                true => (k, v),
+                false => best,
+            })
     }
 
     /// Whether every piece ended within `epsilon` of its target.
@@ -120,6 +155,7 @@ pub fn run_mpc(
         misses: problem.misses(&start.state),
         plan_losses: Vec::new(),
         iterations: 0,
+        skipped: 0,
         evaluations: 0,
         seconds: 0.0,
         error: None,
@@ -134,6 +170,7 @@ pub fn run_mpc(
             Simulator::new(problem.scene.model.clone(), problem.scene.settings.clone())?;
         let dt = problem.scene.settings.dt;
         let (iterations, evaluations) = (&mut run.iterations, &mut run.evaluations);
+        let skipped = &mut run.skipped;
         let plan_losses = &mut run.plan_losses;
         let (losses, states) = (&mut run.losses, &mut run.states);
         driver.run(
@@ -161,7 +198,8 @@ pub fn run_mpc(
                 states.push(state.state.clone());
                 Ok(())
             },
-            |_, history| {
+            |_, history, held| {
+                *skipped += usize::from(held);
                 *iterations += history.len().saturating_sub(1);
                 *evaluations += history.len();
                 plan_losses.push(history.to_vec());
@@ -241,17 +279,28 @@ pub fn report_mpc_with(
     pusher: impl Fn(&State, &State) -> String,
 ) -> anyhow::Result<()> {
     println!(
-        "{:<32} {:>8} {:>12} {:>12} {:>8} {:>10} {:>12}",
-        "method", "success", "start loss", "final loss", "frames", "iterations", "s/evaluation"
+        "{:<32} {:>8} {:>12} {:>20} {:>12} {:>8} {:>8} {:>10} {:>12}",
+        "method",
+        "success",
+        "start loss",
+        "best loss (frame)",
+        "final loss",
+        "frames",
+        "skipped",
+        "iterations",
+        "s/evaluation"
     );
     for run in runs {
+        let (best_frame, best) = run.best_loss();
         println!(
-            "{:<32} {:>8} {:>12.4e} {:>12.4e} {:>8} {:>10} {:>12.3}",
+            "{:<32} {:>8} {:>12.4e} {:>20} {:>12.4e} {:>8} {:>8} {:>10} {:>12.3}",
             run.method.name(),
             if run.success(epsilon) { "yes" } else { "no" },
             run.losses[0],
+            format!("{best:.4e} ({best_frame})"),
             run.final_loss(),
             run.losses.len() - 1,
+            run.skipped,
             run.iterations,
             run.seconds_per_evaluation(),
         );

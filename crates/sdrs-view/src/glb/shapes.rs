@@ -22,6 +22,11 @@ pub(super) fn fixed_colour(hull: usize, hulls: usize) -> [f32; 3] {
     hsl(0.0, 0.0, lightness(hull, hulls, 0.6))
 }
 
+/// Colour `k` of the markers' palette: saturated hues a golden-ratio step apart, red first.
+pub(super) fn marker_colour(k: usize) -> [f32; 3] {
+    hsl((k as f64 * HUE_STEP).fract(), 0.9, 0.5)
+}
+
 /// Lightness `from` to `from + 0.4` over a link's hulls (the middle for a single hull).
 fn lightness(hull: usize, hulls: usize, from: f64) -> f64 {
     if hulls > 1 {

@@ -67,14 +67,12 @@ impl LinkSums {
                 if lb > lc {
                     continue;
                 }
-                let block = h.fixed_view::<6, 6>(6 * b, 6 * c) * scale;
                 let next = self.blocks.len();
                 let slot = *self.slots.entry([lb, lc]).or_insert(next);
                 if slot == next {
-                    self.blocks.push(([lb, lc], block));
-                } else {
-                    self.blocks[slot].1 += block;
+                    self.blocks.push(([lb, lc], SMatrix::zeros()));
                 }
+                add_scaled_block(&mut self.blocks[slot].1, h, [b, c], scale);
             }
         }
     }
@@ -98,6 +96,23 @@ impl LinkSums {
         }
         for &i in &self.touched {
             kin.add_second_order(model, i, &self.gradients[i], hessian);
+        }
+    }
+}
+
+/// `sum += scale · h[6b.., 6c..]` (the `(b, c)` 6x6 block of `h`), on the column-major slices:
+/// nalgebra's strided block view iterates element by element through its iterator.
+fn add_scaled_block(
+    sum: &mut SMatrix<f64, 6, 6>,
+    h: &SMatrix<f64, 12, 12>,
+    [b, c]: [usize; 2],
+    scale: f64,
+) {
+    let h = h.as_slice();
+    for (k, column) in sum.as_mut_slice().chunks_exact_mut(6).enumerate() {
+        let from = &h[(6 * c + k) * 12 + 6 * b..][..6];
+        for (s, x) in column.iter_mut().zip(from) {
+            *s += scale * x;
         }
     }
 }

@@ -23,6 +23,33 @@
 //! friction (μ = 0.1, chosen: the paper says only "low friction"), lifting leaves it behind.
 //! Shrinking the blocks in front of the arm opens a hole the arm passes through, and the hole's
 //! rim carries the object up.
+//!
+//! Measured (`single_jaw` example, paper scale: 156 blocks, H = 480, the paper's eq. 15 steps,
+//! 2 shared cores): the object is not lifted. The scripted start pushes the X 3.4 cm along −x
+//! during the approach and lifts the jaw 15 cm without it (object rise 0.000 m, loss
+//! 2.40e-2 m²). 30 iterations (13 s) reach 1.14e-2 with the jaw's material at 100.0%; 300
+//! iterations (96 s) reach 9.66e-3, the object rises 2 mm and the jaw keeps 101.2% of its
+//! material: it grew, no hole. Why, in numbers:
+//!
+//! - The loss has a control-only compromise: lifting the jaw `a` without the object costs
+//!   `(LIFT − a)² + a²`, least at `a = LIFT/2` with 1.125e-2 m²; the runs end near it (1.14e-2,
+//!   9.66e-3).
+//! - The design gradient is not zero (|dL/dp| = 1.9e-2 at the start: the jaw touches the arm
+//!   in stages 2-4), but eq. 15 moves the whole 3744-vector by α_d = 2e-3 m per iteration:
+//!   30 iterations move it at most 6 cm in norm, while retreating the front faces of 20
+//!   blocks by 2.7 cm is ≈ 24 cm.
+//! - The bounds cannot open a hole the arm passes: every block keeps its central box (a
+//!   3 × 2 × 2 mm remnant at [`SHRINK`](crate::blocks::SHRINK) = 0.1), a lattice with 1.8 cm
+//!   gaps, and the arm's section in the plate's plane is 6 × 4.2 cm; a front face retreats at
+//!   most 1.35 cm, and the scripted approach brings the front face 3.3 cm past the arm's tip.
+//! - Even a pocket does not lift: front faces of rows 3-6, columns 4-8 retreated 2.7 cm by
+//!   hand (outside the bounds) leave the arm in the pocket, but its rim pushes the 45° arm
+//!   along (−x, +z)/√2 and the X slides 3.7 cm away along −x instead of rising (and the
+//!   smallest clearance reached 0: hulls touched). A straight
+//!   arm through a straight hole would not be locked either: hanging on the hole's rim, the
+//!   arm slides out along its axis unless μ ≥ tan 45°; a lock needs the jaw to turn with the
+//!   arm inside (the paper's stage 3, "adjusting the gripper to its initial orientation",
+//!   which our schedule does not use: it never turns the jaw).
 
 use crate::blocks::JawBlocks;
 use crate::stages::{AtStep, scheduled_spline};

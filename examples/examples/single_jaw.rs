@@ -13,7 +13,7 @@ use sdrs::diff::{Evaluation, StepRule, minimise_with};
 use sdrs::prelude::*;
 use sdrs_examples::blocks::{JawBlocks, grid};
 use sdrs_examples::single_jaw::{
-    DT, LIFT, MU, PAPER_GRID, STEPS, min_clearance, object_lift, single_jaw,
+    DT, LIFT, MU, PAPER_GRID, POINTS, STEPS, min_clearance, object_lift, single_jaw,
 };
 use sdrs_report::{LinePlot, ProgressMode, display_path, target_dir};
 use sdrs_view::glb::Animation;
@@ -37,6 +37,9 @@ struct Args {
     /// Blocks of the jaw along its width and height (the paper: 13,12).
     #[arg(long, value_delimiter = ',', default_values_t = [PAPER_GRID[1], PAPER_GRID[2]])]
     grid: Vec<usize>,
+    /// Spline control values per DoF (at least 4).
+    #[arg(long, default_value_t = POINTS)]
+    points: usize,
     /// Output directory (default `target/experiments/single_jaw`).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -45,7 +48,7 @@ struct Args {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = Args::parse();
     let [width, height] = grid(&args.grid)?;
-    let task = single_jaw([1, width, height], args.steps)?;
+    let task = single_jaw([1, width, height], args.steps, args.points)?;
     let scene = &task.objective;
     let jaw: &JawBlocks = &task.jaw;
     println!(

@@ -10,12 +10,15 @@ use sdrs_examples::carry::{
     Carry, CarryError, Gripper, HELD, Summed, Trajectory, build, palm_mounts,
 };
 use sdrs_examples::parallel_jaw::{LEARNING_RATE, OBJECTS, parallel_jaw, thickened};
-use sdrs_examples::single_jaw::{Task, min_clearance, single_jaw};
+use sdrs_examples::single_jaw::{
+    LIFT, PAPER_GRID, POINTS, STEPS, TURN_POINTS, Task, min_clearance, moved_out, object_lift,
+    single_jaw, turning_schedule,
+};
 use sdrs_examples::three_finger::three_finger;
 
 /// A 4 × 4-block jaw over 80 steps (stages of 0.2 s).
 fn reduced() -> Task {
-    single_jaw([1, 4, 4], 80).unwrap()
+    single_jaw([1, 4, 4], 80, POINTS).unwrap()
 }
 
 #[test]
@@ -67,7 +70,7 @@ fn single_jaw_gradient_matches_differences() {
     // adjoint only below ~1e-7 m (1e-4 m: wrong sign; 1e-6 m: 5% off; 1e-8 m: 4e-6 off).
     let step = |is_design: bool| if is_design { 1e-8 } else { 1e-6 };
     let mut checks: Vec<(bool, usize)> = order[..3].iter().map(|&k| (true, k)).collect();
-    checks.extend([(false, 2 * 9 + 4), (false, 4)]);
+    checks.extend([(false, 2 * POINTS + 4), (false, 4)]);
     for (is_design, k) in checks {
         let h = step(is_design);
         let (plus, minus, analytic) = if is_design {
@@ -130,6 +133,29 @@ fn single_jaw_loss_falls_and_stays_collision_free() {
         .unwrap();
     let clearance = min_clearance(&task, &model, &best.data.trajectory.states);
     assert!(clearance > 0.0, "hulls intersect: clearance {clearance}");
+}
+
+#[test]
+fn single_jaw_lifts_the_x_through_a_hole_when_it_turns() {
+    // The paper's scale and the re-orienting schedule, no optimisation: the solid plate
+    // leaves the X on the ground, a 4 × 10 cm hole takes it up with the jaw, an 8 × 10 cm one
+    // lets the arm slide out.
+    let task = single_jaw(PAPER_GRID, STEPS, TURN_POINTS).unwrap();
+    let control = turning_schedule(&task, TURN_POINTS);
+    let scene = &task.objective;
+    let width = PAPER_GRID[1];
+    for (p, lifted) in [
+        (DVector::zeros(task.jaw.parameters()), false),
+        (moved_out(&task.jaw, width, [5, 6], [4, 8]), true),
+        (moved_out(&task.jaw, width, [4, 7], [4, 8]), false),
+    ] {
+        let e = scene.evaluate(&control, &p).unwrap();
+        let rise = object_lift(&task, &e.trajectory.states);
+        eprintln!("object rose {rise:.4} m");
+        assert_eq!(rise > 0.9 * LIFT, lifted, "object rose {rise} m");
+        let model = scene.design.model(&scene.model, &p).unwrap();
+        assert!(min_clearance(&task, &model, &e.trajectory.states) > 0.0);
+    }
 }
 
 /// The parallel-jaw gripper (SDRS sec. V-F) at a CI scale: 3 × 3 blocks per jaw, two

@@ -1,5 +1,5 @@
 //! What the single-jaw gripper (SDRS sec. V-E) needs to lift the X, checked by hand: a hole
-//! and the paper's re-orientation ([`turning_schedule`]: tilt the jaw to face the X's upper
+//! and the paper's re-orientation ([`Schedule::Turning`]: tilt the jaw to face the X's upper
 //! arm, approach along it, turn back upright carrying the X, lift). The hole is a window of
 //! blocks moved out of the plate ([`moved_out`]), a design outside the benchmark's bounds.
 //! Prints the object's rise for the solid plate and two windows, with no optimisation.
@@ -8,13 +8,13 @@
 
 use sdrs::prelude::*;
 use sdrs_examples::single_jaw::{
-    LIFT, PAPER_GRID, STEPS, TURN_POINTS, min_clearance, moved_out, object_lift, single_jaw,
-    turning_schedule,
+    LIFT, PAPER_GRID, STEPS, Schedule, TURN_POINTS, min_clearance, moved_out, object_lift,
+    single_jaw,
 };
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let task = single_jaw(PAPER_GRID, STEPS, TURN_POINTS)?;
-    let control = turning_schedule(&task, TURN_POINTS);
+    let task = single_jaw(PAPER_GRID, STEPS, Schedule::Turning)?;
+    let control = &task.initial;
     let scene = &task.objective;
     println!(
         "single jaw, {} blocks, H = {STEPS}, {TURN_POINTS} spline values per DoF, tilt-approach-turn-lift schedule (no optimisation):",
@@ -32,7 +32,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             moved_out(&task.jaw, width, [4, 7], [4, 8]),
         ),
     ] {
-        let e = scene.evaluate(&control, &p)?;
+        let e = scene.evaluate(control, &p)?;
         let model = scene.design.model(&scene.model, &p)?;
         let states = &e.trajectory.states;
         println!(

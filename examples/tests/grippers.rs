@@ -11,14 +11,14 @@ use sdrs_examples::carry::{
 };
 use sdrs_examples::parallel_jaw::{LEARNING_RATE, OBJECTS, parallel_jaw, thickened};
 use sdrs_examples::single_jaw::{
-    LIFT, PAPER_GRID, POINTS, STEPS, TURN_POINTS, Task, min_clearance, moved_out, object_lift,
-    single_jaw, turning_schedule,
+    LIFT, PAPER_GRID, POINTS, STEPS, Schedule, Task, min_clearance, moved_out, object_lift,
+    single_jaw,
 };
 use sdrs_examples::three_finger::three_finger;
 
 /// A 4 × 4-block jaw over 80 steps (stages of 0.2 s).
 fn reduced() -> Task {
-    single_jaw([1, 4, 4], 80, POINTS).unwrap()
+    single_jaw([1, 4, 4], 80, Schedule::Scripted).unwrap()
 }
 
 #[test]
@@ -140,8 +140,8 @@ fn single_jaw_lifts_the_x_through_a_hole_when_it_turns() {
     // The paper's scale and the re-orienting schedule, no optimisation: the solid plate
     // leaves the X on the ground, a 4 × 10 cm hole takes it up with the jaw, an 8 × 10 cm one
     // lets the arm slide out.
-    let task = single_jaw(PAPER_GRID, STEPS, TURN_POINTS).unwrap();
-    let control = turning_schedule(&task, TURN_POINTS);
+    let task = single_jaw(PAPER_GRID, STEPS, Schedule::Turning).unwrap();
+    let control = &task.initial;
     let scene = &task.objective;
     let width = PAPER_GRID[1];
     for (p, lifted) in [
@@ -149,7 +149,7 @@ fn single_jaw_lifts_the_x_through_a_hole_when_it_turns() {
         (moved_out(&task.jaw, width, [5, 6], [4, 8]), true),
         (moved_out(&task.jaw, width, [4, 7], [4, 8]), false),
     ] {
-        let e = scene.evaluate(&control, &p).unwrap();
+        let e = scene.evaluate(control, &p).unwrap();
         let rise = object_lift(&task, &e.trajectory.states);
         eprintln!("object rose {rise:.4} m");
         assert_eq!(rise > 0.9 * LIFT, lifted, "object rose {rise} m");

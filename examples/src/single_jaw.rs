@@ -63,8 +63,11 @@
 //! arm slides out while the jaw turns; 3.36e-2) do not. Optimised from that schedule and the
 //! solid plate (`-- --turn --iterations 100`, 34 s) the loss falls to 1.18e-2, the object rises
 //! 4 mm and the jaw keeps 100.7% of its material: no hole, for the reasons above (bounds, step
-//! length). Left to do: block bounds that can clear such a window, with design steps large
-//! enough to get there.
+//! length). Blind pockets instead of the hole (front faces of rows 5-6 or 4-6, columns 4-8 or
+//! 3-9 retreated 2.7 cm, the grasp 9-10 cm from the X's centre: a scratch check, not in the
+//! repository) lift it 2.2 cm at best, and two of those six rollouts failed to converge: the
+//! arm must pass through. Left to do: block bounds that can clear such a window (blocks that
+//! leave, not only thin), with design steps large enough to get there.
 
 use crate::blocks::JawBlocks;
 use crate::stages::{AtStep, scheduled_spline};

@@ -65,7 +65,7 @@
 //! 4 mm and the jaw keeps 100.7% of its material: no hole, for the reasons above (bounds, step
 //! length). Blind pockets instead of the hole (front faces of rows 5-6 or 4-6, columns 4-8 or
 //! 3-9 retreated 2.7 cm, the grasp 9-10 cm from the X's centre: a scratch check, not in the
-//! repository) lift it 2.2 cm at best, and two of those six rollouts failed to converge: the
+//! repository) lift it 2.2 cm at best, and two of those seven rollouts failed to converge: the
 //! arm must pass through. Left to do: block bounds that can clear such a window (blocks that
 //! leave, not only thin), with design steps large enough to get there.
 

@@ -6,8 +6,8 @@
 //! shapes) under `target/experiments/parallel_jaw/` (or `--out`).
 //!
 //! `cargo run --release -p sdrs-examples --example parallel_jaw`
-//! (the default is a reduced scale, 6 × 6 blocks per jaw, H = 90, lr 1e-3, 100 iterations;
-//! `--grid 13,12 --steps 180` is the paper's scale, `--lr 5e-3` its learning rate).
+//! (the default is a reduced scale, 6 × 6 blocks per jaw, H = 90, the paper's lr 5e-3, 100
+//! iterations; `--grid 13,12 --steps 180` is the paper's scale).
 
 use clap::Parser;
 use sdrs_examples::blocks::grid;
@@ -30,9 +30,8 @@ struct Args {
     /// Blocks of each jaw along its width and height (the paper: 13,12).
     #[arg(long, value_delimiter = ',', default_values_t = [6, 6])]
     grid: Vec<usize>,
-    /// Adam's learning rate (the paper: 5e-3; ours 1e-3: our blocks are 13 mm wide, and
-    /// steps of 5 mm per vertex make the loss jump between grasps).
-    #[arg(long, default_value_t = 1e-3)]
+    /// Adam's learning rate (the paper: 5e-3).
+    #[arg(long, default_value_t = LEARNING_RATE)]
     lr: f64,
     /// Output directory (default `target/experiments/parallel_jaw`).
     #[arg(long)]

@@ -6,14 +6,15 @@
 //! animations under `target/experiments/single_jaw/` (or `--out`).
 //!
 //! `cargo run --release -p sdrs-examples --example single_jaw -- --iterations 30`
-//! (`--steps 480 --grid 13,12` is the paper's scale, the default).
+//! (`--steps 480 --grid 13,12` is the paper's scale, the default; `--turn` starts from the
+//! paper's re-orienting schedule).
 
 use clap::Parser;
 use sdrs::diff::{Evaluation, StepRule, minimise_with};
 use sdrs::prelude::*;
 use sdrs_examples::blocks::{JawBlocks, grid};
 use sdrs_examples::single_jaw::{
-    DT, LIFT, MU, PAPER_GRID, STEPS, min_clearance, object_lift, single_jaw,
+    DT, LIFT, MU, PAPER_GRID, STEPS, Schedule, min_clearance, object_lift, single_jaw,
 };
 use sdrs_report::{LinePlot, ProgressMode, display_path, target_dir};
 use sdrs_view::glb::Animation;
@@ -37,6 +38,10 @@ struct Args {
     /// Blocks of the jaw along its width and height (the paper: 13,12).
     #[arg(long, value_delimiter = ',', default_values_t = [PAPER_GRID[1], PAPER_GRID[2]])]
     grid: Vec<usize>,
+    /// Start from the paper's re-orienting schedule (tilt to face the X's arm, approach along
+    /// it, turn back upright, lift) instead of the scripted one that never turns the jaw.
+    #[arg(long)]
+    turn: bool,
     /// Output directory (default `target/experiments/single_jaw`).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -45,7 +50,12 @@ struct Args {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = Args::parse();
     let [width, height] = grid(&args.grid)?;
-    let task = single_jaw([1, width, height], args.steps)?;
+    let schedule = if args.turn {
+        Schedule::Turning
+    } else {
+        Schedule::Scripted
+    };
+    let task = single_jaw([1, width, height], args.steps, schedule)?;
     let scene = &task.objective;
     let jaw: &JawBlocks = &task.jaw;
     println!(

@@ -9,7 +9,8 @@
 //! A hull whose 8 vertices collapse onto a plane is degenerate and the model rejects it, so
 //! [`JawBlocks::bounds`] keeps every vertex in its own octant of the block (seen from the
 //! block's centre): along each axis its distance to the centre stays within
-//! `[SHRINK, GROW]` times the block's initial half-extent. A block shrunk to the lower bound
+//! `[SHRINK, GROW]` times the block's initial half-extent (a jaw may allow more growth along
+//! some axis, [`JawBlocks::with_growth`]). A block shrunk to the lower bound
 //! keeps 10% of its size — a 90% hole, not a missing block (chosen: the paper does not say how
 //! far blocks shrink; a true vanishing block would need a change of hull count).
 
@@ -29,6 +30,9 @@ pub struct JawBlocks {
     pub hulls: Vec<ConvexHull>,
     /// Half-extents of one block (m).
     pub half: Vector3<f64>,
+    /// Largest distance of a vertex to its block's centre along each axis, relative to the
+    /// half-extent ([`GROW`] on every axis unless set by [`JawBlocks::with_growth`]).
+    pub growth: Vector3<f64>,
 }
 
 impl JawBlocks {
@@ -62,7 +66,33 @@ impl JawBlocks {
                 }
             }
         }
-        Ok(Self { hulls, half })
+        Ok(Self {
+            hulls,
+            half,
+            growth: Vector3::repeat(GROW),
+        })
+    }
+
+    /// The same blocks with vertices allowed `growth[k]` half-extents from their block's
+    /// centre along axis `k` (each at least 1: the initial box stays inside the bounds).
+    ///
+    /// ```
+    /// use sdrs_examples::blocks::{BlocksError, JawBlocks};
+    /// use sdrs::prelude::Vector3;
+    /// let jaw = JawBlocks::grid([1, 1, 1], Vector3::repeat(0.02))?
+    ///     .with_growth(Vector3::new(1.5, 3.0, 1.5))?;
+    /// let (lower, upper) = jaw.bounds();
+    /// // Vertex 0 is the (−, −, −) corner: it may move 2 cm outwards along y, 5 mm along x.
+    /// assert!((lower[1] + 0.02).abs() < 1e-12 && (lower[0] + 0.005).abs() < 1e-12);
+    /// assert!(upper[1] > 0.0);
+    /// assert!(matches!(jaw.with_growth(Vector3::new(1.5, 0.9, 1.5)), Err(BlocksError::Growth(_))));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_growth(self, growth: Vector3<f64>) -> Result<Self, BlocksError> {
+        if !growth.iter().all(|g| g.is_finite() && *g >= 1.0) {
+            return Err(BlocksError::Growth(growth));
+        }
+        Ok(Self { growth, ..self })
     }
 
     /// The same blocks moved by `by` in the link's frame (a grid hanging below its joint rather
@@ -84,10 +114,7 @@ impl JawBlocks {
             .map(|h| ConvexHull::new(h.vertices().iter().map(|v| v + by).collect()))
             .collect::<Result<_, _>>()
             .map_err(BlocksError::Block)?;
-        Ok(Self {
-            hulls,
-            half: self.half,
-        })
+        Ok(Self { hulls, ..self })
     }
 
     /// The number of design parameters: 3 per vertex.
@@ -128,7 +155,7 @@ impl JawBlocks {
     }
 
     /// Lower and upper bounds of the parameters that keep every vertex in its octant
-    /// (`[SHRINK, GROW]` half-extents from its block's centre along each axis).
+    /// (`[SHRINK, growth[k]]` half-extents from its block's centre along axis `k`).
     pub fn bounds(&self) -> (DVector<f64>, DVector<f64>) {
         let n = self.parameters();
         let (mut lower, mut upper) = (DVector::zeros(n), DVector::zeros(n));
@@ -142,11 +169,11 @@ impl JawBlocks {
                 / hull.vertices().len() as f64;
             for v in hull.vertices() {
                 for k in 0..3 {
-                    // The corner sits at centre + s h; it may move to centre + s [SHRINK, GROW] h.
+                    // The corner sits at centre + s h; it may move to centre + s [SHRINK, growth] h.
                     let s = (v[k] - centre[k]).signum();
                     let (a, b) = (
                         s * (SHRINK - 1.0) * self.half[k],
-                        s * (GROW - 1.0) * self.half[k],
+                        s * (self.growth[k] - 1.0) * self.half[k],
                     );
                     (lower[at], upper[at]) = (a.min(b), a.max(b));
                     at += 1;
@@ -189,6 +216,9 @@ pub enum BlocksError {
     /// A grid count was zero.
     #[error("block grid counts {0:?}: every count must be at least 1")]
     Counts([usize; 3]),
+    /// A growth bound below 1 or not finite ([`JawBlocks::with_growth`]).
+    #[error("block growth {0:?}: every factor must be finite and at least 1")]
+    Growth(Vector3<f64>),
     /// A block's hull could not be built (a size not finite and positive).
     #[error("a block's hull: {0}")]
     Block(#[source] sdrs::geometry::GeometryError),

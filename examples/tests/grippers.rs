@@ -259,13 +259,16 @@ fn parallel_jaw_lifts_the_cube_by_squeeze_alone() {
 
 #[test]
 fn parallel_jaw_holds_all_four_and_stays_collision_free() {
-    // The example's reduced scale (6 × 6 blocks per jaw, H = 90, the paper's lr 5e-3), 20 of
-    // its 100 iterations: measured, every object is held from iteration 15 on.
+    // The example's reduced scale (6 × 6 blocks per jaw, H = 90, the paper's lr 5e-3), 40 of
+    // its 100 iterations. The loss jumps between grasps, so when all four are first held
+    // depends on the solver's exact path: measured, from iteration 15 on at first, and 3 of 4
+    // after 20 and 25 iterations but 4 of 4 after 30 and 40 once Newton evaluated θ^t before
+    // its extrapolated start.
     let task = parallel_jaw([6, 6], 90, &OBJECTS).unwrap();
     let p = DVector::zeros(task.parameters());
     let held = |s: &Summed| s.each.iter().filter(|e| Trajectory::slip(e) < HELD).count();
     let start = task.evaluate(&p).unwrap();
-    let run = task.optimise(p, 20, LEARNING_RATE, |_, _| {}).unwrap();
+    let run = task.optimise(p, 40, LEARNING_RATE, |_, _| {}).unwrap();
     let (history, best, end) = (run.history, run.design, run.end);
     eprintln!("summed loss {history:?}");
     assert_eq!(held(&start), 0, "the initial jaws hold an object");
@@ -300,9 +303,10 @@ fn three_finger_gradient_matches_differences() {
     // measures the derivative only where each of their 200 steps is converged well below
     // 1e-9·|g|. At tolerance 1e-8 the differences of parameter 258 were 4.660821 (Newton
     // started at the extrapolated state) or 4.665758 (started at θ^t) against the adjoint's
-    // 4.665910; at 1e-10 they are 4.665901.
+    // 4.665910; at 1e-9 they are 4.665982. 1e-10 is at the round-off floor (one step stopped at
+    // a residual of 1.16e-10 after 100 iterations).
     for t in &mut task.trajectories {
-        t.objective.settings.tolerance = 1e-10;
+        t.objective.settings.tolerance = 1e-9;
     }
     let p = DVector::zeros(task.parameters());
     assert_eq!(p.len(), 6 * 2 * 8 * 3);

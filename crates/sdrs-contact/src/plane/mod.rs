@@ -281,28 +281,30 @@ impl PlaneBarrier {
         ];
         let s = self.support;
         let poses = ([*pose_a, *pose_b], [a.fingerprint(), b.fingerprint()]);
-        // For the same hulls at the very poses the cached plane was solved for, it is still the
-        // solution: no GJK and no Newton step (a scene at rest evaluates its pairs at unchanged
-        // poses).
-        if let Some(p) = cache.plane
-            && cache.solved_at == Some(poses)
-            && let Some(e) = solve::evaluate_plane(&sides, &p, s)
-            && e.is_finite()
-        {
-            return Ok(Solved::Plane(sides, solve::solution(p, e, 0)?));
+        // GJK only decides whether the pair penetrates or is beyond the support: for the same
+        // hulls at the very poses the cached plane was solved for, it decided "in range" then
+        // and would now. The solve itself runs as always (the warm start's polishing step
+        // included), so the result does not depend on whether the gate ran.
+        let gate = |cache: &mut PlaneCache| {
+            match gjk_distance(a, pose_a, b, pose_b, &self.gjk, &mut cache.gjk) {
+                Proximity::Intersecting { .. } => Err(Solved::Penetrating),
+                Proximity::Separated(s) if s.distance >= self.support_distance() => {
+                    Err(Solved::Apart)
+                }
+                Proximity::Separated(s) => Ok(s),
+            }
+        };
+        let mut separation = None;
+        if !(cache.plane.is_some() && cache.solved_at == Some(poses)) {
+            match gate(cache) {
+                Ok(s) => separation = Some(s),
+                Err(outcome) => {
+                    cache.plane = None;
+                    return Ok(outcome);
+                }
+            }
         }
         cache.solved_at = None;
-        let separation = match gjk_distance(a, pose_a, b, pose_b, &self.gjk, &mut cache.gjk) {
-            Proximity::Intersecting { .. } => {
-                cache.plane = None;
-                return Ok(Solved::Penetrating);
-            }
-            Proximity::Separated(s) => s,
-        };
-        if separation.distance >= self.support_distance() {
-            cache.plane = None;
-            return Ok(Solved::Apart);
-        }
         // Start from the previous plane when it is feasible and nearly optimal (the usual case
         // within a time step), with a small iteration budget: a warm start converges in a few
         // Newton steps. When it does not (over a ground's edge at the support distance a plane
@@ -329,6 +331,16 @@ impl PlaneBarrier {
             (cache.plane, cache.solved_at) = (Some(solution.plane), Some(poses));
             return Ok(Solved::Plane(sides, solution));
         }
+        let separation = match separation {
+            Some(s) => s,
+            None => match gate(cache) {
+                Ok(s) => s,
+                Err(outcome) => {
+                    cache.plane = None;
+                    return Ok(outcome);
+                }
+            },
+        };
         let n = separation.normal;
         let mid = nalgebra::center(&separation.point_a, &separation.point_b);
         let unit = Vector4::new(n.x, n.y, n.z, -n.dot(&mid.coords));

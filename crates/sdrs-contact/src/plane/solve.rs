@@ -53,7 +53,7 @@ impl PlaneEval {
     /// Whether every number in it is finite. Coordinates near `1e154` or gaps far below the
     /// hulls' size can overflow products (`t tᵀ P''`); the solve must then stop with an error
     /// rather than iterate on infinities.
-    pub(super) fn is_finite(&self) -> bool {
+    fn is_finite(&self) -> bool {
         [self.value, self.scale, self.noise, self.value_noise]
             .iter()
             .chain(self.gradient.iter())
@@ -236,7 +236,7 @@ fn overflow() -> ContactError {
 }
 
 /// The solution at `p`, with the factor of its Hessian.
-pub(super) fn solution(p: Vector4<f64>, eval: PlaneEval, iterations: usize) -> Result<Solution> {
+fn solution(p: Vector4<f64>, eval: PlaneEval, iterations: usize) -> Result<Solution> {
     Ok(Solution {
         plane: p,
         factor: factor(&eval.hessian).ok_or(overflow())?,

@@ -285,14 +285,17 @@ impl PlaneBarrier {
         // hulls at the very poses the cached plane was solved for, it decided "in range" then
         // and would now. The solve itself runs as always (the warm start's polishing step
         // included), so the result does not depend on whether the gate ran.
-        let gate = |cache: &mut PlaneCache| {
-            match gjk_distance(a, pose_a, b, pose_b, &self.gjk, &mut cache.gjk) {
-                Proximity::Intersecting { .. } => Err(Solved::Penetrating),
-                Proximity::Separated(s) if s.distance >= self.support_distance() => {
-                    Err(Solved::Apart)
-                }
-                Proximity::Separated(s) => Ok(s),
-            }
+        let gate = |cache: &mut PlaneCache| match gjk_distance(
+            a,
+            pose_a,
+            b,
+            pose_b,
+            &self.gjk,
+            &mut cache.gjk,
+        ) {
+            Proximity::Intersecting { .. } => Err(Solved::Penetrating),
+            Proximity::Separated(s) if s.distance >= self.support_distance() => Err(Solved::Apart),
+            Proximity::Separated(s) => Ok(s),
         };
         let mut separation = None;
         if !(cache.plane.is_some() && cache.solved_at == Some(poses)) {

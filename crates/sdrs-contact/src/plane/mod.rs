@@ -206,6 +206,21 @@ impl ContactModel for PlaneBarrier {
     }
 }
 
+/// What the GJK gate of [`PlaneBarrier::solve`] decides when there is no plane to solve.
+enum Gated {
+    Penetrating,
+    Apart,
+}
+
+impl Gated {
+    fn solved<'a>(self) -> Solved<'a> {
+        match self {
+            Self::Penetrating => Solved::Penetrating,
+            Self::Apart => Solved::Apart,
+        }
+    }
+}
+
 /// What the plane solve found for a pair.
 // Built once per evaluation and consumed at once; boxing would allocate on the hot path.
 #[allow(clippy::large_enum_variant)]
@@ -293,8 +308,8 @@ impl PlaneBarrier {
             &self.gjk,
             &mut cache.gjk,
         ) {
-            Proximity::Intersecting { .. } => Err(Solved::Penetrating),
-            Proximity::Separated(s) if s.distance >= self.support_distance() => Err(Solved::Apart),
+            Proximity::Intersecting { .. } => Err(Gated::Penetrating),
+            Proximity::Separated(s) if s.distance >= self.support_distance() => Err(Gated::Apart),
             Proximity::Separated(s) => Ok(s),
         };
         let mut separation = None;
@@ -303,7 +318,7 @@ impl PlaneBarrier {
                 Ok(s) => separation = Some(s),
                 Err(outcome) => {
                     cache.plane = None;
-                    return Ok(outcome);
+                    return Ok(outcome.solved());
                 }
             }
         }
@@ -340,7 +355,7 @@ impl PlaneBarrier {
                 Ok(s) => s,
                 Err(outcome) => {
                     cache.plane = None;
-                    return Ok(outcome);
+                    return Ok(outcome.solved());
                 }
             },
         };

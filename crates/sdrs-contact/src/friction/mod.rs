@@ -87,6 +87,13 @@ pub struct FrictionCache {
     at_rest: Option<Box<AtRest>>,
 }
 
+impl FrictionCache {
+    /// The last optimal plane velocity `(u₁, u₂, ω)`, if any.
+    pub fn velocity(&self) -> Option<Vector3<f64>> {
+        self.velocity
+    }
+}
+
 /// An evaluation at a frame's own poses and what it was a function of: the friction, the frame
 /// and the order.
 #[derive(Debug, Clone)]

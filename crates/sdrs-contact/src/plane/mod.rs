@@ -299,27 +299,26 @@ impl PlaneBarrier {
         // GJK only decides whether the pair penetrates or is beyond the support: for the same
         // hulls at the very poses the cached plane was solved for, it decided "in range" then
         // and would now. The solve itself runs as always (the warm start's polishing step
-        // included), so the result does not depend on whether the gate ran.
-        let gate = |cache: &mut PlaneCache| match gjk_distance(
-            a,
-            pose_a,
-            b,
-            pose_b,
-            &self.gjk,
-            &mut cache.gjk,
-        ) {
-            Proximity::Intersecting { .. } => Err(Gated::Penetrating),
-            Proximity::Separated(s) if s.distance >= self.support_distance() => Err(Gated::Apart),
-            Proximity::Separated(s) => Ok(s),
+        // included), so the result does not depend on whether the gate ran. Out of range, the
+        // cached plane is dropped.
+        let gate = |cache: &mut PlaneCache| {
+            let gated = match gjk_distance(a, pose_a, b, pose_b, &self.gjk, &mut cache.gjk) {
+                Proximity::Intersecting { .. } => Err(Gated::Penetrating),
+                Proximity::Separated(s) if s.distance >= self.support_distance() => {
+                    Err(Gated::Apart)
+                }
+                Proximity::Separated(s) => Ok(s),
+            };
+            if gated.is_err() {
+                cache.plane = None;
+            }
+            gated
         };
         let mut separation = None;
         if !(cache.plane.is_some() && cache.solved_at == Some(poses)) {
             match gate(cache) {
                 Ok(s) => separation = Some(s),
-                Err(outcome) => {
-                    cache.plane = None;
-                    return Ok(outcome.solved());
-                }
+                Err(gated) => return Ok(gated.solved()),
             }
         }
         cache.solved_at = None;
@@ -349,15 +348,9 @@ impl PlaneBarrier {
             (cache.plane, cache.solved_at) = (Some(solution.plane), Some(poses));
             return Ok(Solved::Plane(sides, solution));
         }
-        let separation = match separation {
-            Some(s) => s,
-            None => match gate(cache) {
-                Ok(s) => s,
-                Err(outcome) => {
-                    cache.plane = None;
-                    return Ok(outcome.solved());
-                }
-            },
+        let separation = match separation.map_or_else(|| gate(cache), Ok) {
+            Ok(s) => s,
+            Err(gated) => return Ok(gated.solved()),
         };
         let n = separation.normal;
         let mid = nalgebra::center(&separation.point_a, &separation.point_b);

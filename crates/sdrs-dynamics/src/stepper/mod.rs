@@ -574,8 +574,9 @@ impl Simulator {
     /// there, so the next step's start did not move, and a scene at rest costs one evaluation
     /// per step, as with [`NewtonStart::Current`]. θ^t is evaluated first, with its gradient
     /// but not its Hessian: its pairs are still at the poses the last step's solve left them
-    /// at, so their plane solves stop at once (and a converged θ^t needs no guess at all). Without contact the objective is smooth and Newton from θ^t takes one or two
-    /// steps anyway: there the extra evaluation would only cost (UR5 +30%, measured).
+    /// at, so their plane solves start converged (and a converged θ^t needs no guess at all).
+    /// Without contact the objective is smooth and Newton from θ^t takes one or two steps
+    /// anyway: there the extra evaluation would only cost (UR5 +30%, measured).
     ///
     /// An extrapolated start is polished unless its residual is far inside the tolerance
     /// ([`POLISHED`]): a guess just inside it would end the step at the last step's velocity,
@@ -593,10 +594,7 @@ impl Simulator {
             && let Some(guess) = self.extrapolated(current, previous, now)?
         {
             // θ^t first: its pairs are where the last step's solve left their warm starts.
-            let at_current = match self.evaluate(current, data, Needs::Gradient)? {
-                Ok(e) => e,
-                Err(why) => return Err(self.infinite_error(why, now)),
-            };
+            let at_current = self.evaluate_start(current, data, Needs::Gradient, now)?;
             let (moving, value) = (
                 at_current.gradient.amax() >= self.settings.tolerance,
                 at_current.value,
@@ -609,8 +607,20 @@ impl Simulator {
                 self.recycle(at_guess);
             }
         }
-        match self.evaluate(current, data, Needs::Hessian)? {
-            Ok(e) => Ok((current.clone(), e, false)),
+        let at_current = self.evaluate_start(current, data, Needs::Hessian, now)?;
+        Ok((current.clone(), at_current, false))
+    }
+
+    /// The evaluation of the step's start θ^t, or why the step cannot start there.
+    fn evaluate_start(
+        &mut self,
+        current: &State,
+        data: &StepData<'_>,
+        needs: Needs,
+        now: &Kinematics,
+    ) -> Result<Evaluation> {
+        match self.evaluate(current, data, needs)? {
+            Ok(e) => Ok(e),
             Err(why) => Err(self.infinite_error(why, now)),
         }
     }

@@ -229,11 +229,11 @@ fn record(
         out.iterations.push(report.iterations);
         out.active_pairs.push(report.active_pairs);
         if recording == Recording::Blocks {
-            out.linearizations.push(sdrs_dynamics::Linearization {
-                hessian: report.hessian,
-                factor: report.factor.expect("backward blocks were asked for"),
-                derivatives: report.derivatives.expect("backward blocks were asked for"),
-            });
+            out.linearizations.push(
+                report
+                    .linearization
+                    .expect("backward blocks were asked for"),
+            );
         }
     }
     Ok(out)

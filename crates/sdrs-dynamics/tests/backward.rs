@@ -41,7 +41,10 @@ pub(crate) fn check(scene: Scene, steps: usize) {
     let settings = scene.settings.clone();
     let (mut sim, current, previous, control) = running(scene, steps);
     let (next, report) = sim.step(&current, &previous, &control).unwrap();
-    let blocks = report.derivatives.expect("backward blocks requested");
+    let blocks = report
+        .linearization
+        .expect("backward blocks requested")
+        .derivatives;
     assert!(report.active_pairs > 0, "the check needs active contact");
     let n = current.q.len();
     let h = 1e-6;
@@ -132,4 +135,44 @@ fn step_blocks_match_differences_for_colliding_rotating_chains() {
     scene.control.kp = DVector::from_element(n, 0.5);
     scene.control.position = DVector::from_fn(n, |k, _| 0.1 * (k as f64).sin());
     check(scene, 60);
+}
+
+#[test]
+fn only_a_step_with_backward_reports_its_linearization_and_both_take_the_same_steps() {
+    // A box sliding to rest on a shallow incline: moving steps, then steps at rest (whose
+    // single evaluation has no Hessian without the backward pass).
+    let scene = box_on_incline(0.1, 0.5, 0.01).unwrap();
+    let run = |backward: bool| {
+        let mut settings = scene.settings.clone();
+        settings.backward = backward;
+        let mut sim = Simulator::new(scene.model.clone(), settings).unwrap();
+        let mut motion = Motion::at_rest(&scene.model, State::zero(&scene.model));
+        let mut at_rest = 0;
+        let states: Vec<DVector<f64>> = (0..120)
+            .map(|_| {
+                let report = sim.advance(&mut motion, &scene.control).unwrap();
+                at_rest += usize::from(report.iterations == 0);
+                match &report.linearization {
+                    Some(lin) => {
+                        assert!(backward, "a linearization nobody asked for");
+                        let n = scene.model.dof();
+                        assert_eq!(lin.hessian.shape(), (n, n));
+                        assert!(lin.hessian.iter().any(|h| *h != 0.0));
+                    }
+                    None => assert!(!backward, "no linearization for the backward pass"),
+                }
+                motion.state.q.clone()
+            })
+            .collect();
+        (states, at_rest)
+    };
+    let ((with, rest_with), (without, rest_without)) = (run(true), run(false));
+    assert!(rest_with > 10 && rest_without > 10, "the box comes to rest");
+    for (k, (a, b)) in with.iter().zip(&without).enumerate() {
+        assert!(
+            (a - b).amax() < 1e-12,
+            "step {k}: {:e} apart",
+            (a - b).amax()
+        );
+    }
 }

@@ -255,9 +255,9 @@ fn steps_hand_their_factor_to_the_backward_pass() {
         let report = sim.advance(&mut motion, &scene.control).unwrap();
         let n = scene.model.dof();
         let b = DMatrix::from_fn(n, 2, |i, j| (i + 3 * j) as f64 - 2.0);
-        let factor = report.factor.expect("backward is set");
-        let x = factor.solve(&b).unwrap();
-        assert!(residual(&report.hessian, &x, &b) < 1e-10);
+        let at_step = report.linearization.expect("backward is set");
+        let x = at_step.factor.solve(&b).unwrap();
+        assert!(residual(&at_step.hessian, &x, &b) < 1e-10);
         let lin = sim
             .linearize(
                 &motion.state,

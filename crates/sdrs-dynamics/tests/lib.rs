@@ -20,5 +20,6 @@ mod regressions;
 mod replay;
 mod settings;
 mod srdf;
+mod step_threads;
 mod urdf;
 mod urdf_export;

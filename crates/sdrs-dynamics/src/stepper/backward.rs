@@ -69,7 +69,8 @@ pub struct DesignBlock {
 /// let mut sim = Simulator::new(model.clone(), scene.settings)?;
 /// let mut motion = Motion::at_rest(&model, State::zero(&model));
 /// let report = sim.advance(&mut motion, &scene.control)?;
-/// let attachments = report.derivatives.expect("backward blocks").attachments.expect("no user energies");
+/// let blocks = report.linearization.expect("backward blocks").derivatives;
+/// let attachments = blocks.attachments.expect("no user energies");
 /// // The attachments are design entries 0 .. 3·links; the dense form has one column each.
 /// assert_eq!(attachments.range(), 0..9);
 /// assert_eq!(attachments.dense().shape(), (3, 9));

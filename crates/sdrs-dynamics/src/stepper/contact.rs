@@ -13,7 +13,7 @@
 use super::StepTimings;
 use super::active::ActiveContact;
 use super::link_sums::LinkSums;
-use super::pairs::{each_pair, each_stored_pair, take_caches};
+use super::pairs::{each_pair, each_stored_pair, take_caches, uses_pool};
 use crate::error::{DynamicsError, Result};
 use crate::kinematics::{Kinematics, State};
 use crate::model::Model;
@@ -111,6 +111,13 @@ pub trait ContactHook: std::fmt::Debug + Send {
 
     /// Time spent in normal contact and in friction since [`ContactHook::begin_step`].
     fn timings(&self) -> StepTimings;
+
+    /// Whether the stepper should run its next step on a thread of rayon's pool: true when
+    /// this hook's last evaluation handed pairs to the pool and forking its parallel work from
+    /// a pool thread pays (see `Simulator::solve`). False by default.
+    fn runs_on_pool(&self) -> bool {
+        false
+    }
 
     /// The pairs in contact at `kin`: those with a non-zero normal energy and, with friction,
     /// those the friction lagged from the link poses `previous` of the step before acts on
@@ -214,6 +221,8 @@ pub struct SdrsContact {
     /// The evaluation's pair terms per link, mapped to generalized coordinates once.
     sums: LinkSums,
     timings: StepTimings,
+    /// Whether the last evaluation handed pairs to rayon's pool.
+    pooled: bool,
 }
 
 impl SdrsContact {
@@ -255,6 +264,7 @@ impl SdrsContact {
             frame_poses: Vec::new(),
             sums: LinkSums::default(),
             timings: StepTimings::default(),
+            pooled: false,
         })
     }
 
@@ -443,6 +453,7 @@ impl ContactHook for SdrsContact {
         };
         let clock = Instant::now();
         let pairs = self.candidate_pairs(model, kin.poses());
+        self.pooled = uses_pool(pairs.len()) || uses_pool(self.frames.len());
         let outcomes = self.barriers(model, kin, &pairs, order)?;
         for (pair, outcome) in pairs.into_iter().zip(outcomes) {
             let PairOutcome::Separated(c) = outcome else {
@@ -555,6 +566,10 @@ impl ContactHook for SdrsContact {
 
     fn timings(&self) -> StepTimings {
         self.timings
+    }
+
+    fn runs_on_pool(&self) -> bool {
+        self.pooled
     }
 
     fn boxed_clone(&self) -> Box<dyn ContactHook> {

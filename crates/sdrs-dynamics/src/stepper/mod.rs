@@ -64,18 +64,14 @@ pub struct StepReport {
     pub residual: f64,
     /// Final objective value.
     pub energy: f64,
-    /// The Hessian of `O` at the solution (unclamped).
-    pub hessian: DMatrix<f64>,
-    /// The factorisation of [`StepReport::hessian`] ([`HessianFactor::factorize`]) that the
-    /// backward pass solves with, when [`StepSettings::backward`] is set; its method is `None`
-    /// when the Hessian is singular.
-    pub factor: Option<HessianFactor>,
     /// Hull pairs with a non-zero barrier at the solution.
     pub active_pairs: usize,
     /// Where the time went.
     pub timings: StepTimings,
-    /// The mixed blocks for the backward pass, when [`StepSettings::backward`] is set.
-    pub derivatives: Option<StepDerivatives>,
+    /// The Hessian at the solution, its factorisation and the mixed blocks the backward pass
+    /// needs, when [`StepSettings::backward`] is set. Without it a step computes no more than
+    /// its solve needs: a scene at rest is one evaluation of the objective's gradient.
+    pub linearization: Option<Linearization>,
 }
 
 /// Wall time of one step by part (SDRS Table II's breakdown); `+=` sums steps.
@@ -151,7 +147,8 @@ struct Workspace {
     direction: DVector<f64>,
 }
 
-/// A step's Hessian at its solution with the mixed blocks ([`Simulator::linearize`]).
+/// A step's Hessian at its solution with the mixed blocks ([`Simulator::linearize`],
+/// [`StepReport::linearization`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Linearization {
     /// `∂²O/∂θ^{t+1}²` at the solution (unclamped).
@@ -418,8 +415,32 @@ impl Simulator {
         hook.contacts(model, &motion.previous, &kin)
     }
 
-    /// [`Simulator::step`], also returning the step-t kinematics it computed.
+    /// [`Simulator::step`], also returning the step-t kinematics it computed: on a thread of
+    /// rayon's pool when the contact hook asks for it ([`ContactHook::runs_on_pool`]).
+    ///
+    /// Each evaluation of many hull pairs is a parallel region. Started from a thread outside
+    /// the pool, a region is sent to the pool and the thread sleeps until it is done: two trips
+    /// through the OS scheduler per region, about 4 regions per Newton iteration. Run on a pool
+    /// thread, the step forks its regions itself (the other workers steal their share) and
+    /// pays one such round trip per step: the rotating chains (N = 4) step in 312 µs instead
+    /// of 383 µs on 2 threads. Small scenes evaluate their pairs on the calling thread and stay
+    /// there (the round trip would cost a resting box 3x its step); the mesh hooks stay too
+    /// (the 16-ball billiards step took 230-254 ms on a pool thread against 181 ms, measured).
     fn solve(
+        &mut self,
+        current: &State,
+        previous: &[Isometry3<f64>],
+        control: &Control,
+    ) -> Result<(State, StepReport, Kinematics)> {
+        let on_pool = self.contact.as_ref().is_some_and(|c| c.runs_on_pool());
+        if on_pool && rayon::current_thread_index().is_none() {
+            return rayon::scope(|_| self.newton(current, previous, control));
+        }
+        self.newton(current, previous, control)
+    }
+
+    /// [`Simulator::solve`] on the calling thread: Newton's method on the step's objective.
+    fn newton(
         &mut self,
         current: &State,
         previous: &[Isometry3<f64>],
@@ -443,20 +464,32 @@ impl Simulator {
                 // the Hessian (and blocks) the backward pass gets are those of the new chart.
                 // The poses are the same up to round-off; should that round-off cross a barrier
                 // (or a warm start disagree), the step keeps the chart it converged in.
+                let backward = self.settings.backward;
                 let mut next = state.recentred(&self.model);
                 if next != state {
-                    match self.evaluate(&next, &data, Needs::Hessian)? {
+                    let needs = if backward {
+                        Needs::Hessian
+                    } else {
+                        Needs::Gradient
+                    };
+                    match self.evaluate(&next, &data, needs)? {
                         Ok(e) => self.recycle(std::mem::replace(&mut eval, e)),
                         Err(_) => next = state,
                     }
                 }
-                let (derivatives, factor) = if self.settings.backward {
-                    (
-                        Some(self.step_derivatives(&eval.kinematics, &now, previous, &data)?),
-                        Some(self.exact_factor(&eval.hessian)?),
-                    )
+                let linearization = if backward {
+                    Some(Linearization {
+                        derivatives: self.step_derivatives(
+                            &eval.kinematics,
+                            &now,
+                            previous,
+                            &data,
+                        )?,
+                        factor: self.exact_factor(&eval.hessian)?,
+                        hessian: eval.hessian.clone(),
+                    })
                 } else {
-                    (None, None)
+                    None
                 };
                 let mut timings = self
                     .contact
@@ -469,11 +502,9 @@ impl Simulator {
                     iterations: iteration,
                     residual,
                     energy: eval.value,
-                    hessian: eval.hessian.clone(),
-                    factor,
                     active_pairs: eval.active_pairs,
                     timings,
-                    derivatives,
+                    linearization,
                 };
                 self.recycle(eval);
                 self.workspace.direction = direction;
@@ -565,18 +596,20 @@ impl Simulator {
     }
 
     /// Newton's starting iterate, its evaluation, and whether it must be polished by a Newton
-    /// step before it may end the step.
+    /// step before it may end the step. The evaluation has its Hessian unless it ends the step
+    /// without the backward pass.
     ///
     /// With [`NewtonStart::Extrapolated`] and contact, Newton starts where the last step's
     /// motion would carry θ^t ([`Simulator::extrapolated`]) when the objective is lower there
     /// than at θ^t (it is not where that motion runs into a barrier, e.g. at an impact), and θ^t
     /// is not converged; else at θ^t. A converged θ^t is the state at rest: the step ends
     /// there, so the next step's start did not move, and a scene at rest costs one evaluation
-    /// per step, as with [`NewtonStart::Current`]. θ^t is evaluated first, with its gradient
-    /// but not its Hessian: its pairs are still at the poses the last step's solve left them
-    /// at, so their plane solves start converged (and a converged θ^t needs no guess at all).
-    /// Without contact the objective is smooth and Newton from θ^t takes one or two steps
-    /// anyway: there the extra evaluation would only cost (UR5 +30%, measured).
+    /// per step, of the gradient only unless [`StepSettings::backward`] asks for the Hessian.
+    /// θ^t is evaluated first: its pairs are still at the poses the last step's solve left
+    /// them at, so their plane solves start converged (and a converged θ^t needs no guess at
+    /// all). Without contact the objective is smooth and Newton from θ^t takes one or two steps
+    /// anyway: there the extra evaluation would only cost (UR5 +30%, measured), and
+    /// [`NewtonStart::Current`] evaluates θ^t with its Hessian straight away.
     ///
     /// An extrapolated start is polished unless its residual is far inside the tolerance
     /// ([`POLISHED`]): a guess just inside it would end the step at the last step's velocity,
@@ -589,23 +622,33 @@ impl Simulator {
         now: &Kinematics,
         data: &StepData<'_>,
     ) -> Result<(State, Evaluation, bool)> {
-        if self.settings.start == NewtonStart::Extrapolated
-            && self.contact.is_some()
-            && let Some(guess) = self.extrapolated(current, previous, now)?
-        {
-            // θ^t first: its pairs are where the last step's solve left their warm starts.
+        let backward = self.settings.backward;
+        let extrapolate =
+            self.settings.start == NewtonStart::Extrapolated && self.contact.is_some();
+        let guess = if extrapolate {
+            self.extrapolated(current, previous, now)?
+        } else {
+            None
+        };
+        // θ^t's gradient first when it may be all the step needs: a guess may replace θ^t, or
+        // θ^t may be at rest with no Hessian wanted. Otherwise its Hessian straight away.
+        if guess.is_some() || (extrapolate && !backward) {
             let at_current = self.evaluate_start(current, data, Needs::Gradient, now)?;
-            let (moving, value) = (
-                at_current.gradient.amax() >= self.settings.tolerance,
-                at_current.value,
-            );
-            self.recycle(at_current);
-            if moving && let Ok(at_guess) = self.evaluate(&guess, data, Needs::Hessian)? {
-                if at_guess.value <= value {
+            let converged = at_current.gradient.amax() < self.settings.tolerance;
+            if converged && !backward {
+                return Ok((current.clone(), at_current, false));
+            }
+            if !converged
+                && let Some(guess) = guess
+                && let Ok(at_guess) = self.evaluate(&guess, data, Needs::Hessian)?
+            {
+                if at_guess.value <= at_current.value {
+                    self.recycle(at_current);
                     return Ok((guess, at_guess, true));
                 }
                 self.recycle(at_guess);
             }
+            self.recycle(at_current);
         }
         let at_current = self.evaluate_start(current, data, Needs::Hessian, now)?;
         Ok((current.clone(), at_current, false))

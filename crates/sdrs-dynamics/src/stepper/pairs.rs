@@ -17,6 +17,11 @@ use std::hash::Hash;
 /// suite's box stack and rotating chains, see docs/architecture.md, "Step performance").
 pub(super) const PARALLEL_PAIRS: usize = 8;
 
+/// Whether [`each_pair`] hands `pairs` pairs to rayon's thread pool.
+pub(super) fn uses_pool(pairs: usize) -> bool {
+    pairs >= PARALLEL_PAIRS
+}
+
 /// `f` on every pair with its cache (`caches[k]` for `pairs[k]`), in parallel from
 /// [`PARALLEL_PAIRS`] pairs on.
 pub(super) fn each_pair<P, C, T>(
@@ -31,7 +36,7 @@ where
 {
     assert_eq!(pairs.len(), caches.len(), "one cache per pair");
     // Every pair is evaluated (and its cache updated) even after an error, either way.
-    let results: Vec<Result<T>> = if pairs.len() < PARALLEL_PAIRS {
+    let results: Vec<Result<T>> = if !uses_pool(pairs.len()) {
         pairs
             .iter()
             .zip(caches.iter_mut())

@@ -415,28 +415,35 @@ impl Simulator {
         hook.contacts(model, &motion.previous, &kin)
     }
 
-    /// [`Simulator::step`], also returning the step-t kinematics it computed: on a thread of
-    /// rayon's pool when the contact hook asks for it ([`ContactHook::runs_on_pool`]).
-    ///
-    /// Each evaluation of many hull pairs is a parallel region. Started from a thread outside
-    /// the pool, a region is sent to the pool and the thread sleeps until it is done: two trips
-    /// through the OS scheduler per region, about 4 regions per Newton iteration. Run on a pool
-    /// thread, the step forks its regions itself (the other workers steal their share) and
-    /// pays one such round trip per step: the rotating chains (N = 4) step in 312 µs instead
-    /// of 383 µs on 2 threads. Small scenes evaluate their pairs on the calling thread and stay
-    /// there (the round trip would cost a resting box 3x its step); the mesh hooks stay too
-    /// (the 16-ball billiards step took 230-254 ms on a pool thread against 181 ms, measured).
+    /// [`Simulator::step`], also returning the step-t kinematics it computed (on a pool thread
+    /// when the contact hook asks for it, [`Simulator::on_pool`]).
     fn solve(
         &mut self,
         current: &State,
         previous: &[Isometry3<f64>],
         control: &Control,
     ) -> Result<(State, StepReport, Kinematics)> {
-        let on_pool = self.contact.as_ref().is_some_and(|c| c.runs_on_pool());
-        if on_pool && rayon::current_thread_index().is_none() {
-            return rayon::scope(|_| self.newton(current, previous, control));
+        self.on_pool(|sim| sim.newton(current, previous, control))
+    }
+
+    /// `work` on this simulator, run on a thread of rayon's pool when the contact hook asks
+    /// for it ([`ContactHook::runs_on_pool`]) and the calling thread is not one already.
+    ///
+    /// Each evaluation of many hull pairs is a parallel region. Started from a thread outside
+    /// the pool, a region is sent to the pool and the thread sleeps until it is done: two trips
+    /// through the OS scheduler per region, about 4 regions per Newton iteration. Run on a pool
+    /// thread, a step forks its regions itself (the other workers steal their share) and pays
+    /// one such round trip: the rotating chains (N = 4) step in 312 µs instead of 383 µs on 2
+    /// threads. Small scenes evaluate their pairs on the calling thread and stay there (the
+    /// round trip would cost a resting box 3x its step); the mesh hooks stay too (the 16-ball
+    /// billiards step took 230-254 ms on a pool thread against 181 ms, measured).
+    fn on_pool<R: Send>(&mut self, work: impl FnOnce(&mut Self) -> R + Send) -> R {
+        let asked = self.contact.as_ref().is_some_and(|c| c.runs_on_pool());
+        if asked && rayon::current_thread_index().is_none() {
+            rayon::scope(|_| work(self))
+        } else {
+            work(self)
         }
-        self.newton(current, previous, control)
     }
 
     /// [`Simulator::solve`] on the calling thread: Newton's method on the step's objective.
@@ -860,6 +867,17 @@ impl Simulator {
     /// [`StepSettings::backward`] reports, recomputed from stored states. The backward pass of a
     /// trajectory recorded without blocks (O(H·|θ|) memory) calls it once per step.
     pub fn linearize(
+        &mut self,
+        next: &State,
+        current: &State,
+        previous: &[Isometry3<f64>],
+        control: &Control,
+    ) -> Result<Linearization> {
+        self.on_pool(|sim| sim.linearize_here(next, current, previous, control))
+    }
+
+    /// [`Simulator::linearize`] on the calling thread.
+    fn linearize_here(
         &mut self,
         next: &State,
         current: &State,

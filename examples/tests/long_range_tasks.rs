@@ -86,7 +86,10 @@ fn the_bunny_like_piece_has_the_bunnys_triangle_count() {
     assert_eq!(piece.hulls.len(), 8);
     // Sized like the cubes it replaces.
     let size = piece.mesh.aabb().extents() / CUBE_SIZE;
-    eprintln!("bunny-like piece: {triangles} triangles, {size:.2?} cube sides");
+    eprintln!(
+        "bunny-like piece: {triangles} triangles, {size:.2?} cube sides, centre of mass {:.4} m up",
+        piece.pose.translation.z
+    );
     assert!(size.iter().all(|&e| (0.5..=1.5).contains(&e)), "{size:?}");
 }
 

@@ -230,7 +230,7 @@ impl Piece {
     /// A piece of convex `parts` (each a hull and its closed mesh, in one frame) named
     /// `name`: moved so that its lumped centre of mass (the mean of the hulls' vertices) is
     /// the link's origin, which starts at `(x, y)` with the lowest vertex 1 mm above the
-    /// ground. Errors: no parts.
+    /// ground. Errors: no parts, or a part's hull with no volume.
     fn from_parts(
         name: impl Into<String>,
         x: f64,

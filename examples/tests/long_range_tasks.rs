@@ -3,15 +3,20 @@
 //! not vanish, while the SDRS barrier's is exactly zero there (its support ends a millimetre
 //! from the surfaces); the receding-horizon driver runs both tasks from the trivial plan; with
 //! the rod started next to two cubes gather's real loss more than halves within 12 frames and
-//! sort brings both cubes closer to their regions (it does not sort them); and the trivial
-//! plan holds the rod at its height.
+//! sort brings both cubes closer to their regions (it does not sort them); the trivial
+//! plan holds the rod at its height; and the generated stand-in for the Gather-Bunny pieces
+//! (`Piece::bunny_like`) has the bunny's triangle count, closed parts, a clearly non-convex
+//! shape, rests on the ground, and gets a long-range gradient from the trivial start.
 
 use sdrs::diff::{ContactChoice, Method, RecedingHorizon, Stopping};
-use sdrs::prelude::DVector;
+use sdrs::geometry::gjk::distance;
+use sdrs::prelude::{ConvexHull, DVector, Isometry3, Kinematics};
 use sdrs_examples::long_range::gather::{gather, gather_pieces, gather_problem, gather_problem_at};
 use sdrs_examples::long_range::mpc::{MpcRun, run_mpc};
 use sdrs_examples::long_range::sort::{sort, sort_problem, sort_problem_at};
-use sdrs_examples::long_range::tabletop::{Contact, Piece, TabletopProblem, TabletopTask};
+use sdrs_examples::long_range::tabletop::{
+    CUBE_SIZE, Contact, Piece, TabletopProblem, TabletopTask,
+};
 
 /// The long-range gradient of `task`'s loss at its trivial start: finite, and not zero.
 fn far_gradient(task: &TabletopTask) {
@@ -52,16 +57,134 @@ fn the_sdrs_barrier_gives_no_gradient_from_the_trivial_start() {
     assert_eq!(e.parameters.amax(), 0.0, "{:?}", e.parameters);
 }
 
+/// A piece constructor as [`gather_pieces`] takes it.
+type MakePiece = fn(String, f64, f64) -> Result<Piece, Box<dyn std::error::Error>>;
+
 #[test]
 fn non_convex_pieces_long_range_gradient_does_not_vanish_from_the_trivial_start() {
-    let task = gather_pieces(2, 6, Contact::LongRange, Piece::ell).unwrap();
-    assert_eq!(
-        task.model.links()[task.model.link_index("cube0").unwrap()]
-            .hulls
-            .len(),
-        3
+    for (make, hulls) in [(Piece::ell as MakePiece, 3), (Piece::bunny_like, 8)] {
+        let task = gather_pieces(2, 6, Contact::LongRange, make).unwrap();
+        assert_eq!(
+            task.model.links()[task.model.link_index("cube0").unwrap()]
+                .hulls
+                .len(),
+            hulls
+        );
+        far_gradient(&task);
+    }
+}
+
+// The generated stand-in for the paper's bunny (`Piece::bunny_like`): its size, that its
+// parts are closed, that it is clearly non-convex, and that it rests on the ground.
+
+#[test]
+fn the_bunny_like_piece_has_the_bunnys_triangle_count() {
+    let piece = Piece::bunny_like("b", 0.0, 0.0).unwrap();
+    // The paper's bunnies have 278 triangles each.
+    let triangles = piece.mesh.triangles().len();
+    assert!((250..=300).contains(&triangles), "{triangles} triangles");
+    assert_eq!(piece.hulls.len(), 8);
+    // Sized like the cubes it replaces.
+    let size = piece.mesh.aabb().extents() / CUBE_SIZE;
+    eprintln!(
+        "bunny-like piece: {triangles} triangles, {size:.2?} cube sides, centre of mass {:.4} m up",
+        piece.pose.translation.z
     );
-    far_gradient(&task);
+    assert!(size.iter().all(|&e| (0.5..=1.5).contains(&e)), "{size:?}");
+}
+
+#[test]
+fn the_bunny_like_pieces_parts_are_closed_and_match_its_hulls() {
+    let piece = Piece::bunny_like("b", 0.0, 0.0).unwrap();
+    // The parts share no vertex, so each part is closed and consistently oriented iff every
+    // directed edge of the merged mesh occurs once and its reverse once.
+    let mut edges = std::collections::HashMap::<(u32, u32), usize>::new();
+    for t in piece.mesh.triangles() {
+        for k in 0..3 {
+            *edges.entry((t[k], t[(k + 1) % 3])).or_default() += 1;
+        }
+    }
+    for (&(a, b), &n) in &edges {
+        assert_eq!(n, 1, "edge ({a}, {b}) used {n} times");
+        assert_eq!(edges.get(&(b, a)), Some(&1), "edge ({a}, {b}) is open");
+    }
+    // Outward orientation: the mesh's volume is the sum of its parts', i.e. of the hulls'.
+    let hulls: f64 = piece.hulls.iter().map(|h| h.volume()).sum();
+    let mesh = piece.mesh.signed_volume();
+    assert!(
+        mesh > 0.0 && (mesh - hulls).abs() < 1e-9 * hulls,
+        "{mesh} vs {hulls}"
+    );
+}
+
+#[test]
+fn the_bunny_like_piece_is_clearly_non_convex() {
+    let piece = Piece::bunny_like("b", 0.0, 0.0).unwrap();
+    // The parts overlap, so their volumes' sum bounds the piece's volume from above; that
+    // bound is well below the volume of the piece's convex hull.
+    let parts: f64 = piece.hulls.iter().map(|h| h.volume()).sum();
+    let hull = ConvexHull::from_point_cloud(piece.mesh.vertices())
+        .unwrap()
+        .volume();
+    eprintln!(
+        "bunny-like piece: parts {parts:.3e} m³, convex hull {hull:.3e} m³ ({:.2})",
+        parts / hull
+    );
+    assert!(parts < 0.75 * hull, "parts {parts} of hull {hull}");
+    // And it is one solid: the parts' overlap graph is connected.
+    let hulls = &piece.hulls;
+    let at = Isometry3::identity();
+    let mut reached = vec![false; hulls.len()];
+    let mut stack = vec![0];
+    reached[0] = true;
+    while let Some(i) = stack.pop() {
+        for j in 0..hulls.len() {
+            if !reached[j] && distance(&hulls[i], &at, &hulls[j], &at).is_intersecting() {
+                reached[j] = true;
+                stack.push(j);
+            }
+        }
+    }
+    assert!(
+        reached.iter().all(|&r| r),
+        "parts apart from the body: {reached:?}"
+    );
+}
+
+// At its start pose the piece's lowest point is 1 mm above the ground; over 10 steps of the
+// trivial plan (the rod 45 cm away) no mesh vertex goes below the ground's top face and the
+// piece settles where it is. Measured: it rises 1.1 mm on the long-range potential's
+// cushion and pitches 0.022 rad (1.3°) head down, then stays (moved 1.5 mm at most; a cube
+// in its place moves 0.2 mm and tips 0.002 rad).
+#[test]
+fn bunny_like_pieces_rest_on_the_ground() {
+    let task = gather_pieces(2, 10, Contact::LongRange, Piece::bunny_like).unwrap();
+    let e = task
+        .evaluate(&task.policy.initial(), &DVector::zeros(0))
+        .unwrap();
+    for name in ["cube0", "cube1"] {
+        let link = task.model.link_index(name).unwrap();
+        let mesh = task.model.links()[link].mesh.clone().unwrap();
+        let start = Kinematics::new(&task.model, &task.start).poses()[link];
+        let mut lowest = f64::INFINITY;
+        let (mut moved, mut tipped) = (0.0f64, 0.0f64);
+        for state in &e.trajectory.states {
+            let pose = Kinematics::new(&task.model, state).poses()[link];
+            for v in mesh.vertices() {
+                lowest = lowest.min((pose * v).z);
+            }
+            moved = moved.max((pose.translation.vector - start.translation.vector).norm());
+            tipped = tipped.max(pose.rotation.angle_to(&start.rotation));
+        }
+        eprintln!(
+            "{name}: lowest point {lowest:.3e} m, moved {moved:.3e} m, tipped {tipped:.3e} rad"
+        );
+        assert!(lowest > 0.0, "{name} reaches {lowest} m below the ground");
+        assert!(
+            moved < 3e-3 && tipped < 0.05,
+            "{name}: {moved} m, {tipped} rad"
+        );
+    }
 }
 
 /// The first receding-horizon window's plan-loss history of `problem` (2 frames planned 8

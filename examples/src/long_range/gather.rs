@@ -82,8 +82,8 @@ pub fn gather(
     })
 }
 
-/// The gather task with `piece(name, x, y)` (e.g. [`Piece::ell`], the non-convex variant of
-/// the paper's Gather-Bunny) at the first `count` positions of [`CUBES`], named `cube0`, ….
+/// The gather task with `piece(name, x, y)` (e.g. [`Piece::ell`] or [`Piece::bunny_like`],
+/// generated non-convex stand-ins for the paper's Gather-Bunny) at the first `count` positions of [`CUBES`], named `cube0`, ….
 pub fn gather_pieces(
     count: usize,
     steps: usize,

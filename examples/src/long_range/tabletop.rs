@@ -163,34 +163,127 @@ impl Piece {
     /// A non-convex L-shaped piece of three [`CUBE_SIZE`] cubes (a corner cube and one on
     /// each of its +x and +y sides; 36 triangles, 3 hulls) named `name`, its centre of mass
     /// resting (1 mm up) at `(x, y)`: a generated stand-in for the paper's bunny
-    /// (Gather-Bunny), far simpler (the bunnies have 278 triangles each).
+    /// (Gather-Bunny), far simpler (the bunnies have 278 triangles each; see
+    /// [`Piece::bunny_like`] for one of that size).
     pub fn ell(
         name: impl Into<String>,
         x: f64,
         y: f64,
     ) -> Result<Self, Box<dyn std::error::Error>> {
         let half = Vector3::repeat(0.5 * CUBE_SIZE);
-        // Cube centres, shifted so that the vertex mean (the lumped centre of mass) is the
-        // link's origin.
-        let offsets = [(0.0, 0.0), (CUBE_SIZE, 0.0), (0.0, CUBE_SIZE)]
-            .map(|(a, b)| Vector3::new(a - CUBE_SIZE / 3.0, b - CUBE_SIZE / 3.0, 0.0));
         let box_hull = ConvexHull::cuboid(half)?;
         let box_mesh = TriMesh::cuboid(half)?;
-        let hulls = offsets
+        let parts = [(0.0, 0.0), (CUBE_SIZE, 0.0), (0.0, CUBE_SIZE)]
             .iter()
-            .map(|o| ConvexHull::new(box_hull.vertices().iter().map(|v| v + o).collect()))
+            .map(|&(a, b)| {
+                let o = Vector3::new(a, b, 0.0);
+                Ok((
+                    ConvexHull::new(box_hull.vertices().iter().map(|v| v + o).collect())?,
+                    box_mesh.transformed(&Isometry3::translation(a, b, 0.0)),
+                ))
+            })
+            .collect::<Result<Vec<_>, sdrs::geometry::GeometryError>>()?;
+        Self::from_parts(name, x, y, parts)
+    }
+
+    /// A generated rabbit-shaped piece named `name`, its lumped centre of mass at `(x, y)`
+    /// and its feet 1 mm above the ground: a stand-in for the paper's Gather-Bunny pieces
+    /// (Stanford bunnies of 278 triangles each), of which we found no copy with a
+    /// redistributable licence in a registry package. It is the union of 8 overlapping
+    /// convex ellipsoids, each one hull and one closed icosphere mesh: body and head (80
+    /// triangles each), two ears tilted back and four feet (20 each), so 280 triangles and
+    /// 156 hull vertices, about 1.2 [`CUBE_SIZE`] long, 0.7 wide and 1.2 tall. It stands on
+    /// its feet, each touching down along an edge of its icosahedron.
+    pub fn bunny_like(
+        name: impl Into<String>,
+        x: f64,
+        y: f64,
+    ) -> Result<Self, Box<dyn std::error::Error>> {
+        let s = CUBE_SIZE;
+        // (centre, semi-axes, tilt about y (rad), icosphere level), in units of CUBE_SIZE,
+        // x forward, z up.
+        let mut parts = vec![
+            ((0.0, 0.0, 0.36), (0.5, 0.34, 0.3), 0.0, 1),    // body
+            ((0.45, 0.0, 0.68), (0.24, 0.22, 0.22), 0.0, 1), // head
+        ];
+        for side in [-1.0, 1.0] {
+            parts.push(((0.36, 0.1 * side, 1.0), (0.07, 0.05, 0.22), -0.3, 0)); // ear
+            for end in [-1.0, 1.0] {
+                parts.push((
+                    (0.1 + 0.3 * end, 0.16 * side, 0.14),
+                    (0.16, 0.09, 0.14),
+                    0.0,
+                    0,
+                )); // foot
+            }
+        }
+        let parts = parts
+            .into_iter()
+            .map(|((cx, cy, cz), (ax, ay, az), tilt, level)| {
+                let pose = Isometry3::new(Vector3::new(cx, cy, cz) * s, Vector3::y() * tilt);
+                ellipsoid(&pose, Vector3::new(ax, ay, az) * s, level)
+            })
             .collect::<Result<Vec<_>, _>>()?;
-        let meshes: Vec<TriMesh> = offsets
+        Self::from_parts(name, x, y, parts)
+    }
+
+    /// A piece of convex `parts` (each a hull and its closed mesh, in one frame) named
+    /// `name`: moved so that its lumped centre of mass (the mean of the hulls' vertices) is
+    /// the link's origin, which starts at `(x, y)` with the lowest vertex 1 mm above the
+    /// ground. Errors: no parts, or a part's hull with no volume.
+    fn from_parts(
+        name: impl Into<String>,
+        x: f64,
+        y: f64,
+        parts: Vec<(ConvexHull, TriMesh)>,
+    ) -> Result<Self, Box<dyn std::error::Error>> {
+        let vertices = parts.iter().flat_map(|(h, _)| h.vertices());
+        let count = vertices.clone().count();
+        if count == 0 {
+            return Err("a piece needs at least one part".into());
+        }
+        let mean = vertices.fold(Vector3::zeros(), |sum, v| sum + v.coords) / count as f64;
+        let shift = Isometry3::translation(-mean.x, -mean.y, -mean.z);
+        let mut hulls = Vec::with_capacity(parts.len());
+        let mut meshes = Vec::with_capacity(parts.len());
+        for (hull, mesh) in &parts {
+            hulls.push(ConvexHull::new(
+                hull.vertices().iter().map(|v| v - mean).collect(),
+            )?);
+            meshes.push(mesh.transformed(&shift));
+        }
+        let lowest = hulls
             .iter()
-            .map(|o| box_mesh.transformed(&Isometry3::translation(o.x, o.y, o.z)))
-            .collect();
+            .flat_map(|h| h.vertices())
+            .chain(meshes.iter().flat_map(|m| m.vertices()))
+            .map(|v| v.z)
+            .fold(f64::INFINITY, f64::min);
         Ok(Self {
             name: name.into(),
             hulls,
             mesh: TriMesh::merged(&meshes)?,
-            pose: Isometry3::translation(x, y, 0.5 * CUBE_SIZE + 1e-3),
+            pose: Isometry3::translation(x, y, 1e-3 - lowest),
         })
     }
+}
+
+/// An ellipsoid of `semi_axes` placed by `pose`: its hull and its closed mesh, both the
+/// vertices of an icosphere of subdivision `level` (`20 · 4^level` triangles) scaled.
+fn ellipsoid(
+    pose: &Isometry3<f64>,
+    semi_axes: Vector3<f64>,
+    level: u32,
+) -> Result<(ConvexHull, TriMesh), sdrs::geometry::GeometryError> {
+    let unit = TriMesh::icosphere(1.0, level)?;
+    let vertices: Vec<Point3<f64>> = unit
+        .vertices()
+        .iter()
+        .map(|v| pose * Point3::from(v.coords.component_mul(&semi_axes)))
+        .collect();
+    Ok((
+        ConvexHull::new(vertices.clone())?,
+        TriMesh::new(vertices, unit.triangles().to_vec())?,
+    ))
 }
 
 /// A table-top scene: the model (ground, a pusher, pieces), its step settings, the pusher's

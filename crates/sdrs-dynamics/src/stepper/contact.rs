@@ -112,9 +112,10 @@ pub trait ContactHook: std::fmt::Debug + Send {
     /// Time spent in normal contact and in friction since [`ContactHook::begin_step`].
     fn timings(&self) -> StepTimings;
 
-    /// Whether the stepper should run its next step on a thread of rayon's pool: true when
-    /// this hook's last evaluation handed pairs to the pool and forking its parallel work from
-    /// a pool thread pays (see `Simulator::solve`). False by default.
+    /// Whether the simulator should run its next step (or `Simulator::linearize`) on a thread
+    /// of rayon's pool: true when this hook's last evaluation handed pairs to the pool and
+    /// forking that parallel work from a pool thread pays (see `Simulator::on_pool`). False by
+    /// default.
     fn runs_on_pool(&self) -> bool {
         false
     }

@@ -1,12 +1,15 @@
 //! The long-range paper's Ant-Push benchmark, reduced (sec. 6, Fig. 9): the ant stands and
-//! steps under its sine waves without falling; from the start, where the box is 40 cm from
+//! steps under its sine waves without falling, its torso's underside below the box's top (so
+//! it must push the box, not walk over it); from the start, where the box is 40 cm from
 //! every leg, the long-range model gives the wave parameters a non-zero gradient that
 //! matches central differences and lowers the loss under Adam, while the SDRS hull barrier's
 //! gradient is exactly zero (the paper's vanishing gradient).
 
 use sdrs::diff::{descend, paper_adam};
 use sdrs::prelude::*;
-use sdrs_examples::long_range::ant_push::{AntPush, LEARNING_RATE, WAVES, contact_models};
+use sdrs_examples::long_range::ant_push::{
+    AntConfig, AntPush, LEARNING_RATE, WAVES, contact_models,
+};
 use sdrs_examples::walker::initial_waves;
 
 const FRAMES: usize = 20;
@@ -28,6 +31,14 @@ fn the_ant_stands_and_the_box_stays_put_without_contact() {
         let z = poses[torso].translation.z;
         // Starts at 0.252 m; the legs' PD holds it up.
         assert!((0.18..0.27).contains(&z), "frame {k}: torso at {z} m");
+        // The box's top above the torso's underside: the ant cannot walk over the box.
+        let config = AntConfig::default();
+        let underside = z - config.torso.0.z;
+        let top = poses[task.box_link].translation.z + 0.5 * config.box_size.0;
+        assert!(
+            top > underside + 0.05,
+            "frame {k}: box top {top} m, torso underside {underside} m"
+        );
         let drift = poses[task.box_link].translation.vector
             - Kinematics::new(model, &e.trajectory.states[0]).poses()[task.box_link]
                 .translation

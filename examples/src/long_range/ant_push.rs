@@ -14,6 +14,16 @@
 //!
 //! Layout (ours): the ant's centre at the origin facing +x, the box 40 cm ahead of its front
 //! feet, the target 50 cm beyond the box's start along +x.
+//!
+//! The box (ours) is a 30 cm cube of 0.5 kg. It was a 20 cm cube, whose top (0.201 m) was
+//! level with the torso's underside (0.202 m) and which fitted between the front feet
+//! (0.58 m apart): the ant learnt to walk over it, barely moving it, and the box's end
+//! position jumped with every Adam step (240 frames, paper settings: the torso 1.6 m ahead
+//! and the box 6 mm from its start at iteration 7, the box 0.26-0.49 m from its target over
+//! iterations 6-11; the earlier full run's best was 7.3 cm, never within ε). A box taller
+//! than the torso's underside must be pushed by the torso: with it the same settings reach
+//! ε at iteration 13 (box 4.4 cm from its target; later iterates miss, see the example
+//! `long_range_ant_push`). [`AntConfig`] holds every setting of ours, to try others.
 
 use super::tabletop::ground;
 use sdrs::diff::{ContactModels, SineWaves, TargetRegion};
@@ -42,20 +52,62 @@ const TORSO: (Vector3<f64>, f64) = (Vector3::new(0.15, 0.15, 0.05), 1.0);
 const UPPER: (f64, f64, f64) = (0.2, 0.025, 0.1);
 /// Length (m), half thickness (m) and mass (kg) of a lower leg (down from the knee).
 const LOWER: (f64, f64, f64) = (0.25, 0.02, 0.1);
-/// PD stiffness of every leg DoF (N·m/rad); damping `c = 2 N·m·s/rad`.
+/// PD stiffness of every leg DoF (N·m/rad).
 const LEG_KP: f64 = 30.0;
 /// Damping coefficient of every leg DoF (N·m·s/rad).
 const LEG_DAMPING: f64 = 2.0;
 /// Clearance of the feet above the ground at the start (m).
 const CLEARANCE: f64 = 2e-3;
-/// Side (m) and mass (kg) of the box.
-const BOX: (f64, f64) = (0.2, 0.5);
+/// Side (m) and mass (kg) of the box: taller than the torso's underside (0.202 m at the
+/// start), so the ant cannot walk over it (a 0.2 m box fitted under its belly, between its
+/// front feet; see the module doc).
+const BOX: (f64, f64) = (0.3, 0.5);
 /// Gap between the front feet and the box at the start (m).
 const BOX_GAP: f64 = 0.4;
 /// How far the box should move along +x (m).
 const PUSH: f64 = 0.5;
-/// Success radius ε_target (m): a quarter of the box's side.
+/// Success radius ε_target (m).
 pub const EPSILON: f64 = 0.05;
+
+/// The settings of the task that are ours (the paper gives none of them): the defaults are
+/// the constants above.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AntConfig {
+    /// Friction coefficient of every pair.
+    pub friction: f64,
+    /// Half extents (m) and mass (kg) of the torso.
+    pub torso: (Vector3<f64>, f64),
+    /// Length (m), half thickness (m) and mass (kg) of an upper leg.
+    pub upper: (f64, f64, f64),
+    /// Length (m), half thickness (m) and mass (kg) of a lower leg.
+    pub lower: (f64, f64, f64),
+    /// PD stiffness of every leg DoF (N·m/rad).
+    pub kp: f64,
+    /// Damping coefficient of every leg DoF (N·m·s/rad).
+    pub damping: f64,
+    /// Side (m) and mass (kg) of the box.
+    pub box_size: (f64, f64),
+    /// Gap between the front feet and the box at the start (m).
+    pub box_gap: f64,
+    /// How far the box should move along +x (m).
+    pub push: f64,
+}
+
+impl Default for AntConfig {
+    fn default() -> Self {
+        Self {
+            friction: FRICTION,
+            torso: TORSO,
+            upper: UPPER,
+            lower: LOWER,
+            kp: LEG_KP,
+            damping: LEG_DAMPING,
+            box_size: BOX,
+            box_gap: BOX_GAP,
+            push: PUSH,
+        }
+    }
+}
 
 /// A cuboid link's hull and mesh: half extents `half`, placed at `place` in the link frame.
 fn block(
@@ -116,8 +168,18 @@ pub struct AntPush {
 impl AntPush {
     /// The task over `steps` frames (Table 3: [`HORIZON`]).
     pub fn new(steps: usize) -> Result<Self, Box<dyn std::error::Error>> {
-        let (upper_length, upper_half, upper_mass) = UPPER;
-        let (lower_length, lower_half, lower_mass) = LOWER;
+        Self::with_config(steps, &AntConfig::default())
+    }
+
+    /// The task over `steps` frames with our settings `config`.
+    pub fn with_config(
+        steps: usize,
+        config: &AntConfig,
+    ) -> Result<Self, Box<dyn std::error::Error>> {
+        let (torso_half, torso_mass) = config.torso;
+        let (upper_length, upper_half, upper_mass) = config.upper;
+        let (lower_length, lower_half, lower_mass) = config.lower;
+        let (box_side, box_mass) = config.box_size;
         // The hips at the torso's mid-height, the lower legs straight down from the knees.
         let height = lower_length + CLEARANCE;
         let mut links = vec![ground()?];
@@ -141,8 +203,8 @@ impl AntPush {
             torso - 1,
             Isometry3::identity(),
             JointKind::Revolute { axis: Vector3::z() },
-            block(TORSO.0, Isometry3::identity())?,
-            TORSO.1,
+            block(torso_half, Isometry3::identity())?,
+            torso_mass,
         ));
         let mut legs = Vec::new();
         for (i, (sx, sy)) in [(1.0, 1.0), (-1.0, 1.0), (-1.0, -1.0), (1.0, -1.0)]
@@ -151,7 +213,7 @@ impl AntPush {
         {
             let out = Vector3::new(sx, sy, 0.0).normalize();
             let across = Vector3::z().cross(&out);
-            let corner = Vector3::new(sx * TORSO.0.x, sy * TORSO.0.y, 0.0);
+            let corner = Vector3::new(sx * torso_half.x, sy * torso_half.y, 0.0);
             let hip = links.len();
             links.push(frame(
                 &format!("hip{i}"),
@@ -187,18 +249,18 @@ impl AntPush {
             legs.push(hip);
         }
         // The box ahead of the front feet (+x).
-        let front = TORSO.0.x + upper_length / 2f64.sqrt() + lower_half;
-        let box_x = front + BOX_GAP + 0.5 * BOX.0;
-        let half = Vector3::repeat(0.5 * BOX.0);
+        let front = torso_half.x + upper_length / 2f64.sqrt() + lower_half;
+        let box_x = front + config.box_gap + 0.5 * box_side;
+        let half = Vector3::repeat(0.5 * box_side);
         let box_link = links.len();
         links.push(
             Link::new(
                 "box",
                 None,
-                Isometry3::translation(box_x, 0.0, 0.5 * BOX.0 + 1e-3),
+                Isometry3::translation(box_x, 0.0, 0.5 * box_side + 1e-3),
                 JointKind::Free,
                 vec![ConvexHull::cuboid(half)?],
-                MassModel::Lumped { mass: BOX.1 },
+                MassModel::Lumped { mass: box_mass },
             )
             .with_mesh(TriMesh::cuboid(half)?),
         );
@@ -209,7 +271,7 @@ impl AntPush {
             model.exclude_pair("torso", &format!("upper{i}"))?;
         }
         let mut settings = StepSettings::new(DT)?;
-        settings.contact = Some(long_range(STIFFNESS)?);
+        settings.contact = Some(long_range_with(STIFFNESS, config.friction)?);
         settings.design_derivatives = false;
         // Every leg DoF under PD holding the start pose; the base is passive.
         let mut control = Control::passive(&model);
@@ -221,10 +283,10 @@ impl AntPush {
             })
             .collect();
         for &j in &leg_dofs {
-            control.kp[j] = LEG_KP;
-            control.kd[j] = 0.5 * LEG_DAMPING * DT;
+            control.kp[j] = config.kp;
+            control.kd[j] = 0.5 * config.damping * DT;
         }
-        let target = Vector3::new(box_x + PUSH, 0.0, 0.5 * BOX.0);
+        let target = Vector3::new(box_x + config.push, 0.0, 0.5 * box_side);
         let loss = TargetRegion::links(&model, &["box"], target, EPSILON)?;
         Ok(Self {
             objective: Objective::control_only(
@@ -250,11 +312,19 @@ impl AntPush {
 
 /// The long-range model of this task with coefficient `stiffness`, with friction.
 pub fn long_range(stiffness: f64) -> Result<ContactSettings, Box<dyn std::error::Error>> {
+    long_range_with(stiffness, FRICTION)
+}
+
+/// The long-range model with coefficient `stiffness` and friction coefficient `friction`.
+pub fn long_range_with(
+    stiffness: f64,
+    friction: f64,
+) -> Result<ContactSettings, Box<dyn std::error::Error>> {
     Ok(ContactSettings::new(
         ContactKind::LongRange(sdrs::contact::long_range::LongRange::new(MARGIN)?),
         stiffness,
     )?
-    .with_friction(FrictionSettings::new(FRICTION)?))
+    .with_friction(FrictionSettings::new(friction)?))
 }
 
 /// The paper's three contact models for this task: long-range (μ = [`STIFFNESS`]), IPC and

@@ -9,7 +9,7 @@
 //! It says the legs join by "ball joints and hinge joints"; 16 − 4 = 12 leg DoF is three per
 //! leg, so here each hip is two hinges (yaw about z, then pitch about the horizontal axis
 //! across the leg: a ball joint without its twist) and each knee one hinge. Sizes, masses
-//! and gains are not given; ours are on the constants below (the proportions of MuJoCo's
+//! and gains are not given; ours are [`AntConfig`]'s defaults (the proportions of MuJoCo's
 //! ant, as cuboids of 12 triangles each, so the long-range potential stays cheap).
 //!
 //! Layout (ours): the ant's centre at the origin facing +x, the box 40 cm ahead of its front
@@ -44,48 +44,30 @@ pub const ITERATIONS: usize = 100;
 pub const WAVES: usize = 4;
 /// Blending margin of the long-range potential (relative, as the table-top scenes).
 const MARGIN: f64 = 0.1;
-/// Friction coefficient of every pair (ours, as the table-top scenes).
-const FRICTION: f64 = 0.5;
-/// Half extents of the torso (m) and its mass (kg).
-const TORSO: (Vector3<f64>, f64) = (Vector3::new(0.15, 0.15, 0.05), 1.0);
-/// Length (m), half thickness (m) and mass (kg) of an upper leg (horizontal, outward).
-const UPPER: (f64, f64, f64) = (0.2, 0.025, 0.1);
-/// Length (m), half thickness (m) and mass (kg) of a lower leg (down from the knee).
-const LOWER: (f64, f64, f64) = (0.25, 0.02, 0.1);
-/// PD stiffness of every leg DoF (N·m/rad).
-const LEG_KP: f64 = 30.0;
-/// Damping coefficient of every leg DoF (N·m·s/rad).
-const LEG_DAMPING: f64 = 2.0;
 /// Clearance of the feet above the ground at the start (m).
 const CLEARANCE: f64 = 2e-3;
-/// Side (m) and mass (kg) of the box: taller than the torso's underside (0.202 m at the
-/// start), so the ant cannot walk over it (a 0.2 m box fitted under its belly, between its
-/// front feet; see the module doc).
-const BOX: (f64, f64) = (0.3, 0.5);
-/// Gap between the front feet and the box at the start (m).
-const BOX_GAP: f64 = 0.4;
-/// How far the box should move along +x (m).
-const PUSH: f64 = 0.5;
 /// Success radius ε_target (m).
 pub const EPSILON: f64 = 0.05;
 
-/// The settings of the task that are ours (the paper gives none of them): the defaults are
-/// the constants above.
+/// The settings of the task that are ours (the paper gives none of them); the defaults are
+/// the task's.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AntConfig {
-    /// Friction coefficient of every pair.
+    /// Friction coefficient of every pair (default 0.5, as the table-top scenes).
     pub friction: f64,
     /// Half extents (m) and mass (kg) of the torso.
     pub torso: (Vector3<f64>, f64),
-    /// Length (m), half thickness (m) and mass (kg) of an upper leg.
+    /// Length (m), half thickness (m) and mass (kg) of an upper leg (horizontal, outward).
     pub upper: (f64, f64, f64),
-    /// Length (m), half thickness (m) and mass (kg) of a lower leg.
+    /// Length (m), half thickness (m) and mass (kg) of a lower leg (down from the knee).
     pub lower: (f64, f64, f64),
     /// PD stiffness of every leg DoF (N·m/rad).
     pub kp: f64,
     /// Damping coefficient of every leg DoF (N·m·s/rad).
     pub damping: f64,
-    /// Side (m) and mass (kg) of the box.
+    /// Side (m) and mass (kg) of the box. The default, 0.3 m, is taller than the torso's
+    /// underside (0.202 m at the start), so the ant cannot walk over it (a 0.2 m box fitted
+    /// under its belly, between its front feet; see the module doc).
     pub box_size: (f64, f64),
     /// Gap between the front feet and the box at the start (m).
     pub box_gap: f64,
@@ -96,15 +78,15 @@ pub struct AntConfig {
 impl Default for AntConfig {
     fn default() -> Self {
         Self {
-            friction: FRICTION,
-            torso: TORSO,
-            upper: UPPER,
-            lower: LOWER,
-            kp: LEG_KP,
-            damping: LEG_DAMPING,
-            box_size: BOX,
-            box_gap: BOX_GAP,
-            push: PUSH,
+            friction: 0.5,
+            torso: (Vector3::new(0.15, 0.15, 0.05), 1.0),
+            upper: (0.2, 0.025, 0.1),
+            lower: (0.25, 0.02, 0.1),
+            kp: 30.0,
+            damping: 2.0,
+            box_size: (0.3, 0.5),
+            box_gap: 0.4,
+            push: 0.5,
         }
     }
 }
@@ -312,7 +294,7 @@ impl AntPush {
 
 /// The long-range model of this task with coefficient `stiffness`, with friction.
 pub fn long_range(stiffness: f64) -> Result<ContactSettings, Box<dyn std::error::Error>> {
-    long_range_with(stiffness, FRICTION)
+    long_range_with(stiffness, AntConfig::default().friction)
 }
 
 /// The long-range model with coefficient `stiffness` and friction coefficient `friction`.

@@ -4,9 +4,10 @@ Fig. 22: the optimised robot and controller carried to another simulator).
 The quadruped example writes, per run, a folder with the robot as URDF + OBJ meshes and
 `replay.json` (time step, horizon, gravity, friction, the slope as a plane through a point, and
 per actuated joint its PD gains and sine waves `(a, ω, φ)`, target `base + Σ a sin(ω t + φ)`
-taken at the end of each step, `t = (k + 1) Δt`). This script loads the URDF into MuJoCo (the
-root hangs from `world` by a floating joint, which MuJoCo makes a free joint; every hull is a
-convex mesh, which MuJoCo collides exactly), adds the slope, drives each joint by a position
+taken at the end of each step, `t = (k + 1) Δt`). This script loads the URDF into MuJoCo (a
+free root hangs from `world` by a floating joint, which MuJoCo makes a free joint; the
+spider's base hangs by its three prismatic joints and its yaw; every hull is a convex mesh,
+which MuJoCo collides exactly), adds the slope, drives each joint by a position
 actuator with the same gains (`kp (q* − q) − kd q̇`, plus `kd q̇*` as an applied force: the PD
 of sdrs, `kp (q* − q) + kd (q̇* − q̇)`), runs the horizon with MuJoCo's implicit integrator,
 and prints how far the robot's centre of mass moved along the slope, beside sdrs's distance.
@@ -49,6 +50,10 @@ def replay(folder: pathlib.Path) -> tuple[float, float]:
     spec.option.timestep = spec_json["dt"]
     spec.option.gravity = [0.0, 0.0, -spec_json["gravity"]]
     spec.option.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
+    # A base of joint frames (the spider's 3 translations and yaw, a hip's yaw frame) has
+    # massless bodies, which MuJoCo refuses to move; 1 mg and 1e-12 kg m² are negligible.
+    spec.compiler.boundmass = 1e-6
+    spec.compiler.boundinertia = 1e-12
     mu = spec_json["mu"] or 0.0
     ground = spec_json["ground"]
     spec.worldbody.add_geom(

@@ -330,7 +330,8 @@ impl Walker {
     ) -> Result<Self, Box<dyn std::error::Error>> {
         let (model, settings, robot) = world;
         let root = model.link_index(root)?;
-        let dofs: Vec<usize> = (model.dof_offset(root) + 6..model.dof()).collect();
+        let dofs: Vec<usize> =
+            (model.dof_offset(root) + model.links()[root].joint.dof()..model.dof()).collect();
         let mut base = Control::passive(&model);
         for &j in &dofs {
             base.kp[j] = gains.0;
@@ -697,11 +698,15 @@ impl Walker {
         folder: &std::path::Path,
     ) -> Result<std::path::PathBuf, Box<dyn std::error::Error>> {
         let model = self.objective.design.model(&self.objective.model, p)?;
-        let root = &model.links()[self.root].name;
-        let export = export_urdf(&model, root, folder, "walker")?;
+        // The whole robot: from the root's topmost ancestor (a base of joint frames above it).
+        let mut top = self.root;
+        while let Some(parent) = model.links()[top].parent {
+            top = parent;
+        }
+        let export = export_urdf(&model, &model.links()[top].name, folder, "walker")?;
         let ground = model.link_index("ground")?;
         let slab = model.links()[ground].attachment;
-        let top = slab * Point3::new(0.0, 0.0, 0.5);
+        let surface = slab * Point3::new(0.0, 0.0, 0.5);
         let normal = slab.rotation * Vector3::z();
         let base = &self.objective.policy;
         let control = base.control(
@@ -743,7 +748,7 @@ impl Walker {
             "steps": self.objective.steps,
             "gravity": settings.gravity,
             "mu": settings.contact.as_ref().and_then(|c| c.friction.as_ref()).map(|f| f.mu),
-            "ground": { "point": [top.x, top.y, top.z], "normal": [normal.x, normal.y, normal.z] },
+            "ground": { "point": [surface.x, surface.y, surface.z], "normal": [normal.x, normal.y, normal.z] },
             "direction": [self.direction.x, self.direction.y, self.direction.z],
             "links": self.robot.iter().map(|&l| model.links()[l].name.clone()).collect::<Vec<_>>(),
             "joints": joints,

@@ -7,7 +7,7 @@
 //! `replay.json` for `benches/reference/mujoco_replay.py`) under
 //! `target/experiments/quadruped/` (or `--out`).
 //!
-//! `cargo run --release -p sdrs-examples --example quadruped -- [--iterations N] [--steps H]
+//! `cargo run --release -p sdrs-examples --example quadruped -- [--iterations N (default 300: about 3 min per run)] [--steps H]
 //! [--calibrated-contact] [--trust-region]`
 //!
 //! Measured (2026-11-27, 2 cores shared with two other optimisations; the 16-DoF spider of
@@ -18,6 +18,7 @@
 //! | paper | 4.90 m | 5.33 m (+8.78%) | 4 min each |
 //! | `--iterations 40` | 1.928 m | 2.169 m (+12.5%) | 23 s / 34 s |
 //! | `--iterations 150` | 1.977 m (stalls at loss 64.37 from iteration 125) | 3.691 m (+86.7%; loss 39.82) | 52 s / 63 s |
+//! | `--iterations 300` | 1.977 m (no better step in iterations 126-300) | 4.395 m (+122%; loss 31.44) | 153 s / 168 s |
 //!
 //! Both stay collision-free (smallest gaps 1.8 cm and 1.0 cm over the 150-iteration
 //! trajectories). The 14-DoF spider of earlier stops (free body, 1-DoF hips) walked 1.365 m
@@ -60,8 +61,8 @@ use std::time::Instant;
 #[derive(Parser)]
 #[command(about = "SDRS sec. V-C: quadruped locomotion, control only and co-design of the feet")]
 struct Args {
-    /// Trust-region iterations per run.
-    #[arg(long, default_value_t = 40)]
+    /// Iterations of eq. 15 per run (the default reproduces the measured table).
+    #[arg(long, default_value_t = 300)]
     iterations: usize,
     /// Horizon (the paper's H = 550).
     #[arg(long, default_value_t = STEPS)]

@@ -19,6 +19,7 @@
 //! | `--iterations 40` | 1.928 m | 2.169 m (+12.5%) | 23 s / 34 s |
 //! | `--iterations 150` | 1.977 m (stalls at loss 64.37 from iteration 125) | 3.691 m (+86.7%; loss 39.82) | 52 s / 63 s |
 //! | `--iterations 300` | 1.977 m (no better step in iterations 126-300) | 4.395 m (+122%; loss 31.44) | 153 s / 168 s |
+//! | `--trust-region` (300) | -0.234 m (loss 105.3; radius shrinks to 1e-4) | 0.119 m (loss 98.7) | 83 s / 174 s |
 //!
 //! Both stay collision-free (smallest gaps 1.8 cm and 1.0 cm over the 150-iteration
 //! trajectories). The 14-DoF spider of earlier stops (free body, 1-DoF hips) walked 1.365 m

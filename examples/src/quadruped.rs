@@ -71,29 +71,19 @@ pub const LEGS: [&str; 4] = ["front_left", "front_right", "back_left", "back_rig
 /// capsule pieces (8: the paper's 96 vertices per leg; the resolution ablation of sec. V-I
 /// uses 8, 16, 32, 64 for M = 96 to 768).
 pub fn spider(segments: usize) -> Result<Vec<Link>, Box<dyn std::error::Error>> {
-    // The base: 3 translations and a yaw (massless frames), as the long-range paper's ant.
-    let frame = |name: &str, parent: Option<usize>, joint: JointKind| {
-        Link::new(
+    // The base: 3 translations and a yaw (massless joint frames), as the long-range paper's ant.
+    let slide = |name, parent, axis| {
+        Link::frame(
             name,
             parent,
             Isometry3::identity(),
-            joint,
-            Vec::new(),
-            MassModel::SecondMoment(Default::default()),
+            JointKind::Prismatic { axis },
         )
     };
     let mut links = vec![
-        frame("base_x", None, JointKind::Prismatic { axis: Vector3::x() }),
-        frame(
-            "base_y",
-            Some(0),
-            JointKind::Prismatic { axis: Vector3::y() },
-        ),
-        frame(
-            "base_z",
-            Some(1),
-            JointKind::Prismatic { axis: Vector3::z() },
-        ),
+        slide("base_x", None, Vector3::x()),
+        slide("base_y", Some(0), Vector3::y()),
+        slide("base_z", Some(1), Vector3::z()),
     ];
     let body_index = links.len();
     links.push(Link::new(
@@ -112,13 +102,11 @@ pub fn spider(segments: usize) -> Result<Vec<Link>, Box<dyn std::error::Error>> 
         let hip = Isometry3::from_parts(Translation3::new(0.15 * sx, 0.08 * sy, 0.0), yaw);
         let hip_frame = links.len();
         links.push(
-            Link::new(
+            Link::frame(
                 format!("{name}_hip"),
                 Some(body_index),
                 hip,
                 JointKind::Revolute { axis: Vector3::z() },
-                Vec::new(),
-                MassModel::SecondMoment(Default::default()),
             )
             .with_limits(-1.2, 1.2),
         );

@@ -200,6 +200,46 @@ impl Link {
         }
     }
 
+    /// A joint frame: a link without shape or mass, to chain 1-DoF joints into a
+    /// mechanism (a base that translates along x, y, z and turns about z; a hip's yaw before
+    /// its pitch). Every chain of frames must end in a link with mass.
+    ///
+    /// ```
+    /// use sdrs_dynamics::{JointKind, Link, MassModel, Model};
+    /// use sdrs_geometry::ConvexHull;
+    /// use nalgebra::{Isometry3, Vector3};
+    /// let slide = |axis| JointKind::Prismatic { axis };
+    /// let model = Model::new(vec![
+    ///     Link::frame("x", None, Isometry3::identity(), slide(Vector3::x())),
+    ///     Link::frame("y", Some(0), Isometry3::identity(), slide(Vector3::y())),
+    ///     Link::new(
+    ///         "puck",
+    ///         Some(1),
+    ///         Isometry3::identity(),
+    ///         JointKind::Revolute { axis: Vector3::z() },
+    ///         vec![ConvexHull::cuboid(Vector3::repeat(0.1))?],
+    ///         MassModel::Lumped { mass: 1.0 },
+    ///     ),
+    /// ])?;
+    /// assert_eq!((model.dof(), model.mass(0), model.mass(2)), (3, 0.0, 1.0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn frame(
+        name: impl Into<String>,
+        parent: Option<usize>,
+        attachment: Isometry3<f64>,
+        joint: JointKind,
+    ) -> Self {
+        Self::new(
+            name,
+            parent,
+            attachment,
+            joint,
+            Vec::new(),
+            MassModel::SecondMoment(Matrix4::zeros()),
+        )
+    }
+
     /// The same link with a collision triangle mesh (link frame) for mesh-based contact.
     pub fn with_mesh(mut self, mesh: TriMesh) -> Self {
         self.mesh = Some(mesh);

@@ -101,18 +101,6 @@ fn block(
     Ok((moved, TriMesh::cuboid(half)?.transformed(&place)))
 }
 
-/// A massless frame link (no shape) of joint `joint` under `parent` at `attachment`.
-fn frame(name: &str, parent: Option<usize>, attachment: Isometry3<f64>, joint: JointKind) -> Link {
-    Link::new(
-        name,
-        parent,
-        attachment,
-        joint,
-        Vec::new(),
-        MassModel::SecondMoment(Default::default()),
-    )
-}
-
 /// A shaped link of `mass` kg.
 fn body(
     name: &str,
@@ -177,7 +165,7 @@ impl AntPush {
             } else {
                 Isometry3::identity()
             };
-            links.push(frame(name, Some(links.len() - 1), attachment, joint));
+            links.push(Link::frame(*name, Some(links.len() - 1), attachment, joint));
         }
         let torso = links.len();
         links.push(body(
@@ -197,7 +185,7 @@ impl AntPush {
             let across = Vector3::z().cross(&out);
             let corner = Vector3::new(sx * torso_half.x, sy * torso_half.y, 0.0);
             let hip = links.len();
-            links.push(frame(
+            links.push(Link::frame(
                 &format!("hip{i}"),
                 Some(torso),
                 Isometry3::translation(corner.x, corner.y, corner.z),

@@ -348,27 +348,23 @@ pub fn tabletop(
     ];
     let start = Isometry3::new(Vector3::new(rod.0, rod.1, ROD_HEIGHT), Vector3::z() * yaw);
     for (k, (name, joint)) in ROD_FRAMES.iter().zip(axes).enumerate() {
-        let last = k + 1 == ROD_FRAMES.len();
-        let link = Link::new(
-            *name,
-            if k == 0 { None } else { Some(k) },
-            if k == 0 { start } else { Isometry3::identity() },
-            joint,
-            if last {
-                vec![ConvexHull::cuboid(ROD_HALF)?]
-            } else {
-                Vec::new()
-            },
-            if last {
-                MassModel::Lumped { mass: ROD_MASS }
-            } else {
-                MassModel::SecondMoment(Default::default())
-            },
-        );
-        links.push(if last {
-            link.with_mesh(TriMesh::cuboid(ROD_HALF)?)
+        let (parent, attachment) = if k == 0 {
+            (None, start)
         } else {
-            link
+            (Some(k), Isometry3::identity())
+        };
+        links.push(if k + 1 < ROD_FRAMES.len() {
+            Link::frame(*name, parent, attachment, joint)
+        } else {
+            Link::new(
+                *name,
+                parent,
+                attachment,
+                joint,
+                vec![ConvexHull::cuboid(ROD_HALF)?],
+                MassModel::Lumped { mass: ROD_MASS },
+            )
+            .with_mesh(TriMesh::cuboid(ROD_HALF)?)
         });
     }
     let mut indices = Vec::with_capacity(pieces.len());

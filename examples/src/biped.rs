@@ -104,14 +104,15 @@
 //! It does not walk, and why, in numbers:
 //!
 //! - every run ended in one of two states: standing (at most 6.1 cm forward; 13.3 cm back
-//!   once, lurching at the end) or fallen (forward 0.46-0.51 m, the biped lying along y on the
-//!   ground, paper's loss 6.3-6.6 against 8.6-9.8 standing; backwards −0.27 to −0.37 m with the
-//!   legs alternating). The one exception, the defaults' control only at 0.262 m, is a fall
-//!   under way at the last step. Nothing between: no run moved its centre of mass forward by
-//!   stepping. A forward fall moves the centre of mass as far as 0.5 m of walking
-//!   would, which the paper's loss cannot tell apart, and the level term (weight 1000) charges a fall 320-400, so the best
-//!   iterates stand unless the last stage never saw a controller that stays up (the co-design
-//!   falls at steps 329 and 335 above: losses 334 and 328 were the best of their last stage);
+//!   once, lurching at the end) or fallen (forward 0.46-0.51 m, the biped lying along y on
+//!   the ground, paper's loss 6.3-6.6 against 8.6-9.8 standing; backwards −0.27 to −0.37 m
+//!   with the legs alternating). The one exception, the defaults' control only at 0.262 m, is
+//!   a fall under way at the last step. Nothing between: no run moved its centre of mass
+//!   forward by stepping. A forward fall moves the centre of mass as far as 0.5 m of walking
+//!   would, which the paper's loss cannot tell apart, and the level term (weight 1000)
+//!   charges a fall 320-400, so the best iterates stand unless the last stage never saw a
+//!   controller that stays up (the co-design falls at steps 329 and 335 above: losses 334 and
+//!   328 were the best of their last stage);
 //! - stepping tips it over before the optimiser can shape it: forward rollouts of stepping
 //!   starts (a probe, not kept, with `StepSettings::backward` off; single rollouts are only
 //!   indicative, as the start falls forward at step 218 there and backwards at 169 in

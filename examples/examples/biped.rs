@@ -3,26 +3,28 @@
 //! the same start, with the steps of eq. 15 (lengths ᾱ_c = 1e-2, ᾱ_d = 4e-3 as in the paper,
 //! every step taken; `--trust-region` takes only steps that lower the loss). The loss is the
 //! paper's plus a level-pelvis term (`--upright`, 0 for the paper's alone; see
-//! `sdrs_examples::biped` for why), optimised over horizons growing in `--stages` parts to
-//! H. Prints, for both runs, the loss, the paper's loss, the distance walked along y, whether
-//! the biped fell (and when), the iterations and the wall time beside the paper's claim
-//! (co-design walks without falling, control only cannot balance), the co-designed
-//! controller on the starting feet, and the pelvis's tilt, drop and distance every 50 steps;
-//! and writes under `target/experiments/biped/` (or `--out`) the convergence history (CSV,
-//! SVG, PNG; losses of the stages one after the other), both runs' animations, the foot
-//! vertices before and after (`feet.csv`) and both robots as URDF with OBJ meshes and their
-//! controllers (`control_only_urdf/`, `co_design_urdf/`, with `replay.json` for
-//! `benches/reference/mujoco_replay.py`).
+//! `sdrs_examples::biped` for why) and, with `--progress`, the paper's term averaged over the
+//! steps, optimised over horizons growing in `--stages` parts to H, from the random
+//! waves or, with `--gait`, a stepping rhythm in the hips. Prints, for both runs, the loss, the
+//! paper's loss, the distance walked along y, whether the biped fell (and when), the iterations
+//! and the wall time beside the paper's claim (co-design walks without falling, control only
+//! cannot balance), the co-designed controller on the starting feet, and the pelvis's tilt,
+//! drop and distance every 50 steps; and writes under `target/experiments/biped/` (or `--out`)
+//! the convergence history (CSV, SVG, PNG; losses of the stages one after the other), both
+//! runs' animations, the foot vertices before and after (`feet.csv`) and both robots as URDF
+//! with OBJ meshes and their controllers (`control_only_urdf/`, `co_design_urdf/`, with
+//! `replay.json` for `benches/reference/mujoco_replay.py`).
 //!
 //! `cargo run --release -p sdrs-examples --example biped -- [--iterations N] [--steps H]
-//! [--stages K] [--upright W] [--reach M] [--trust-region] [--calibrated-contact]`
+//! [--stages K] [--upright W] [--progress V] [--gait A [--gait-omega W] [--gait-offset F]]
+//! [--reach M] [--trust-region] [--calibrated-contact]`
 
 use clap::Parser;
 use sdrs::diff::StepRule;
 use sdrs::prelude::*;
 use sdrs_examples::biped::{
-    AMPLITUDE, DT, FALL_DROP, FALL_TILT, PAPER_RADII, REACH, STAGES, STEPS, UPRIGHT, biped_with,
-    contact,
+    AMPLITUDE, DT, FALL_DROP, FALL_TILT, PAPER_RADII, PROGRESS, REACH, STAGES, STEPS, UPRIGHT,
+    biped_with, contact, gait_start,
 };
 use sdrs_examples::walker::{Run, Walker, first_fall, smallest_gap, tilt_and_drop, write_results};
 use sdrs_report::{display_path, target_dir};
@@ -51,6 +53,20 @@ struct Args {
     /// Weight of the level-pelvis term added to the paper's loss (0: the paper's loss alone).
     #[arg(long, default_value_t = UPRIGHT)]
     upright: f64,
+    /// Weight of the progress term added to the paper's loss: the paper's term at every step,
+    /// averaged over the horizon (0: none).
+    #[arg(long, default_value_t = PROGRESS)]
+    progress: f64,
+    /// Start the controller with this hip amplitude (rad) in the first wave of each hip
+    /// (`gait_start`; without it, the random waves alone).
+    #[arg(long)]
+    gait: Option<f64>,
+    /// The frequency of that hip wave (rad/s).
+    #[arg(long, default_value_t = 5.0)]
+    gait_omega: f64,
+    /// The right hip's phase lag behind the left's (rad; π alternates the legs).
+    #[arg(long, default_value_t = std::f64::consts::PI)]
+    gait_offset: f64,
     /// Optimise over horizons growing in this many equal parts up to `--steps` (1: the full
     /// horizon throughout), the iterations shared among them.
     #[arg(long, default_value_t = STAGES)]
@@ -131,7 +147,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some(contact()?)
     };
     let build = |steps: usize, codesign: bool| -> Result<Walker, Box<dyn std::error::Error>> {
-        let walker = biped_with(steps, contact.clone())?.upright(args.upright)?;
+        let walker = biped_with(steps, contact.clone())?
+            .upright(args.upright)?
+            .progress(args.progress)?;
         if codesign {
             walker.codesign()
         } else {
@@ -153,7 +171,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     // The horizon grows over the stages; each starts where the last ended.
     let staged = |walker: &Walker, label: &str| -> Result<(Run, f64), Box<dyn std::error::Error>> {
-        let (mut c, mut p) = (walker.initial(), None);
+        let (mut c, mut p) = (
+            match args.gait {
+                Some(a) => gait_start(walker, a, args.gait_omega, args.gait_offset)?,
+                None => walker.initial(),
+            },
+            None,
+        );
         let (mut history, mut time) = (Vec::new(), 0.0);
         let mut last = None;
         for k in 1..=args.stages {

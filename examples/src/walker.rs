@@ -252,12 +252,17 @@ pub fn first_fall(
 /// steps and at the end. It is zero for a root that stays level at its starting height
 /// whatever it does horizontally (it penalises tipping and sinking, a fall, and nothing
 /// else); the final-state part makes a fall in the last steps as costly as one at the start.
+/// Once [`Walker::progress`] sets a weight `v > 0`, also the progress term
+/// `v · 1/H Σ_{t=1…H} |COM(θ^t) − goal|²`: the paper's term at every step, averaged, which
+/// rewards getting ahead early and staying ahead rather than only where the last state is.
 #[derive(Debug, Clone)]
 pub struct WalkLoss {
     /// The paper's term.
     pub paper: CentreOfMass,
     /// The level-root terms with their weights: each corner every step and at the end.
     upright: Vec<(f64, PointTarget)>,
+    /// The progress term with its weight per step (`v / H`).
+    progress: Option<(f64, CentreOfMass)>,
 }
 
 impl Loss for WalkLoss {
@@ -269,6 +274,11 @@ impl Loss for WalkLoss {
         let (mut value, mut gradient) = self.paper.evaluate(model, trajectory)?;
         for (weight, corner) in &self.upright {
             let (v, g) = corner.evaluate(model, trajectory)?;
+            value += weight * v;
+            gradient.add_scaled(*weight, &g)?;
+        }
+        if let Some((weight, com)) = &self.progress {
+            let (v, g) = com.evaluate(model, trajectory)?;
             value += weight * v;
             gradient.add_scaled(*weight, &g)?;
         }
@@ -344,6 +354,7 @@ impl Walker {
         let loss = WalkLoss {
             paper: CentreOfMass::links(&model, &names, goal)?,
             upright: Vec::new(),
+            progress: None,
         };
         let feet = names
             .iter()
@@ -412,6 +423,20 @@ impl Walker {
             }
         }
         objective.loss.upright = upright;
+        Ok(self)
+    }
+
+    /// The same task with the progress term of weight `weight` ([`WalkLoss`]: the paper's term
+    /// at every step, averaged over the horizon; 0 removes it).
+    pub fn progress(mut self, weight: f64) -> Result<Self, Box<dyn std::error::Error>> {
+        if !(weight.is_finite() && weight >= 0.0) {
+            return Err(
+                format!("progress weight {weight}: must be finite and non-negative").into(),
+            );
+        }
+        let steps = self.objective.steps as f64;
+        let loss = &mut self.objective.loss;
+        loss.progress = (weight > 0.0).then(|| (weight / steps, loss.paper.clone().every_step()));
         Ok(self)
     }
 

@@ -3,12 +3,16 @@
 //! term of the example. The co-design loss falls, the gradients (controller and foot
 //! vertices, with friction, through the paper's term and the level term) match central
 //! differences, every state of the trajectory is collision-free, no foot vertex goes below
-//! the soles' starting level, and the level term is what its definition says.
+//! the soles' starting level, the level and progress terms are what their definitions say,
+//! and the stepping start changes the hips' first waves alone.
 
 use sdrs::diff::StepRule;
 use sdrs::prelude::*;
-use sdrs_examples::biped::{AMPLITUDE, FALL_DROP, FALL_TILT, PAPER_RADII, REACH, UPRIGHT, biped};
+use sdrs_examples::biped::{
+    AMPLITUDE, FALL_DROP, FALL_TILT, GOAL, PAPER_RADII, REACH, UPRIGHT, biped, gait_start,
+};
 use sdrs_examples::walker::{Walker, centre_of_mass, first_fall};
+use std::f64::consts::PI;
 
 const STEPS: usize = 60;
 
@@ -178,6 +182,66 @@ fn the_level_term_is_the_mean_squared_height_change_of_the_pelvis_corners() {
     assert_eq!(paper.paper_loss(&p, &b.trajectory).unwrap(), a.loss);
     assert!(paper.clone().upright(-1.0).is_err());
     assert!(paper.upright(f64::NAN).is_err());
+}
+
+#[test]
+fn the_progress_term_is_the_papers_term_averaged_over_the_steps() {
+    let paper = biped(STEPS).unwrap();
+    let ahead = paper.clone().progress(2.0).unwrap();
+    let c = paper.initial();
+    let p = DVector::zeros(0);
+    let a = paper.objective.evaluate(&c, &p).unwrap();
+    let b = ahead.objective.evaluate(&c, &p).unwrap();
+    let model = &paper.objective.model;
+    let goal = Vector3::from(GOAL);
+    let mean = a.trajectory.states[1..]
+        .iter()
+        .map(|s| (centre_of_mass(model, &paper.robot, s).coords - goal).norm_squared())
+        .sum::<f64>()
+        / STEPS as f64;
+    let expected = a.loss + 2.0 * mean;
+    assert!(
+        (b.loss - expected).abs() < 1e-12 * b.loss,
+        "{} vs {expected}",
+        b.loss
+    );
+    // Its gradient is the loss's: central differences along the left hip's first amplitude.
+    let loss = |h: f64| {
+        let mut x = c.clone();
+        x[0] += h;
+        ahead.objective.evaluate(&x, &p).unwrap().loss
+    };
+    check(
+        "dL/dc[0]",
+        b.parameters[0],
+        loss,
+        1e-5,
+        b.parameters.amax(),
+        1e-4,
+    );
+    assert_eq!(ahead.paper_loss(&p, &b.trajectory).unwrap(), a.loss);
+    assert!(paper.clone().progress(-1.0).is_err());
+    assert!(paper.progress(f64::INFINITY).is_err());
+}
+
+#[test]
+fn the_gait_start_sets_the_hips_first_waves_and_keeps_the_rest() {
+    let walker = biped(STEPS).unwrap();
+    let random = walker.initial();
+    let c = gait_start(&walker, 0.2, 5.0, PI).unwrap();
+    // 3 parameters per wave, 4 waves per DoF; the hips are DoFs 0 and 3.
+    let (left, right) = (0, 3 * 3 * walker.waves);
+    assert_eq!([c[left], c[left + 1], c[left + 2]], [0.2, 5.0, 0.0]);
+    assert_eq!([c[right], c[right + 1], c[right + 2]], [0.2, 5.0, -PI]);
+    let hips: Vec<usize> = (left..left + 3).chain(right..right + 3).collect();
+    for k in (0..c.len()).filter(|k| !hips.contains(k)) {
+        assert_eq!(c[k], random[k], "parameter {k}");
+    }
+    // Outside the controller's box: an error, not a start the optimiser would reject.
+    assert!(gait_start(&walker, 0.7, 5.0, PI).is_err());
+    assert!(gait_start(&walker, 0.2, 8.0, PI).is_err());
+    assert!(gait_start(&walker, 0.2, 5.0, -1.0).is_err());
+    assert!(gait_start(&walker, f64::NAN, 5.0, PI).is_err());
 }
 
 #[test]

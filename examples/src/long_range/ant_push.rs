@@ -186,7 +186,7 @@ impl AntPush {
             let corner = Vector3::new(sx * torso_half.x, sy * torso_half.y, 0.0);
             let hip = links.len();
             links.push(Link::frame(
-                &format!("hip{i}"),
+                format!("hip{i}"),
                 Some(torso),
                 Isometry3::translation(corner.x, corner.y, corner.z),
                 JointKind::Revolute { axis: Vector3::z() },

@@ -38,6 +38,7 @@ pub enum NodeKind {
 /// let mesh = TriMesh::icosphere(1.0, 2).unwrap();
 /// let tree = SphereTree::build(&mesh).unwrap();
 /// assert_eq!(tree.leaf_count(), mesh.triangles().len());
+/// assert_eq!(tree.triangle_count(tree.root()), mesh.triangles().len());
 /// assert!(tree.check_layered(mesh.vertices(), 1e-12).is_ok());
 /// ```
 #[derive(Debug, Clone)]
@@ -48,6 +49,8 @@ pub struct SphereTree {
     /// CSR vertex sets: node `k` owns `set_indices[set_offsets[k]..set_offsets[k + 1]]`.
     set_offsets: Vec<u32>,
     set_indices: Vec<u32>,
+    /// Per node, the number of triangles (leaves) under it.
+    triangles: Vec<u32>,
 }
 
 impl SphereTree {
@@ -77,7 +80,11 @@ impl SphereTree {
         // first); each set is kept until its parent has merged it.
         let n = kinds.len();
         let mut sets: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let mut counts = vec![1u32; n];
         for k in (0..n).rev() {
+            if let NodeKind::Internal(l, r) = kinds[k] {
+                counts[k] = counts[l as usize] + counts[r as usize];
+            }
             sets[k] = match kinds[k] {
                 NodeKind::Leaf(t) => {
                     let mut s = triangles[t as usize].to_vec();
@@ -101,6 +108,7 @@ impl SphereTree {
             radii: vec![0.0; n],
             set_offsets,
             set_indices,
+            triangles: counts,
         };
         tree.refit(vertices)?;
         Ok(tree)
@@ -182,6 +190,12 @@ impl SphereTree {
     /// Radius of node `id` (unchanged by rigid motion).
     pub fn radius(&self, id: NodeId) -> f64 {
         self.radii[id as usize]
+    }
+
+    /// Number of triangles (leaves) under node `id`: 1 for a leaf, the mesh's triangle count
+    /// for the root.
+    pub fn triangle_count(&self, id: NodeId) -> usize {
+        self.triangles[id as usize] as usize
     }
 
     /// Sorted mesh-vertex indices of node `id` (the set `I` of Definition 5.3).

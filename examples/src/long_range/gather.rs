@@ -30,6 +30,27 @@
 //! at this range a friction-held cube's end position does not follow the rod's repulsion. From a start next to the cubes
 //! ([`gather_problem_at`]) the gradient is informative and the rod gathers them (see the
 //! `long_range_tabletop` example's docs for the measured runs).
+//!
+//! **The cause: eq. 7's far field** (found 2026-11-27). The paper replaces a far node pair by
+//! one centred term `12 (1 + 1/√r)²`, while the near sum it blends from counts a term of at
+//! least 12 per triangle pair (144 for the rod and a cube), so the potential drops steeply
+//! across each blend and the push there is larger than nearer in: the rod on a cube, centres
+//! 0.425 m apart, 1.29e4 (in the model's units); 0.575 m, 6.47e4; 0.675 m, 7.3e2, against the
+//! brute-force sum's 1.40e4, 8.4e3, 6.5e3 (ε = 0.1). A cube held alone in space, the rod
+//! starting 0.5 m away between centres, moves farther in a window when the rod backs off 10 cm
+//! (6.5 mm) than when it holds (2.5 mm) or comes 10 cm closer (1.8 mm): the gradient says
+//! "back off", and from [`ROD_START`] Adam follows it. The friction and the settling above
+//! only hide how small the push is. The counted far field
+//! ([`super::tabletop::counted_far_field`]: one centred term per replaced triangle pair,
+//! ε = 0.5) pushes less the farther the rod, within 12% of the brute-force sum: the same
+//! cube moves 1.1, 1.4, 1.8, 2.5 and 4.5 mm as the rod's target goes −0.1 ... 0.3 m, a
+//! friction-held one on the ground (settled for 200 steps, away from the ground's triangle
+//! edges) 0.9, 1.1, 1.5, 2.1 and 4.0 µm, and the window's gradient at the trivial plan says
+//! "approach". Two smaller effects remain under either far field: a cube placed on the
+//! ground grid's central vertex, where six of its 1.5 m triangles meet unevenly, is pushed
+//! sideways (frictionless it slides 7.7 cm in a window; with friction it creeps 1e-4 m
+//! diagonally, 4.5e-6 m once settled), and the cubes start 1 mm up rather than at their
+//! resting gap, rising 0.77 mm in the first window.
 
 use super::tabletop::{Contact, Piece, TabletopProblem, TabletopTask, tabletop};
 use sdrs::prelude::*;

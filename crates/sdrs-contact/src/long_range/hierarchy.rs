@@ -3,17 +3,18 @@
 //!
 //! For nodes `I`, `J` with world centres `r = |x_I − x_J|` apart, `d₁ = R_I + R_J` and
 //! `d₂ = (1 + ε) d₁`:
-//! - `r ≥ d₂`: the centred closed form `P_c(r)` alone;
+//! - `r ≥ d₂`: the far field alone: the centred closed form `P_c(r)` (eq. 7), or with
+//!   [`FarField::Counted`] `|I||J| P_c(r)`;
 //! - otherwise the near potential — the exact triangle potential for two leaves, else the
 //!   sum over child pairs (a leaf is its own only child) — blended towards `P_c` by
 //!   `φ(r)` when `r > d₁`.
 //!
 //! Every term is returned with its gradient and Hessian in the two bodies' twists.
 
-use super::PlaneMap;
 use super::radial::{Radial, blend, centred};
 use super::sink::Sink;
 use super::triangle::triangle_potential;
+use super::{FarField, PlaneMap};
 use crate::error::Result;
 use nalgebra::{Isometry3, Point3, SMatrix};
 use sdrs_geometry::sphere_tree::{NodeId, NodeKind};
@@ -86,6 +87,7 @@ pub(super) struct Recursion<'a> {
     pub(super) a: PlacedBody<'a>,
     pub(super) b: PlacedBody<'a>,
     pub(super) epsilon: f64,
+    pub(super) far_field: FarField,
     pub(super) max_iterations: usize,
     /// Optimal planes of the exact pairs of the last evaluation (warm starts).
     pub(super) previous: PlaneMap,
@@ -211,7 +213,13 @@ impl Recursion<'_> {
         dr.fixed_rows_mut::<3>(9).copy_from(&-pb.offset().cross(&e));
         let d1 = self.a.tree.radius(i) + self.b.tree.radius(j);
         let d2 = (1.0 + self.epsilon) * d1;
-        let far = centred(r);
+        let far = match self.far_field {
+            FarField::Centred => centred(r),
+            FarField::Counted => scaled(
+                &centred(r),
+                (self.a.tree.triangle_count(i) * self.b.tree.triangle_count(j)) as f64,
+            ),
+        };
         if r >= d2 {
             acc.census.centred += 1;
             out.value += far.value;

@@ -348,6 +348,30 @@ pub fn single_jaw(
     })
 }
 
+/// How far [`Task::with_retreat`] lets a block leave the plate by default (m): the arm's
+/// tip passes the plate's front face by 3.3 cm in the scripted approach and its back face by
+/// 1 cm in the turning one, so a block (3 cm thick, up to 4.5 cm grown) moved 8 cm is out of
+/// its reach in both.
+pub const RETREAT: f64 = 0.08;
+
+impl Task {
+    /// The same task with every block free to move out of the plate, away from the object
+    /// (along the jaw's +x), by up to `depth` ([`JawBlocks::with_retreat`]): a design with
+    /// one more parameter per block.
+    pub fn with_retreat(self, depth: f64) -> Result<Self, crate::blocks::BlocksError> {
+        let jaw = self.jaw.with_retreat(Vector3::x(), depth)?;
+        let design = jaw.design(&self.objective.model, "jaw")?;
+        Ok(Self {
+            objective: Objective {
+                design,
+                ..self.objective
+            },
+            jaw,
+            ..self
+        })
+    }
+}
+
 /// How far the object's centre rose over a trajectory (m): its last height minus its first
 /// (success lifts it about [`LIFT`] with the jaw).
 pub fn object_lift(task: &Task, states: &[State]) -> f64 {

@@ -154,6 +154,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         args.iterations,
         seconds / args.iterations.max(1) as f64
     );
+    if jaw.retreat.is_some() {
+        // The retreat parameters follow the vertices', one per block, rows from the bottom.
+        let retreats = p.rows(p.len() - jaw.hulls.len(), jaw.hulls.len());
+        println!("blocks' retreat out of the plate (mm; top row first, columns from −y):");
+        for row in retreats.as_slice().chunks(width).rev() {
+            let line: Vec<String> = row.iter().map(|r| format!("{:3.0}", 1e3 * r)).collect();
+            println!("  {}", line.join(" "));
+        }
+    }
     let dir = args
         .out
         .unwrap_or_else(|| target_dir().join("experiments").join("single_jaw"));

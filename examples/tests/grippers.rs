@@ -12,7 +12,7 @@ use sdrs_examples::carry::{
 use sdrs_examples::parallel_jaw::{LEARNING_RATE, OBJECTS, parallel_jaw, thickened};
 use sdrs_examples::single_jaw::{
     LIFT, PAPER_GRID, POINTS, RETREAT, STEPS, Schedule, Task, min_clearance, moved_out,
-    object_lift, single_jaw,
+    object_lift, retreated, single_jaw,
 };
 use sdrs_examples::three_finger::three_finger;
 
@@ -48,26 +48,6 @@ fn block_bounds_keep_every_block_a_solid() {
         JawBlocks::grid([1, 0, 3], Vector3::repeat(0.02)),
         Err(BlocksError::Counts(_))
     ));
-}
-
-/// The parameters of the blocks in rows `rows` and columns `columns` (inclusive) of a
-/// `width`-wide jaw with [`JawBlocks::with_retreat`] set to `depth` (the rest 0): a window
-/// of blocks moved out of the plate, away from the object.
-fn retreated(
-    jaw: &JawBlocks,
-    width: usize,
-    rows: [usize; 2],
-    columns: [usize; 2],
-    depth: f64,
-) -> DVector<f64> {
-    let mut p = DVector::zeros(jaw.parameters());
-    let first = p.len() - jaw.hulls.len();
-    for row in rows[0]..=rows[1] {
-        for column in columns[0]..=columns[1] {
-            p[first + row * width + column] = depth;
-        }
-    }
-    p
 }
 
 #[test]

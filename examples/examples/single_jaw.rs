@@ -9,12 +9,13 @@
 //!
 //! `cargo run --release -p sdrs-examples --example single_jaw -- --iterations 30`
 //! (`--steps 480 --grid 13,12` is the paper's scale, the default; `--turn` starts from the
-//! paper's re-orienting schedule; `--hold-control` optimises the design alone).
+//! paper's re-orienting schedule; `--design-first N` optimises the design alone, the
+//! control held at the schedule, for N iterations before the co-design).
 //!
 //! [`Task::with_retreat`]: sdrs_examples::single_jaw::Task::with_retreat
 
 use clap::Parser;
-use sdrs::diff::{Evaluation, StepRule, minimise_with};
+use sdrs::diff::{Evaluation, Optimum, StepRule, minimise_with};
 use sdrs::prelude::*;
 use sdrs_examples::blocks::{JawBlocks, grid};
 use sdrs_examples::single_jaw::{
@@ -50,10 +51,11 @@ struct Args {
     /// (by default each block may also move out of it by up to `--retreat`).
     #[arg(long)]
     octant: bool,
-    /// Optimise the design only, the control held at the schedule (its box collapsed to the
-    /// schedule's values): where the design's gradient leads on its own.
-    #[arg(long)]
-    hold_control: bool,
+    /// Iterations that optimise the design alone before the co-design's `--iterations`: the
+    /// control held at the schedule (its box collapsed to the schedule's values), so the
+    /// design's gradient leads on its own (ours; `--iterations 0` for the design alone).
+    #[arg(long, default_value_t = 0)]
+    design_first: usize,
     /// How far a block may move out of the plate, away from the object (m).
     #[arg(long, default_value_t = RETREAT)]
     retreat: f64,
@@ -86,18 +88,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         args.steps
     );
     let (lower, upper) = jaw.bounds();
-    let reach = if args.hold_control { 0.0 } else { 0.3 };
-    let control = Block {
-        lower: task.initial.add_scalar(-reach),
-        upper: task.initial.add_scalar(reach),
-        radius: 5e-2,
-        max_radius: 0.2,
-    };
-    let design = Block {
-        lower,
-        upper,
-        radius: 2e-3,
-        max_radius: 2e-2,
+    // The control's box: `reach` around the schedule (0 holds it there).
+    let blocks = |reach: f64| {
+        vec![
+            Block {
+                lower: task.initial.add_scalar(-reach),
+                upper: task.initial.add_scalar(reach),
+                radius: 5e-2,
+                max_radius: 0.2,
+            },
+            Block {
+                lower: lower.clone(),
+                upper: upper.clone(),
+                radius: 2e-3,
+                max_radius: 2e-2,
+            },
+        ]
     };
     let objective = |x: &[DVector<f64>]| -> Result<_, Box<dyn std::error::Error>> {
         let e = scene.evaluate(&x[0], &x[1])?;
@@ -111,28 +117,49 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let first = scene.evaluate(&task.initial, &DVector::zeros(jaw.parameters()))?;
     let evaluation_s = clock.elapsed().as_secs_f64();
     println!("one evaluation (rollout + adjoint): {evaluation_s:.1} s");
-    let bar = sdrs_report::Progress::new("co-design", args.iterations as u64, ProgressMode::auto());
     let clock = Instant::now();
     let rule = if args.trust_region {
         StepRule::TrustRegion
     } else {
         StepRule::Fixed
     };
-    let best = minimise_with(
-        vec![task.initial.clone(), DVector::zeros(jaw.parameters())],
-        vec![control, design],
-        objective,
-        args.iterations,
-        rule,
-        |p: &Progress| {
-            bar.set_message(&format!(
-                "loss {:.3e}  |g| {:.2e}  step {:.1e}",
-                p.loss, p.gradient_norm, p.step_norm
-            ));
-            bar.inc(1);
-        },
-    )?;
-    bar.finish();
+    let origin = vec![task.initial.clone(), DVector::zeros(jaw.parameters())];
+    let mut history: Vec<f64> = Vec::new();
+    let mut last = None;
+    let phases = [
+        ("design", args.design_first, 0.0),
+        ("co-design", args.iterations, 0.3),
+    ];
+    for (name, iterations, reach) in phases {
+        if name == "design" && iterations == 0 {
+            continue;
+        }
+        let bar = sdrs_report::Progress::new(name, iterations as u64, ProgressMode::auto());
+        let start = last.as_ref().map_or_else(
+            || origin.clone(),
+            |r: &Optimum<Evaluation>| r.parameters.clone(),
+        );
+        let run = minimise_with(
+            start,
+            blocks(reach),
+            &objective,
+            iterations,
+            rule,
+            |p: &Progress| {
+                bar.set_message(&format!(
+                    "loss {:.3e}  |g| {:.2e}  step {:.1e}",
+                    p.loss, p.gradient_norm, p.step_norm
+                ));
+                bar.inc(1);
+            },
+        )?;
+        bar.finish();
+        // A phase starts at the best point of the one before: its first entry is that loss.
+        let skip = usize::from(!history.is_empty());
+        history.extend(&run.history[skip..]);
+        last = Some(run);
+    }
+    let best = last.ok_or("no optimisation phase ran")?;
     let seconds = clock.elapsed().as_secs_f64();
     let end: &Evaluation = &best.data;
     let p = &best.parameters[1];
@@ -151,8 +178,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "jaw material kept: {:.1}% of the solid plate; {} iterations in {seconds:.0} s ({:.1} s per iteration); paper: converges in ~55 min",
         100.0 * jaw.volume_fraction(p),
-        args.iterations,
-        seconds / args.iterations.max(1) as f64
+        args.design_first + args.iterations,
+        seconds / (args.design_first + args.iterations).max(1) as f64
     );
     if jaw.retreat.is_some() {
         // The retreat parameters follow the vertices', one per block, rows from the bottom.
@@ -166,8 +193,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = args
         .out
         .unwrap_or_else(|| target_dir().join("experiments").join("single_jaw"));
-    let history: Vec<(f64, f64)> = best
-        .history
+    let history: Vec<(f64, f64)> = history
         .iter()
         .enumerate()
         .map(|(k, l)| (k as f64, *l))

@@ -264,7 +264,7 @@ impl JawBlocks {
     pub fn volume_fraction(&self, p: &DVector<f64>) -> f64 {
         let mut kept = 0.0;
         let mut at = 0;
-        // The plate's far face along the retreat direction and the blocks' retreats.
+        // The retreat direction and the plate's far face along it.
         let far = self.retreat.map(|r| {
             let depth = |x: &Point3<f64>| x.coords.dot(&r.direction);
             let face = self

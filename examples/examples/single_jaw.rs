@@ -1,5 +1,7 @@
 //! The single-jaw gripper with topology change (SDRS sec. V-E, Fig. 14): co-design of the
-//! jaw's spline controller and its 156 blocks' vertices with the steps of eq. 15 (lengths
+//! jaw's spline controller and its 156 blocks — their vertices, and (by default, ours) each
+//! block's retreat out of the plate, up to `--retreat` ([`Task::with_retreat`]; `--octant`
+//! keeps the vertices' octant bounds only) — with the steps of eq. 15 (lengths
 //! α_c = 5e-2 and α_d = 2e-3 from the paper, every step taken as the paper does;
 //! `--trust-region` takes only steps that lower the loss, in radii that adapt). Prints the convergence history,
 //! the object's lift before and after, and writes the history (CSV, SVG, PNG) and both
@@ -7,14 +9,17 @@
 //!
 //! `cargo run --release -p sdrs-examples --example single_jaw -- --iterations 30`
 //! (`--steps 480 --grid 13,12` is the paper's scale, the default; `--turn` starts from the
-//! paper's re-orienting schedule).
+//! paper's re-orienting schedule; `--design-first N` optimises the design alone, the
+//! control held at the schedule, for N iterations before the co-design).
+//!
+//! [`Task::with_retreat`]: sdrs_examples::single_jaw::Task::with_retreat
 
 use clap::Parser;
-use sdrs::diff::{Evaluation, StepRule, minimise_with};
+use sdrs::diff::{Evaluation, Optimum, StepRule, minimise_with};
 use sdrs::prelude::*;
 use sdrs_examples::blocks::{JawBlocks, grid};
 use sdrs_examples::single_jaw::{
-    DT, LIFT, MU, PAPER_GRID, STEPS, Schedule, min_clearance, object_lift, single_jaw,
+    DT, LIFT, MU, PAPER_GRID, RETREAT, STEPS, Schedule, min_clearance, object_lift, single_jaw,
 };
 use sdrs_report::{LinePlot, ProgressMode, display_path, target_dir};
 use sdrs_view::glb::Animation;
@@ -42,6 +47,18 @@ struct Args {
     /// it, turn back upright, lift) instead of the scripted one that never turns the jaw.
     #[arg(long)]
     turn: bool,
+    /// Keep the benchmark's octant bounds only: blocks thin but cannot leave the plate
+    /// (by default each block may also move out of it by up to `--retreat`).
+    #[arg(long)]
+    octant: bool,
+    /// Iterations that optimise the design alone before the co-design's `--iterations`: the
+    /// control held at the schedule (its box collapsed to the schedule's values), so the
+    /// design's gradient leads on its own (ours; `--iterations 0` for the design alone).
+    #[arg(long, default_value_t = 0)]
+    design_first: usize,
+    /// How far a block may move out of the plate, away from the object (m).
+    #[arg(long, default_value_t = RETREAT)]
+    retreat: f64,
     /// Output directory (default `target/experiments/single_jaw`).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -56,6 +73,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Schedule::Scripted
     };
     let task = single_jaw([1, width, height], args.steps, schedule)?;
+    let task = if args.octant {
+        task
+    } else {
+        task.with_retreat(args.retreat)?
+    };
     let scene = &task.objective;
     let jaw: &JawBlocks = &task.jaw;
     println!(
@@ -66,17 +88,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         args.steps
     );
     let (lower, upper) = jaw.bounds();
-    let control = Block {
-        lower: task.initial.add_scalar(-0.3),
-        upper: task.initial.add_scalar(0.3),
-        radius: 5e-2,
-        max_radius: 0.2,
-    };
-    let design = Block {
-        lower,
-        upper,
-        radius: 2e-3,
-        max_radius: 2e-2,
+    // The control's box: `reach` around the schedule (0 holds it there).
+    let blocks = |reach: f64| {
+        vec![
+            Block {
+                lower: task.initial.add_scalar(-reach),
+                upper: task.initial.add_scalar(reach),
+                radius: 5e-2,
+                max_radius: 0.2,
+            },
+            Block {
+                lower: lower.clone(),
+                upper: upper.clone(),
+                radius: 2e-3,
+                max_radius: 2e-2,
+            },
+        ]
     };
     let objective = |x: &[DVector<f64>]| -> Result<_, Box<dyn std::error::Error>> {
         let e = scene.evaluate(&x[0], &x[1])?;
@@ -90,28 +117,49 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let first = scene.evaluate(&task.initial, &DVector::zeros(jaw.parameters()))?;
     let evaluation_s = clock.elapsed().as_secs_f64();
     println!("one evaluation (rollout + adjoint): {evaluation_s:.1} s");
-    let bar = sdrs_report::Progress::new("co-design", args.iterations as u64, ProgressMode::auto());
     let clock = Instant::now();
     let rule = if args.trust_region {
         StepRule::TrustRegion
     } else {
         StepRule::Fixed
     };
-    let best = minimise_with(
-        vec![task.initial.clone(), DVector::zeros(jaw.parameters())],
-        vec![control, design],
-        objective,
-        args.iterations,
-        rule,
-        |p: &Progress| {
-            bar.set_message(&format!(
-                "loss {:.3e}  |g| {:.2e}  step {:.1e}",
-                p.loss, p.gradient_norm, p.step_norm
-            ));
-            bar.inc(1);
-        },
-    )?;
-    bar.finish();
+    let origin = vec![task.initial.clone(), DVector::zeros(jaw.parameters())];
+    let mut history: Vec<f64> = Vec::new();
+    let mut last = None;
+    let phases = [
+        ("design", args.design_first, 0.0),
+        ("co-design", args.iterations, 0.3),
+    ];
+    for (name, iterations, reach) in phases {
+        if name == "design" && iterations == 0 {
+            continue;
+        }
+        let bar = sdrs_report::Progress::new(name, iterations as u64, ProgressMode::auto());
+        let start = last.as_ref().map_or_else(
+            || origin.clone(),
+            |r: &Optimum<Evaluation>| r.parameters.clone(),
+        );
+        let run = minimise_with(
+            start,
+            blocks(reach),
+            &objective,
+            iterations,
+            rule,
+            |p: &Progress| {
+                bar.set_message(&format!(
+                    "loss {:.3e}  |g| {:.2e}  step {:.1e}",
+                    p.loss, p.gradient_norm, p.step_norm
+                ));
+                bar.inc(1);
+            },
+        )?;
+        bar.finish();
+        // A phase starts at the best point of the one before: its first entry is that loss.
+        let skip = usize::from(!history.is_empty());
+        history.extend(&run.history[skip..]);
+        last = Some(run);
+    }
+    let best = last.ok_or("no optimisation phase ran")?;
     let seconds = clock.elapsed().as_secs_f64();
     let end: &Evaluation = &best.data;
     let p = &best.parameters[1];
@@ -130,14 +178,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "jaw material kept: {:.1}% of the solid plate; {} iterations in {seconds:.0} s ({:.1} s per iteration); paper: converges in ~55 min",
         100.0 * jaw.volume_fraction(p),
-        args.iterations,
-        seconds / args.iterations.max(1) as f64
+        args.design_first + args.iterations,
+        seconds / (args.design_first + args.iterations).max(1) as f64
     );
+    if jaw.retreat.is_some() {
+        // The retreat parameters follow the vertices', one per block, rows from the bottom.
+        let retreats = p.rows(p.len() - jaw.hulls.len(), jaw.hulls.len());
+        println!("blocks' retreat out of the plate (mm; top row first, columns from −y):");
+        for row in retreats.as_slice().chunks(width).rev() {
+            let line: Vec<String> = row.iter().map(|r| format!("{:3.0}", 1e3 * r)).collect();
+            println!("  {}", line.join(" "));
+        }
+    }
     let dir = args
         .out
         .unwrap_or_else(|| target_dir().join("experiments").join("single_jaw"));
-    let history: Vec<(f64, f64)> = best
-        .history
+    let history: Vec<(f64, f64)> = history
         .iter()
         .enumerate()
         .map(|(k, l)| (k as f64, *l))

@@ -13,6 +13,13 @@
 //! some axis, [`JawBlocks::with_growth`]). A block shrunk to the lower bound
 //! keeps 10% of its size — a 90% hole, not a missing block (chosen: the paper does not say how
 //! far blocks shrink; a true vanishing block would need a change of hull count).
+//!
+//! Those bounds leave a lattice of block cores that a large object cannot pass (the single
+//! jaw, [`crate::single_jaw`]). [`JawBlocks::with_retreat`] (ours, not the paper's) adds one
+//! parameter per block: a translation of all its 8 vertices along a direction (the plate's
+//! normal, away from the object) by `[0, depth]`. A block can then leave the plate wholly
+//! while the octant bounds keep its shape a solid (a common translation cannot flatten a
+//! hull), and [`JawBlocks::volume_fraction`] counts a block that left as lost material.
 
 use sdrs::prelude::*;
 
@@ -33,6 +40,18 @@ pub struct JawBlocks {
     /// Largest distance of a vertex to its block's centre along each axis, relative to the
     /// half-extent ([`GROW`] on every axis unless set by [`JawBlocks::with_growth`]).
     pub growth: Vector3<f64>,
+    /// Each block's translation out of the plate, when set ([`JawBlocks::with_retreat`]).
+    pub retreat: Option<Retreat>,
+}
+
+/// How far blocks may leave the plate: every block may be translated by `[0, depth]` along
+/// `direction` (one design parameter per block, after the vertices' parameters).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Retreat {
+    /// The direction blocks leave along, in the link's frame (unit length).
+    pub direction: Vector3<f64>,
+    /// The largest translation (m).
+    pub depth: f64,
 }
 
 impl JawBlocks {
@@ -70,6 +89,7 @@ impl JawBlocks {
             hulls,
             half,
             growth: Vector3::repeat(GROW),
+            retreat: None,
         })
     }
 
@@ -95,6 +115,41 @@ impl JawBlocks {
         Ok(Self { growth, ..self })
     }
 
+    /// The same blocks, each also free to move by up to `depth` along `direction` (in the
+    /// link's frame) as a whole: one more parameter per block, parameter
+    /// `3·8·blocks + b` for block `b`, bounded to `[0, depth]`. Errors when `depth` is not
+    /// finite and positive or `direction` is not finite and non-zero.
+    ///
+    /// ```
+    /// use sdrs_examples::blocks::{BlocksError, JawBlocks};
+    /// use sdrs::prelude::{DVector, Vector3};
+    /// let jaw = JawBlocks::grid([1, 2, 1], Vector3::repeat(0.02))?
+    ///     .with_retreat(Vector3::x(), 0.05)?;
+    /// assert_eq!(jaw.parameters(), 2 * 8 * 3 + 2);
+    /// let (lower, upper) = jaw.bounds();
+    /// assert_eq!((lower[48], upper[48]), (0.0, 0.05));
+    /// // Block 1 moved 5 cm out of the plate: half the material left.
+    /// let mut p = DVector::zeros(jaw.parameters());
+    /// p[49] = 0.05;
+    /// assert!((jaw.volume_fraction(&p) - 0.5).abs() < 1e-12);
+    /// assert!(matches!(jaw.clone().with_retreat(Vector3::x(), 0.0), Err(BlocksError::Retreat { .. })));
+    /// assert!(matches!(jaw.with_retreat(Vector3::zeros(), 0.05), Err(BlocksError::Retreat { .. })));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_retreat(self, direction: Vector3<f64>, depth: f64) -> Result<Self, BlocksError> {
+        let norm = direction.norm();
+        if !(norm.is_finite() && norm > 0.0 && depth.is_finite() && depth > 0.0) {
+            return Err(BlocksError::Retreat { direction, depth });
+        }
+        Ok(Self {
+            retreat: Some(Retreat {
+                direction: direction / norm,
+                depth,
+            }),
+            ..self
+        })
+    }
+
     /// The same blocks moved by `by` in the link's frame (a grid hanging below its joint rather
     /// than centred on it).
     ///
@@ -117,14 +172,21 @@ impl JawBlocks {
         Ok(Self { hulls, ..self })
     }
 
-    /// The number of design parameters: 3 per vertex.
+    /// The number of design parameters: 3 per vertex, plus 1 per block with
+    /// [`JawBlocks::with_retreat`].
     pub fn parameters(&self) -> usize {
+        self.vertex_parameters() + self.retreat.map_or(0, |_| self.hulls.len())
+    }
+
+    /// The number of vertex parameters (3 per vertex): the first retreat parameter's index.
+    fn vertex_parameters(&self) -> usize {
         3 * self.hulls.iter().map(|h| h.vertices().len()).sum::<usize>()
     }
 
     /// The design map of link `link` of `model` (which holds these blocks as its hulls, in
     /// order, from hull 0): parameter `3·(8·b + v) + k` moves coordinate `k` of vertex `v` of
-    /// block `b`.
+    /// block `b`; with [`JawBlocks::with_retreat`], parameter `3·8·blocks + b` moves all of
+    /// block `b`'s vertices along the retreat direction.
     pub fn design(&self, model: &Model, link: &str) -> Result<DesignMap, BlocksError> {
         let mut map = DesignMap::new(model, self.parameters());
         self.add_to(&mut map, model, link, 0)?;
@@ -151,11 +213,20 @@ impl JawBlocks {
                 }
             }
         }
+        if let Some(retreat) = self.retreat {
+            for (b, hull) in self.hulls.iter().enumerate() {
+                let all: Vec<usize> = (0..hull.vertices().len()).collect();
+                map.hull_vertices(model, link, b, &all, &retreat.direction, parameter)
+                    .map_err(BlocksError::Design)?;
+                parameter += 1;
+            }
+        }
         Ok(parameter)
     }
 
     /// Lower and upper bounds of the parameters that keep every vertex in its octant
-    /// (`[SHRINK, growth[k]]` half-extents from its block's centre along axis `k`).
+    /// (`[SHRINK, growth[k]]` half-extents from its block's centre along axis `k`), and each
+    /// block's retreat in `[0, depth]` ([`JawBlocks::with_retreat`]).
     pub fn bounds(&self) -> (DVector<f64>, DVector<f64>) {
         let n = self.parameters();
         let (mut lower, mut upper) = (DVector::zeros(n), DVector::zeros(n));
@@ -180,22 +251,43 @@ impl JawBlocks {
                 }
             }
         }
+        if let Some(retreat) = self.retreat {
+            upper.rows_mut(at, self.hulls.len()).fill(retreat.depth);
+        }
         (lower, upper)
     }
 
     /// The fraction of the blocks' initial volume that design `p` keeps (each block's volume
-    /// from its axis-aligned extents), to report holes: below 1 the jaw has lost material.
+    /// from its axis-aligned extents), to report holes: below 1 the jaw has lost material. A
+    /// block moved wholly past the plate's initial extent along the retreat direction
+    /// ([`JawBlocks::with_retreat`]) has left the plate and counts nothing.
     pub fn volume_fraction(&self, p: &DVector<f64>) -> f64 {
         let mut kept = 0.0;
         let mut at = 0;
-        for hull in &self.hulls {
+        // The retreat direction and the plate's far face along it.
+        let far = self.retreat.map(|r| {
+            let depth = |x: &Point3<f64>| x.coords.dot(&r.direction);
+            let face = self
+                .hulls
+                .iter()
+                .flat_map(|h| h.vertices())
+                .map(depth)
+                .fold(f64::NEG_INFINITY, f64::max);
+            (r.direction, face)
+        });
+        let first_retreat = self.vertex_parameters();
+        for (b, hull) in self.hulls.iter().enumerate() {
+            let shift = far.map_or(Vector3::zeros(), |(d, _)| p[first_retreat + b] * d);
             let moved: Vec<Vector3<f64>> = hull
                 .vertices()
                 .iter()
                 .enumerate()
-                .map(|(v, x)| x.coords + p.fixed_rows::<3>(at + 3 * v).into_owned())
+                .map(|(v, x)| x.coords + p.fixed_rows::<3>(at + 3 * v).into_owned() + shift)
                 .collect();
             at += 3 * moved.len();
+            if far.is_some_and(|(d, face)| moved.iter().all(|x| x.dot(&d) >= face)) {
+                continue;
+            }
             let extent = |k: usize| {
                 let (lo, hi) = moved
                     .iter()
@@ -219,6 +311,17 @@ pub enum BlocksError {
     /// A growth bound below 1 or not finite ([`JawBlocks::with_growth`]).
     #[error("block growth {0:?}: every factor must be finite and at least 1")]
     Growth(Vector3<f64>),
+    /// A retreat direction not finite and non-zero or a depth not finite and positive
+    /// ([`JawBlocks::with_retreat`]).
+    #[error(
+        "block retreat along {direction:?} by {depth} m: the direction must be finite and non-zero, the depth finite and positive"
+    )]
+    Retreat {
+        /// The direction asked for.
+        direction: Vector3<f64>,
+        /// The depth asked for (m).
+        depth: f64,
+    },
     /// A block's hull could not be built (a size not finite and positive).
     #[error("a block's hull: {0}")]
     Block(#[source] sdrs::geometry::GeometryError),

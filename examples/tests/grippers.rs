@@ -11,8 +11,8 @@ use sdrs_examples::carry::{
 };
 use sdrs_examples::parallel_jaw::{LEARNING_RATE, OBJECTS, parallel_jaw, thickened};
 use sdrs_examples::single_jaw::{
-    LIFT, PAPER_GRID, POINTS, STEPS, Schedule, Task, min_clearance, moved_out, object_lift,
-    single_jaw,
+    LIFT, PAPER_GRID, POINTS, RETREAT, STEPS, Schedule, Task, min_clearance, moved_out,
+    object_lift, retreated, single_jaw,
 };
 use sdrs_examples::three_finger::three_finger;
 
@@ -51,8 +51,56 @@ fn block_bounds_keep_every_block_a_solid() {
 }
 
 #[test]
+fn retreat_bounds_let_blocks_leave_the_plate() {
+    let task = reduced().with_retreat(RETREAT).unwrap();
+    let (jaw, map, model) = (&task.jaw, &task.objective.design, &task.objective.model);
+    let (lower, upper) = jaw.bounds();
+    let vertices = 16 * 8 * 3;
+    assert_eq!(jaw.parameters(), vertices + 16);
+    // The vertices keep the octant bounds; each block may move 0 to RETREAT along +x.
+    let (old_lower, old_upper) = reduced().jaw.bounds();
+    assert_eq!(lower.rows(0, vertices), old_lower);
+    assert_eq!(upper.rows(0, vertices), old_upper);
+    assert!(lower.rows(vertices, 16).iter().all(|&l| l == 0.0));
+    assert!(upper.rows(vertices, 16).iter().all(|&u| u == RETREAT));
+    // Moved to the bound, the two middle blocks of row 1 lie wholly behind the plate's back
+    // face (x = 1.5 cm), in the jaw's frame, and count as lost material.
+    let p = retreated(jaw, 4, [1, 1], [1, 2], RETREAT);
+    let moved = map.model(model, &p).unwrap();
+    let hulls = &moved.links()[moved.link_index("jaw").unwrap()].hulls;
+    for b in [5, 6] {
+        let front = hulls[b]
+            .vertices()
+            .iter()
+            .map(|v| v.x)
+            .fold(f64::INFINITY, f64::min);
+        assert!(
+            (front - (RETREAT - 0.015)).abs() < 1e-12,
+            "block {b} front face at {front} m"
+        );
+    }
+    assert!((jaw.volume_fraction(&p) - 14.0 / 16.0).abs() < 1e-12);
+    // Every corner of the box of bounds gives valid hulls: a common translation cannot
+    // flatten a block.
+    for (vertex, shift) in [(&lower, &upper), (&upper, &upper), (&lower, &lower)] {
+        let mut p = vertex.clone();
+        p.rows_mut(vertices, 16)
+            .copy_from(&shift.rows(vertices, 16));
+        assert!(map.model(model, &p).is_ok());
+    }
+    assert!(matches!(
+        reduced().with_retreat(-0.01),
+        Err(BlocksError::Retreat { .. })
+    ));
+    assert!(matches!(
+        reduced().jaw.with_retreat(Vector3::repeat(f64::NAN), 0.05),
+        Err(BlocksError::Retreat { .. })
+    ));
+}
+
+#[test]
 fn single_jaw_gradient_matches_differences() {
-    let mut task = reduced();
+    let mut task = reduced().with_retreat(RETREAT).unwrap();
     task.objective.settings.tolerance = 1e-8;
     let scene = &task.objective;
     let c = task.initial.clone();
@@ -63,14 +111,26 @@ fn single_jaw_gradient_matches_differences() {
         "the jaw touches the object"
     );
     let design = at.design.clone().unwrap();
-    // The three vertex coordinates the loss is most sensitive to, and two spline values.
-    let order = largest_first(&design);
+    // A block's retreat moves its 8 vertices along x: its derivative is theirs summed.
+    let vertices = 16 * 8 * 3;
+    for b in 0..16 {
+        let summed: f64 = (0..8).map(|v| design[3 * (8 * b + v)]).sum();
+        assert!((design[vertices + b] - summed).abs() <= 1e-12 * design.amax());
+    }
+    // The three vertex coordinates the loss is most sensitive to, the block retreat it is
+    // most sensitive to, and two spline values.
+    let order = largest_first(&design.rows(0, vertices).into_owned());
+    let retreat = vertices + largest_first(&design.rows(vertices, 16).into_owned())[0];
+    assert!(
+        design[retreat] != 0.0,
+        "no block's retreat changes the loss"
+    );
     let scale = design.amax().max(at.parameters.amax());
     // The barrier makes the loss stiff in the vertices: central differences converge to the
     // adjoint only below ~1e-7 m (1e-4 m: wrong sign; 1e-6 m: 5% off; 1e-8 m: 4e-6 off).
     let step = |is_design: bool| if is_design { 1e-8 } else { 1e-6 };
     let mut checks: Vec<(bool, usize)> = order[..3].iter().map(|&k| (true, k)).collect();
-    checks.extend([(false, 2 * POINTS + 4), (false, 4)]);
+    checks.extend([(true, retreat), (false, 2 * POINTS + 4), (false, 4)]);
     for (is_design, k) in checks {
         let h = step(is_design);
         let (plus, minus, analytic) = if is_design {
@@ -155,6 +215,30 @@ fn single_jaw_lifts_the_x_through_a_hole_when_it_turns() {
         assert_eq!(rise > 0.9 * LIFT, lifted, "object rose {rise} m");
         let model = scene.design.model(&scene.model, &p).unwrap();
         assert!(min_clearance(&task, &model, &e.trajectory.states) > 0.0);
+    }
+}
+
+#[test]
+fn single_jaw_retreat_bounds_hold_a_window_that_lifts_the_x() {
+    // The paper's scale and the re-orienting schedule, no optimisation: rows 5-6, columns
+    // 4-8 moved out of the plate by RETREAT — inside the retreat bounds — take the X up with
+    // the jaw; moved 3 cm (the arm's end still reaches them) they do not.
+    let task = single_jaw(PAPER_GRID, STEPS, Schedule::Turning)
+        .unwrap()
+        .with_retreat(RETREAT)
+        .unwrap();
+    let (lower, upper) = task.jaw.bounds();
+    let width = PAPER_GRID[1];
+    for (depth, lifted) in [(RETREAT, true), (0.03, false)] {
+        let p = retreated(&task.jaw, width, [5, 6], [4, 8], depth);
+        assert!((0..p.len()).all(|i| lower[i] <= p[i] && p[i] <= upper[i]));
+        let e = task.objective.evaluate(&task.initial, &p).unwrap();
+        let rise = object_lift(&task, &e.trajectory.states);
+        eprintln!(
+            "window moved {depth} m out: object rose {rise:.4} m, loss {:.4e}",
+            e.loss
+        );
+        assert_eq!(rise > 0.9 * LIFT, lifted, "object rose {rise} m");
     }
 }
 

@@ -73,11 +73,7 @@ fn optimise(
     };
     let bar = sdrs_report::Progress::new(label, iterations as u64, ProgressMode::auto());
     let best = minimise(start, blocks, objective, iterations, |p: &Progress| {
-        bar.set_message(&format!(
-            "loss {:.3e}  |g| {:.2e}  step {:.1e}",
-            p.loss, p.gradient_norm, p.step_norm
-        ));
-        bar.inc(1);
+        bar.tick(p)
     })?;
     bar.finish();
     Ok(Run {

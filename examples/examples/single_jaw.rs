@@ -145,13 +145,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             &objective,
             iterations,
             rule,
-            |p: &Progress| {
-                bar.set_message(&format!(
-                    "loss {:.3e}  |g| {:.2e}  step {:.1e}",
-                    p.loss, p.gradient_norm, p.step_norm
-                ));
-                bar.inc(1);
-            },
+            |p: &Progress| bar.tick(p),
         )?;
         bar.finish();
         // A phase starts at the best point of the one before: its first entry is that loss.

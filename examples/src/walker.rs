@@ -606,13 +606,7 @@ impl Walker {
             radii.1,
             reach,
             rule,
-            |p: &Progress| {
-                bar.set_message(&format!(
-                    "loss {:.4}  |g| {:.2e}  step {:.1e}",
-                    p.loss, p.gradient_norm, p.step_norm
-                ));
-                bar.inc(1);
-            },
+            |p: &Progress| bar.tick(p),
         )?;
         bar.finish();
         Ok((run, clock.elapsed().as_secs_f64()))

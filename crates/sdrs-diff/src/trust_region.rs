@@ -41,6 +41,17 @@ pub struct Progress {
     pub elapsed: Duration,
 }
 
+/// `loss 1.234e-2  |g| 5.67e-1  step 2.0e-3`: the line a progress bar shows.
+impl std::fmt::Display for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "loss {:.3e}  |g| {:.2e}  step {:.1e}",
+            self.loss, self.gradient_norm, self.step_norm
+        )
+    }
+}
+
 /// Where an optimisation ended.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Optimum<T> {

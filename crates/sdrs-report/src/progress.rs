@@ -139,6 +139,20 @@ impl Progress {
         self.maybe_line(&mut state, false);
     }
 
+    /// One unit done, with `message` shown after the count (an optimiser's iteration and
+    /// its progress line).
+    ///
+    /// ```
+    /// use sdrs_report::{Progress, ProgressMode};
+    /// let bar = Progress::new("descent", 2, ProgressMode::Hidden);
+    /// bar.tick("loss 1.0e-2");
+    /// assert_eq!(bar.position(), 1);
+    /// ```
+    pub fn tick(&self, message: impl std::fmt::Display) {
+        self.set_message(&message.to_string());
+        self.inc(1);
+    }
+
     /// Replaces the message shown after the count.
     pub fn set_message(&self, message: &str) {
         let mut state = self.lock();

@@ -591,7 +591,7 @@ fn the_papers_far_field_pushes_harder_in_its_blend_than_nearer_in() {
 
 #[test]
 fn the_counted_far_field_pushes_less_the_farther_apart_and_tracks_the_exact_sum() {
-    // From 1 cm apart to 2.4 m between centres, through the blends of every level (measured:
+    // From 4 cm apart (0.11 m between centres) to 2.4 m, through the blends of every level (measured:
     // forces within 12% of the brute-force sum's up to 0.7 m, values within 0.6%).
     let model = LongRange::new(0.5)
         .unwrap()

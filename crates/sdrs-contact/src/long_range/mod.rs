@@ -123,7 +123,8 @@ pub enum FarField {
     /// `|I||J| P_c(r)`: one centred term per triangle pair it replaces, so it carries the
     /// near sum's constant `12 |I||J|` and leading terms and the blend hardly changes the
     /// potential: the force falls with distance and stays near the brute-force sum's (the
-    /// same rod and cube, ε = 0.5: within 12% from 1 cm apart to 0.7 m, values within 0.6%).
+    /// same rod and cube, ε = 0.5: within 12% from 4 cm apart to 0.7 m between centres, values
+    /// within 0.6%).
     /// It can exceed the near sum it replaces by a little (Jensen: the triangle pairs' centres
     /// are spread around the nodes'), so Lemma 5.1's condition iii, and with it the paper's
     /// proof that the blend pushes apart, does not hold for it; measured, it pushes apart

@@ -126,14 +126,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let origin = vec![task.initial.clone(), DVector::zeros(jaw.parameters())];
     let mut history: Vec<f64> = Vec::new();
     let mut last = None;
-    let phases = [
-        ("design", args.design_first, 0.0),
-        ("co-design", args.iterations, 0.3),
-    ];
+    // (label, iterations, control reach): the design alone first when asked for.
+    let mut phases = Vec::new();
+    if args.design_first > 0 {
+        phases.push(("design", args.design_first, 0.0));
+    }
+    phases.push(("co-design", args.iterations, 0.3));
     for (name, iterations, reach) in phases {
-        if name == "design" && iterations == 0 {
-            continue;
-        }
         let bar = sdrs_report::Progress::new(name, iterations as u64, ProgressMode::auto());
         let start = last.as_ref().map_or_else(
             || origin.clone(),

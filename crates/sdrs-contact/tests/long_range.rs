@@ -557,8 +557,8 @@ fn a_stale_warm_start_touching_a_corner_gives_way_to_the_closest_point_plane() {
 }
 
 /// The potential and the force along the line of centres on a 10 cm cube from a 60 x 4 x 8 cm
-/// rod (12 triangles each) `d` m apart, centre to centre, under `model` (`None`: the
-/// brute-force sum of exact triangle pairs).
+/// rod (12 triangles each) `d` m apart, centre to centre, under `model` (with `brute`, the
+/// brute-force sum of its exact triangle pairs).
 fn rod_on_cube(model: &LongRange, brute: bool, d: f64) -> (f64, f64) {
     let rod = MeshShape::new(TriMesh::cuboid(Vector3::new(0.3, 0.02, 0.04)).unwrap()).unwrap();
     let cube = MeshShape::new(TriMesh::cuboid(Vector3::repeat(0.05)).unwrap()).unwrap();
@@ -591,8 +591,8 @@ fn the_papers_far_field_pushes_harder_in_its_blend_than_nearer_in() {
 
 #[test]
 fn the_counted_far_field_pushes_less_the_farther_apart_and_tracks_the_exact_sum() {
-    // From 4 cm apart (0.11 m between centres) to 2.4 m, through the blends of every level (measured:
-    // forces within 12% of the brute-force sum's up to 0.7 m, values within 0.6%).
+    // From 4 cm apart (0.11 m between centres) to 2.4 m, through the blends of every level
+    // (measured: forces within 12% of the brute-force sum's up to 0.7 m, values within 0.6%).
     let model = LongRange::new(0.5)
         .unwrap()
         .with_far_field(FarField::Counted);

@@ -24,7 +24,7 @@
 //! in [`super::sort`]'s docs), and the 2-cube gather from next to the cubes succeeds at frame
 //! 20 either way (`gather --first 1 --cubes 2 --rod 0,-0.55,0 --horizon 16`).
 
-use sdrs::contact::long_range::FarField;
+use sdrs::contact::long_range::{FarField, LongRange};
 use sdrs::diff::{ContactModels, TargetRegion, descend, paper_adam};
 use sdrs::dynamics::scenes::ground_grid;
 use sdrs::geometry::TriMesh;
@@ -88,7 +88,7 @@ impl Contact {
     ) -> Result<ContactSettings, Box<dyn std::error::Error>> {
         let settings = match self {
             Contact::LongRange => ContactSettings::new(
-                ContactKind::LongRange(sdrs::contact::long_range::LongRange::new(MARGIN)?),
+                ContactKind::LongRange(LongRange::new(MARGIN)?),
                 long_range_stiffness,
             )?,
             Contact::Ipc => ContactSettings::new(
@@ -121,8 +121,7 @@ pub fn counted_far_field(
 ) -> Result<ContactSettings, Box<dyn std::error::Error>> {
     if let ContactKind::LongRange(_) = settings.kind {
         settings.kind = ContactKind::LongRange(
-            sdrs::contact::long_range::LongRange::new(COUNTED_MARGIN)?
-                .with_far_field(FarField::Counted),
+            LongRange::new(COUNTED_MARGIN)?.with_far_field(FarField::Counted),
         );
     }
     Ok(settings)

@@ -73,7 +73,10 @@ fn optimise(
     };
     let bar = sdrs_report::Progress::new(label, iterations as u64, ProgressMode::auto());
     let best = minimise(start, blocks, objective, iterations, |p: &Progress| {
-        bar.tick(p)
+        if let Some(note) = p.failure_note() {
+            bar.note(&note);
+        }
+        bar.tick(p);
     })?;
     bar.finish();
     Ok(Run {

@@ -144,7 +144,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             &objective,
             iterations,
             rule,
-            |p: &Progress| bar.tick(p),
+            |p: &Progress| {
+                if let Some(note) = p.failure_note() {
+                    bar.note(&note);
+                }
+                bar.tick(p);
+            },
         )?;
         bar.finish();
         // A phase starts at the best point of the one before: its first entry is that loss.

@@ -606,7 +606,12 @@ impl Walker {
             radii.1,
             reach,
             rule,
-            |p: &Progress| bar.tick(p),
+            |p: &Progress| {
+                if let Some(note) = p.failure_note() {
+                    bar.note(&note);
+                }
+                bar.tick(p);
+            },
         )?;
         bar.finish();
         Ok((run, clock.elapsed().as_secs_f64()))

@@ -37,18 +37,37 @@ pub struct Progress {
     pub accepted: bool,
     /// The first block's radius after the update.
     pub radius: f64,
+    /// Why the objective failed at the trial point, if it did (the step is then not taken).
+    pub failure: Option<String>,
     /// Wall time since the start.
     pub elapsed: Duration,
 }
 
-/// `loss 1.234e-2  |g| 5.67e-1  step 2.0e-3`: the line a progress bar shows.
+impl Progress {
+    /// `iteration 12: step not taken: …` when the objective failed at this iteration's trial,
+    /// for a log line (a progress display shows only its latest message).
+    pub fn failure_note(&self) -> Option<String> {
+        let failure = self.failure.as_ref()?;
+        Some(format!(
+            "iteration {}: step not taken: {failure}",
+            self.iteration
+        ))
+    }
+}
+
+/// `loss 1.234e-2  |g| 5.67e-1  step 2.0e-3`: the line a progress bar shows, followed by
+/// `  failed: …` and the objective's error when the trial failed.
 impl std::fmt::Display for Progress {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
             "loss {:.3e}  |g| {:.2e}  step {:.1e}",
             self.loss, self.gradient_norm, self.step_norm
-        )
+        )?;
+        match &self.failure {
+            Some(message) => write!(f, "  failed: {message}"),
+            None => Ok(()),
+        }
     }
 }
 
@@ -184,6 +203,7 @@ pub fn minimise_with<T: Clone, E: std::fmt::Display>(
             // x + (lower − x) can round below lower: the trial is kept inside its box.
             trial.push((xb + step).zip_zip_map(&b.lower, &b.upper, |v, lo, hi| v.clamp(lo, hi)));
         }
+        let mut failure = None;
         let accepted = match objective(&trial) {
             Ok((l, g, d)) if l < loss || rule == StepRule::Fixed => {
                 (x, loss, gradient, data) = (trial, l, g, d);
@@ -192,7 +212,11 @@ pub fn minimise_with<T: Clone, E: std::fmt::Display>(
                 }
                 true
             }
-            _ => false,
+            Ok(_) => false,
+            Err(e) => {
+                failure = Some(e.to_string());
+                false
+            }
         };
         for b in &mut blocks {
             b.radius = match (rule, accepted) {
@@ -209,6 +233,7 @@ pub fn minimise_with<T: Clone, E: std::fmt::Display>(
             step_norm,
             accepted,
             radius: blocks[0].radius,
+            failure,
             elapsed: clock.elapsed(),
         });
     }

@@ -111,10 +111,14 @@ fn the_trust_region_loop_reports_progress_and_survives_failed_evaluations() {
         vec![block(-2.0, 2.0), block(-2.0, 3.0)],
         objective,
         200,
-        |p| seen.push((p.iteration, p.loss, p.accepted)),
+        |p| seen.push((p.iteration, p.loss, p.accepted, p.to_string())),
     )
     .unwrap();
     assert_eq!(seen.len(), 200);
+    // A refused trial is reported with the objective's reason; a merely worse one is not.
+    let refused: Vec<_> = seen.iter().filter(|s| s.3.contains("failed:")).collect();
+    assert!(!refused.is_empty(), "some trials are refused");
+    assert!(refused.iter().all(|s| !s.2 && s.3.contains("refused")));
     assert!(
         seen.windows(2).all(|w| w[1].1 <= w[0].1),
         "the best loss never rises"

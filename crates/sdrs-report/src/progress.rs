@@ -162,6 +162,28 @@ impl Progress {
         }
     }
 
+    /// Writes `line` at once, above the bar or between the periodic lines (nothing when
+    /// hidden): an event the periodic display would skip, such as a step an optimiser did not
+    /// take and why.
+    ///
+    /// ```
+    /// use sdrs_report::Progress;
+    /// use std::time::Duration;
+    /// let bar = Progress::lines_to("descent", 100, Duration::from_secs(60), Box::new(std::io::sink()));
+    /// bar.note("iteration 3: step not taken: the rollout failed");
+    /// ```
+    pub fn note(&self, line: &str) {
+        match &self.shown {
+            Shown::Bar(bar) => bar.println(line),
+            Shown::Lines { out, .. } => {
+                let mut out = out.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                // Progress is advisory: a closed stderr must not stop the work.
+                let _ = writeln!(out, "{}: {line}", self.label);
+            }
+            Shown::Hidden => {}
+        }
+    }
+
     /// Units done so far.
     pub fn position(&self) -> u64 {
         self.lock().position

@@ -126,3 +126,27 @@ fn hidden_and_bar_modes_count() {
         assert!(matches!(ProgressMode::auto(), ProgressMode::Lines { .. }));
     }
 }
+
+#[test]
+fn a_note_is_written_at_once_between_the_periodic_lines() {
+    let out = Shared::default();
+    let progress = Progress::lines_to(
+        "descent",
+        100,
+        Duration::from_secs(3600),
+        Box::new(out.clone()),
+    );
+    progress.inc(3);
+    progress.note("iteration 3: step not taken: the rollout failed");
+    progress.inc(7);
+    assert_eq!(
+        out.lines(),
+        [
+            "descent: iteration 3: step not taken: the rollout failed".to_owned(),
+            out.lines()[1].clone(),
+        ]
+    );
+    assert!(out.lines()[1].starts_with("descent: 10/100 (10%)"));
+    // Hidden progress shows no notes either.
+    Progress::new("quiet", 1, ProgressMode::Hidden).note("nothing");
+}

@@ -52,8 +52,10 @@ class Link:
 
 class ContactSettings:
     """Contact of ``model`` ``"hulls"`` (SDRS plane barrier of ``support``, default 0.4 mm),
-    ``"long_range"`` (long-range potential, blending margin ``epsilon``) or ``"ipc"``
-    (activation distance ``support``), barrier ``stiffness``, optional friction ``mu``."""
+    ``"long_range"`` (long-range potential, blending margin ``epsilon``, far field
+    ``"centred"``, the paper's eq. 7 and the default, or ``"counted"``, whose push falls with
+    distance) or ``"ipc"`` (activation distance ``support``), barrier ``stiffness``, optional
+    friction ``mu``."""
     def __init__(
         self,
         stiffness: float = 1.0,
@@ -62,9 +64,12 @@ class ContactSettings:
         model: str = "hulls",
         support: Optional[float] = None,
         epsilon: Optional[float] = None,
+        far_field: Optional[str] = None,
     ) -> None: ...
     @property
     def model(self) -> str: ...
+    @property
+    def far_field(self) -> Optional[str]: ...
     @property
     def stiffness(self) -> float: ...
     @property

@@ -291,12 +291,15 @@ def test_objective_losses_design_and_optimisers():
     [
         dict(model="hulls", support=1e-3, stiffness=0.1),
         dict(model="long_range", epsilon=0.5, stiffness=1e-8),
+        dict(model="long_range", epsilon=0.5, stiffness=1e-8, far_field="counted"),
         dict(model="ipc", support=1e-2, stiffness=1e2),
     ],
 )
 def test_every_contact_model_holds_a_box_above_the_ground(settings):
     contact = sdrs.ContactSettings(**settings)
     assert contact.model == settings["model"] and contact.stiffness == settings["stiffness"]
+    long_range = settings["model"] == "long_range"
+    assert contact.far_field == (settings.get("far_field", "centred") if long_range else None)
     world = sdrs.World(DT)
     world.add_ground()
     world.set_contact(contact)
@@ -321,5 +324,9 @@ def test_contact_settings_errors_name_the_model_and_its_parameters():
         sdrs.ContactSettings(model="ipc")
     with pytest.raises(ValueError, match="takes no `epsilon`"):
         sdrs.ContactSettings(model="hulls", epsilon=0.1)
+    with pytest.raises(ValueError, match="takes no `far_field`"):
+        sdrs.ContactSettings(model="hulls", far_field="counted")
+    with pytest.raises(ValueError, match="use 'centred' or 'counted'"):
+        sdrs.ContactSettings(model="long_range", epsilon=0.5, far_field="near")
     with pytest.raises(ValueError):
         sdrs.ContactSettings(model="ipc", support=-1.0)

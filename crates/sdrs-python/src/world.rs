@@ -12,7 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyRange;
 use sdrs::contact::PlaneBarrier;
 use sdrs::contact::ipc::potential::Ipc;
-use sdrs::contact::long_range::LongRange;
+use sdrs::contact::long_range::{FarField, LongRange};
 use sdrs::dynamics::{
     ContactKind, ContactSettings, FrictionSettings, JointKind, Link, MassModel, NewtonStart,
     UrdfOptions,
@@ -154,9 +154,11 @@ impl PyLink {
 
 /// Contact settings: the `model` (`"hulls"`, SDRS's separating-plane barrier between convex
 /// hulls, of support `support` (default 0.4 mm); `"long_range"`, the long-range potential
-/// between collision meshes with blending margin `epsilon`; `"ipc"`, the IPC barrier between
-/// collision meshes with activation distance `support`), its `stiffness`, optional friction of
-/// coefficient `mu`; `skip_adjacent` leaves parent-child pairs out.
+/// between collision meshes with blending margin `epsilon` and far field `far_field`
+/// (`"centred"`, the paper's eq. 7, by default; `"counted"`, ours, whose push falls with
+/// distance); `"ipc"`, the IPC barrier between collision meshes with activation distance
+/// `support`), its `stiffness`, optional friction of coefficient `mu`; `skip_adjacent` leaves
+/// parent-child pairs out.
 #[pyclass(name = "ContactSettings", module = "sdrs", frozen, from_py_object)]
 #[derive(Clone)]
 pub struct PyContactSettings(pub ContactSettings);
@@ -164,7 +166,8 @@ pub struct PyContactSettings(pub ContactSettings);
 #[pymethods]
 impl PyContactSettings {
     #[new]
-    #[pyo3(signature = (stiffness=1.0, mu=None, skip_adjacent=false, model="hulls", support=None, epsilon=None))]
+    #[pyo3(signature = (stiffness=1.0, mu=None, skip_adjacent=false, model="hulls", support=None, epsilon=None, far_field=None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         stiffness: f64,
         mu: Option<f64>,
@@ -172,6 +175,7 @@ impl PyContactSettings {
         model: &str,
         support: Option<f64>,
         epsilon: Option<f64>,
+        far_field: Option<&str>,
     ) -> PyResult<Self> {
         let needs = |value: Option<f64>, what: &str| {
             value.ok_or_else(|| {
@@ -184,6 +188,11 @@ impl PyContactSettings {
             ))),
             None => Ok(()),
         };
+        if far_field.is_some() && model != "long_range" {
+            return Err(PyValueError::new_err(format!(
+                "contact model '{model}' takes no `far_field` (only 'long_range' does)"
+            )));
+        }
         let kind = match model {
             "hulls" => {
                 refuse(epsilon, "epsilon")?;
@@ -195,7 +204,16 @@ impl PyContactSettings {
             "long_range" => {
                 refuse(support, "support")?;
                 let epsilon = needs(epsilon, "`epsilon`, the blending margin ε > 0")?;
-                ContactKind::LongRange(LongRange::new(epsilon).raise()?)
+                let far_field = match far_field.unwrap_or("centred") {
+                    "centred" => FarField::Centred,
+                    "counted" => FarField::Counted,
+                    other => {
+                        return Err(PyValueError::new_err(format!(
+                            "far field '{other}' is unknown: use 'centred' or 'counted'"
+                        )));
+                    }
+                };
+                ContactKind::LongRange(LongRange::new(epsilon).raise()?.with_far_field(far_field))
             }
             "ipc" => {
                 refuse(epsilon, "epsilon")?;
@@ -224,6 +242,19 @@ impl PyContactSettings {
             ContactKind::Ipc(_) => "ipc",
             // `ContactKind` is non-exhaustive: a model added after these bindings.
             _ => "other",
+        }
+    }
+
+    /// The long-range potential's far field, `"centred"` or `"counted"`; `None` for the other
+    /// models.
+    #[getter]
+    fn far_field(&self) -> Option<&'static str> {
+        match &self.0.kind {
+            ContactKind::LongRange(potential) => Some(match potential.far_field() {
+                FarField::Centred => "centred",
+                FarField::Counted => "counted",
+            }),
+            _ => None,
         }
     }
 

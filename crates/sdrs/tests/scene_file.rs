@@ -2,6 +2,7 @@
 //! malformed files are refused with their line and key.
 
 use nalgebra::{UnitQuaternion, Vector3};
+use sdrs::contact::long_range::FarField;
 use sdrs::dynamics::{ContactKind, NewtonStart};
 use sdrs::scene::{
     ContactDescription, ContactModelName, JointControlDescription, ObjectDescription,
@@ -257,6 +258,7 @@ fn full_description_round_trips() {
             model: ContactModelName::Hulls,
             support: Some(1e-3),
             epsilon: None,
+            far_field: None,
             stiffness: Some(0.5),
             friction: Some(0.8),
         },
@@ -430,6 +432,19 @@ fn malformed_files_name_line_and_key() {
         m.contains("allowed with it: model, epsilon, stiffness, friction"),
         "{m}"
     );
+    // The far field belongs to the long-range model, by one of its names.
+    let m = refused(
+        "dt = 0.01\n[contact]\nmodel = \"hulls\"\nfar_field = \"counted\"\n",
+        4,
+        "contact.far_field",
+    );
+    assert!(m.contains("only \"long_range\" does"), "{m}");
+    let m = refused(
+        "dt = 0.01\n[contact]\nmodel = \"long_range\"\nepsilon = 0.1\nfar_field = \"near\"\n",
+        5,
+        "contact.far_field",
+    );
+    assert!(m.contains("`centred`") && m.contains("`counted`"), "{m}");
 }
 
 #[test]
@@ -566,4 +581,28 @@ fn mesh_contact_models_are_selected_by_name() {
         "{contact:?}"
     );
     assert_eq!(contact.friction.unwrap().mu, 0.5);
+    // The paper's far field unless the file asks for the counted one.
+    let far_field = |extra: &str| {
+        let scene = Scene::from_str(&text(&format!(
+            "model = \"long_range\"\nepsilon = 0.5\nstiffness = 1e-7{extra}"
+        )))
+        .unwrap();
+        assert_round_trip(&scene);
+        match scene
+            .build()
+            .unwrap()
+            .simulator
+            .settings()
+            .contact
+            .clone()
+            .unwrap()
+            .kind
+        {
+            ContactKind::LongRange(potential) => potential.far_field(),
+            other => panic!("{other:?}"),
+        }
+    };
+    assert_eq!(far_field(""), FarField::Centred);
+    assert_eq!(far_field("\nfar_field = \"centred\""), FarField::Centred);
+    assert_eq!(far_field("\nfar_field = \"counted\""), FarField::Counted);
 }

@@ -3,7 +3,7 @@
 
 use super::Scene;
 use super::description::{
-    ContactModelName, JointControlDescription, ObjectDescription, PoseDescription,
+    ContactModelName, FarFieldName, JointControlDescription, ObjectDescription, PoseDescription,
     RobotDescription, SceneDescription, ShapeDescription,
 };
 use super::error::{KeyPath, Result};
@@ -11,7 +11,7 @@ use crate::{RobotHandle, World};
 use nalgebra::{Isometry3, Quaternion, Translation3, UnitQuaternion, Vector3};
 use sdrs_contact::PlaneBarrier;
 use sdrs_contact::ipc::potential::Ipc;
-use sdrs_contact::long_range::LongRange;
+use sdrs_contact::long_range::{FarField, LongRange};
 use sdrs_dynamics::{
     ContactKind, ContactSettings, Control, DynamicsError, JointKind, Link, LinkId, MassModel,
     Model, Motion, Simulator, Srdf, State, StepSettings, UrdfOptions, load_urdf,
@@ -161,6 +161,12 @@ fn apply_contact(scene: &Scene, mut world: World) -> Result<World> {
         ("stiffness", contact.stiffness),
         ("friction", contact.friction),
     ];
+    if contact.far_field.is_some() && contact.model != ContactModelName::LongRange {
+        return Err(error(
+            "far_field",
+            format!("contact model \"{model}\" takes no `far_field` (only \"long_range\" does)"),
+        ));
+    }
     for (name, value) in given {
         if value.is_some() && !allowed.contains(&name) {
             return Err(error(
@@ -189,7 +195,13 @@ fn apply_contact(scene: &Scene, mut world: World) -> Result<World> {
         }
         ContactModelName::LongRange => {
             let epsilon = required("epsilon", contact.epsilon)?;
-            let potential = LongRange::new(epsilon).map_err(|e| error("epsilon", e.to_string()))?;
+            let far_field = match contact.far_field.unwrap_or_default() {
+                FarFieldName::Centred => FarField::Centred,
+                FarFieldName::Counted => FarField::Counted,
+            };
+            let potential = LongRange::new(epsilon)
+                .map_err(|e| error("epsilon", e.to_string()))?
+                .with_far_field(far_field);
             Some((
                 ContactKind::LongRange(potential),
                 required("stiffness", contact.stiffness)?,

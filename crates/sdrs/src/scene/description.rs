@@ -94,6 +94,22 @@ impl ContactModelName {
     }
 }
 
+/// What stands in for far node pairs of the `long_range` potential (`far_field`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FarFieldName {
+    /// The paper's eq. 7: one centred term per node pair ([`FarField::Centred`]).
+    ///
+    /// [`FarField::Centred`]: sdrs_contact::long_range::FarField::Centred
+    #[default]
+    Centred,
+    /// One centred term per triangle pair a node pair replaces: the push falls with distance
+    /// (ours, [`FarField::Counted`]).
+    ///
+    /// [`FarField::Counted`]: sdrs_contact::long_range::FarField::Counted
+    Counted,
+}
+
 /// Contact settings (`[contact]`). With `hulls` and no numbers, `sdrs::World`'s defaults:
 /// barrier support 0.4 mm (less for bodies thinner than 4 cm), stiffness `1e5 N · support²`.
 /// The mesh models (`long_range`, `ipc`, between the links' collision meshes) need their
@@ -112,6 +128,11 @@ pub struct ContactDescription {
     /// exact and slower).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub epsilon: Option<f64>,
+    /// `long_range`: what replaces far node pairs, `centred` (the paper's eq. 7, default) or
+    /// `counted` (ours: from afar the paper's field pushes harder in the blend than nearer in,
+    /// so gradients from afar point away; this one's push falls with distance).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub far_field: Option<FarFieldName>,
     /// Contact stiffness κ; with `hulls`, `1e5 N · support²` when only the support is given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stiffness: Option<f64>,

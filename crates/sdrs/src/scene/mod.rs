@@ -44,7 +44,7 @@ mod paths;
 
 pub use build::SceneSetup;
 pub use description::{
-    ContactDescription, ContactModelName, JointControlDescription, ObjectDescription,
+    ContactDescription, ContactModelName, FarFieldName, JointControlDescription, ObjectDescription,
     PoseDescription, RobotDescription, SceneDescription, ShapeDescription, SolverDescription,
 };
 pub use error::{Result, SceneError};

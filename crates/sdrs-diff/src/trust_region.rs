@@ -92,7 +92,10 @@ pub type Evaluated<T> = (f64, Vec<DVector<f64>>, T);
 pub enum StepRule {
     /// Every step is taken, with each block's radius as its fixed length (SDRS eq. 15: the
     /// radii are the paper's learning rates `ᾱ_c`, `ᾱ_d`); the best point seen is returned.
-    /// A step where the objective fails is not taken, and the radii halve.
+    /// A step where the objective fails is not taken and the next is tried at half the
+    /// length (again after each failure); once a step succeeds the lengths are the radii
+    /// again, so rare failures (a rollout whose Newton solve gives up) do not shrink the rest
+    /// of a long run.
     Fixed,
     /// A step is taken only if it lowers the loss; the radii then grow by 1.5 (up to their
     /// maxima), else they halve.
@@ -186,6 +189,7 @@ pub fn minimise_with<T: Clone, E: std::fmt::Display>(
             });
         }
     }
+    let lengths: Vec<f64> = blocks.iter().map(|b| b.radius).collect();
     let clock = Instant::now();
     let (mut loss, mut gradient, mut data) =
         objective(&start).map_err(|e| DiffError::Objective {
@@ -218,9 +222,9 @@ pub fn minimise_with<T: Clone, E: std::fmt::Display>(
                 false
             }
         };
-        for b in &mut blocks {
+        for (b, length) in blocks.iter_mut().zip(&lengths) {
             b.radius = match (rule, accepted) {
-                (StepRule::Fixed, true) => b.radius,
+                (StepRule::Fixed, true) => *length,
                 (StepRule::TrustRegion, true) => (b.radius * 1.5).min(b.max_radius),
                 (_, false) => b.radius * 0.5,
             };

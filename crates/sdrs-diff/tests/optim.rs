@@ -144,7 +144,8 @@ fn fixed_steps_are_all_taken_and_the_best_point_is_kept() {
     use sdrs_diff::{Block, StepRule, minimise_with};
     // |x| from 0.3 with steps of 0.25: 0.05, then -0.2, 0.05, ... The steps that raise the
     // loss are taken too (the paper's eq. 15), the best (0.05) is returned, the radius stays.
-    // The objective refuses x < -0.1 once: that step is not taken and the radius halves.
+    // The objective refuses x < -0.1 once: that step is not taken, the next is half as long,
+    // and the one after that full length again.
     let block = Block {
         lower: DVector::from_element(1, -1.0),
         upper: DVector::from_element(1, 1.0),
@@ -171,13 +172,18 @@ fn fixed_steps_are_all_taken_and_the_best_point_is_kept() {
     )
     .unwrap();
     // 0.3 → 0.05 (taken), → -0.2 (refused, radius 0.125), → -0.075 (taken, loss rises to
-    // 0.075), → 0.05 (taken).
+    // 0.075; radius 0.25 again), → 0.175 (taken).
     assert_eq!(
         seen.iter().map(|s| s.0).collect::<Vec<_>>(),
         [true, false, true, true]
     );
     assert_eq!(seen[1].1, 0.125);
-    assert_eq!(seen[2].1, 0.125);
+    assert_eq!(seen[2].1, 0.25);
+    assert!(
+        (seen[3].2 - 0.25).abs() < 1e-12,
+        "full-length step {}",
+        seen[3].2
+    );
     assert!((best.data - 0.05).abs() < 1e-12, "{}", best.data);
     assert_eq!(best.history.len(), 5);
     assert!(best.history.windows(2).all(|w| w[1] <= w[0]));

@@ -34,9 +34,15 @@
 //! plate's normal, away from the object) in `[0, RETREAT]`, [`RETREAT`] = 8 cm, so a block
 //! can leave the arm's path wholly while the octant bounds keep its shape a solid. Inside
 //! those bounds a window exists that lifts the X 16.3 cm (below). Co-design from the solid
-//! plate does not find it; the design alone, with the control held at the turning schedule,
-//! digs a pocket there and lifts the X 6.0 cm after 1230 iterations, then stalls; co-design
-//! from there trades that lift for the control-only compromise.
+//! plate does not find it. The design alone, with the control held at the turning schedule
+//! (`--turn --design-first 2500 --iterations 0`), does: it digs a pocket where the arm passes
+//! (columns 5-7: rows 5-6 from the bottom retreated 3.0-3.2 cm, row 7 1.8-2.3 cm, rows 0-4
+//! about 1.5 cm; the example prints the map) and from iteration 1315 the jaw carries the X
+//! up: **lifted 17.4 cm, loss 9.55e-5** at iteration 1330 (10x below the hand-made window's
+//! 9.05e-4; 3.6e-4 at 1315, 1.3e-4 at 1321), 96.4% of the plate kept, 663 s for 2500
+//! iterations and nothing better after 1330. `--turn --design-first 1400 --iterations 100`
+//! (450 s) gives the same design, and the 100 co-design iterations after it find nothing
+//! better (3 of their rollouts fail, as below).
 //!
 //! Measured at paper scale (156 blocks, 3900 design parameters with the retreats, H = 480,
 //! the paper's eq. 15 steps α_c = 5e-2, α_d = 2e-3, 2 cores shared with another job; loss in
@@ -59,9 +65,13 @@
 //! same steps): best loss 3.187e-2 until iteration 1026, 2.84e-2 from 1027, 1.557e-2 from
 //! 1230 with the object lifted 6.0 cm (of the jaw's 15), 96.5% material, rows 5-6, columns
 //! 5-7 retreated 3.0-3.2 cm — the window's place, short of the 5 cm where the hand-made
-//! window lifts the X fully. Nothing better after that: the design's step radius halved 58
-//! times (fixed steps halve only when the rollout fails) to 6.9e-21 by iteration 2500, and
-//! |dL/dθ| = 64 at the best point; 924 s in all. Co-design from that point
+//! window lifts the X fully. It got no further because a fixed step whose rollout failed
+//! halved the steps for the rest of the run: 58 halvings to 6.9e-21 by iteration 2500; 924 s
+//! in all. The failures are Newton solves that give up after 100 iterations while the jaw
+//! slides along the arm (e.g. iteration 1108, step 296: 113 iterations needed, zig-zagging on
+//! line-search steps of 1/64 under friction's ε_v = 1e-10 m²/s²; with ε_v = 1e-5 it takes 4).
+//! Since `StepRule::Fixed` returns to full length after a successful step, the same command
+//! meets 3 such failures in 2500 iterations (1108, 2050, 2206) and reaches the lift above. Co-design from that point
 //! (`--turn --design-first 1230 --iterations 100`, 398 s; the first 1230 iterations repeat
 //! the run above to the digit) gives the lift up: best loss 1.379e-2 at iteration 1280 and
 //! 1.214e-2 at 1330 with the object not lifted (0.0 mm) — 6 cm of 15 costs more
@@ -112,10 +122,9 @@
 //! 9.05e-4), while the solid plate (0.5 mm, loss 3.77e-2) and an 8 × 10 cm hole (the arm
 //! slides out while the jaw turns; 3.36e-2) do not. Blind pockets instead of the hole (front
 //! faces of rows 5-6 or 4-6, columns 4-8 or 3-9 retreated 2.7 cm, a scratch check) lift it
-//! 2.2 cm at best. Left to do: the last 2 cm of the window's retreat after the design-alone
-//! dig (why the rollouts fail there: the failed steps' errors are not reported by
-//! `minimise_with`), and co-design that keeps the control near the schedule until the
-//! window is open, instead of the control-only compromise.
+//! 2.2 cm at best. Left to do: co-design from the solid plate that keeps the control near
+//! the schedule until the window is open, instead of the control-only compromise (the
+//! design-alone phase first does that by hand).
 
 use crate::blocks::JawBlocks;
 use crate::stages::{AtStep, scheduled_spline};

@@ -7,7 +7,8 @@
 //! plan holds the rod at its height; and the generated stand-in for the Gather-Bunny pieces
 //! (`Piece::bunny_like`) has the bunny's triangle count, closed parts, a clearly non-convex
 //! shape, rests on the ground, and gets a long-range gradient from the trivial start; from
-//! afar the counted far field's gradient draws the rod to the cubes and eq. 7's sends it away.
+//! afar the counted far field's gradient draws the rod to the cubes and eq. 7's sends it away;
+//! sort's standing post (`RodShape::POST`) is drawn to the cube in front of it.
 
 use sdrs::diff::{ContactChoice, Method, RecedingHorizon, Stopping};
 use sdrs::geometry::gjk::distance;
@@ -16,7 +17,7 @@ use sdrs_examples::long_range::gather::{gather, gather_pieces, gather_problem, g
 use sdrs_examples::long_range::mpc::{MpcRun, run_mpc};
 use sdrs_examples::long_range::sort::{sort, sort_problem, sort_problem_at};
 use sdrs_examples::long_range::tabletop::{
-    CUBE_SIZE, Contact, Piece, TabletopProblem, TabletopTask, counted_far_field,
+    CUBE_SIZE, Contact, Piece, RodShape, TabletopProblem, TabletopTask, counted_far_field,
 };
 
 /// The long-range gradient of `task`'s loss at its trivial start: finite, and not zero.
@@ -320,7 +321,14 @@ fn the_trivial_plan_holds_the_rod_at_its_height() {
 /// 0.918 -> 0.817 m). It does not sort them: see `long_range::sort`'s docs.
 #[test]
 fn sort_mpc_from_next_to_the_cubes_brings_both_closer() {
-    let problem = sort_problem_at(0, 2, (-0.375, -0.35, 0.0), Contact::LongRange).unwrap();
+    let problem = sort_problem_at(
+        0,
+        2,
+        (-0.375, -0.35, 0.0),
+        RodShape::LYING,
+        Contact::LongRange,
+    )
+    .unwrap();
     let run = long_range_mpc(&problem, near_start_driver(&problem));
     let start = problem.misses(&run.states[0]);
     eprintln!(
@@ -331,5 +339,35 @@ fn sort_mpc_from_next_to_the_cubes_brings_both_closer() {
     );
     for (before, after) in start.iter().zip(&run.misses) {
         assert!(after < before, "misses {start:?} -> {:?}", run.misses);
+    }
+}
+
+/// The sum over one sort window (h = 16) of `dL/dx*` and `dL/dy*`, the post's targets, at the
+/// trivial plan of cubes 0 and 1 with the standing post ([`RodShape::POST`]) 12 cm in front
+/// of cube 0 (5 cm gap), under the counted far field or eq. 7.
+fn post_window_gradient(counted: bool) -> (f64, f64) {
+    let problem =
+        sort_problem_at(0, 2, (-0.5, -0.32, 0.0), RodShape::POST, Contact::LongRange).unwrap();
+    let mut task = problem.task(16).unwrap();
+    if counted {
+        let settings = task.settings.contact.take().unwrap();
+        task.settings.contact = Some(counted_far_field(settings).unwrap());
+    }
+    let e = task
+        .evaluate(&task.policy.initial(), &DVector::zeros(0))
+        .unwrap();
+    let sum = |dof: usize| (0..16).map(|k| e.parameters[k * 2 + dof]).sum::<f64>();
+    (sum(0), sum(1))
+}
+
+// Under both far fields descent moves the post's y target up, at cube 0 (measured: dL/dy*
+// -2.7e-4 under eq. 7, -3.8e-4 counted), and its x target towards cube 0's region on the
+// right (dL/dx* -4.5e-4 and -1.6e-4).
+#[test]
+fn the_posts_first_window_gradient_points_at_the_nearer_cube() {
+    for counted in [false, true] {
+        let (x, y) = post_window_gradient(counted);
+        eprintln!("post, counted {counted}: dL/dx* {x:e}, dL/dy* {y:e}");
+        assert!(y < 0.0 && x < 0.0, "counted {counted}: ({x:e}, {y:e})");
     }
 }

@@ -48,8 +48,53 @@
 //! region by face pushes at all, even one at a time: cubes 1, 5, 9 and, marginally, 8 (0.45 m
 //! along x of 0.5); cubes 0, 2, 3, 4, 6 and 7 need 0.7-1.2 m along x, so the rod's 4 cm end
 //! or a route around the other cubes, of which the window's loss gives no sign.
+//!
+//! **A standing post sorts the two crossing cubes** (`--post`, [`RodShape::POST`]: a 4 × 4 × 16
+//! cm box, its centre 9 cm up, the rod's mass, joints and gains). Its 4 cm face pushes a cube
+//! in any horizontal direction, so a cube goes diagonally to its region instead of being
+//! dragged. Started 12 cm in front of cube 0 (`--rod=-0.5,-0.32,0`), under the counted far
+//! field (`--counted-far-field`, see [`super::tabletop::counted_far_field`]) it pushes cube 0
+//! up and right into its region, leaves it, comes back about 0.9 m across the table to cube 1
+//! and pushes it up and left into the other: both cubes cross. With 10 iterations per frame
+//! cube 0 is within ε by frame 25 (miss 0.173 m) and cube 1 by frame 65 (0.240 m); cube 0
+//! slides on after the post leaves it and stops 5 µm outside ε, so the run ends at misses
+//! 0.2500 and 0.237 m, loss 2.7975 → 2.4e-6 (best 1.1e-6 at frame 63), formally 1 of 2. With 30
+//! iterations both are reached by frame 45, but cube 0, within ε at frame 25 (0.168 m), slides
+//! on to 0.282 m (loss 2.7975 → 0.0172). Started between the two cubes (`--rod=-0.375,-0.32,0`,
+//! 10 iterations) it sorts both: it moves to cube 1's lower right and pushes it up and left
+//! (within ε by frame 20, 0.172 m), comes back to cube 0 and pushes it up and right (by frame
+//! 50, 0.235 m); the loss is 0 from frame 50 on (45 frames held without iterating), misses
+//! 0.157 and 0.249 m at frame 80. Under eq. 7 (10 iterations) the post pushes cube 0 mostly
+//! along +y (to 0.705 m from its region at frame 30) and then holds still: cube 1 is never
+//! reached (2.7975 → 1.2150). With 4 cubes (the row's first four; 120 frames) the counted field
+//! brings cube 0 in by frame 25 (0.163 m, 0.247 at the end), but the post runs on past its
+//! region, off the 3 m ground (to (2.04, 1.94) at frame 120), and never returns to the other
+//! three (loss 5.3450 → 3.3275). Started in the row's middle instead (`--rod=-0.125,-0.32,0`,
+//! between cubes 1 and 2), it sorts the other crossing pair: cube 2 to the right region by
+//! frame 25 (0.242 m; it ends 0.3 mm outside ε, 0.2503 m), then cube 3 to the left one by frame
+//! 50 (0.195 m, 0.244 at the end); then it runs off the ground the same way (to (−0.97, 2.45))
+//! and never reaches cubes 0 and 1 (5.3450 → 2.7977). Each push works; what fails is coming
+//! back: in the 2-cube runs the post turned back to the other cube from at most 0.93 m away
+//! (sampled every 5th frame); in these it was about 1.5 m from the nearest remaining cube when
+//! it left its last one and ran on. From between cubes 0 and 1 (`--rod=-0.375,-0.32,0`, the
+//! start that sorts the two) the 4-cube run fails at its second frame: the rollout of an Adam
+//! iterate of that window fails at its step 7 in the post-cube 1 contact (the triangle-pair
+//! separating-plane solve does not converge: energy 8.5e8, |grad| 2.1e16), and `run_mpc` stops
+//! the run there.
+//!
+//! | command (`long_range_tabletop -- sort --post …`) | frames, h, iterations | s/evaluation | wall | loss | misses (m) | within ε |
+//! |---|---|---|---|---|---|---|
+//! | `--cubes 2 --rod=-0.5,-0.32,0 --frames 80 --counted-far-field` | 80, 16, 10 | 0.239 | 3 min 31 s | 2.7975 → 2.4e-6 | 0.2500, 0.237 | 1 of 2 (cube 0 5 µm out) |
+//! | `--cubes 2 --rod=-0.5,-0.32,0 --frames 80 --iterations 30 --counted-far-field` | 80, 16, 30 | 0.264 | 10 min 55 s | 2.7975 → 0.0172 | 0.282, 0.243 | 1 of 2 |
+//! | `--cubes 2 --rod=-0.375,-0.32,0 --frames 80 --counted-far-field` | 80, 16, 10 (347 run) | 0.479 | 3 min 25 s | 2.7975 → 0 (frame 50) | 0.157, 0.249 | 2 of 2 |
+//! | `--cubes 2 --rod=-0.5,-0.32,0 --frames 80` (eq. 7) | 80, 16, 10 | 0.170 | 2 min 29 s | 2.7975 → 1.2150 | 0.705, 0.918 | 0 of 2 |
+//! | `--cubes 4 --rod=-0.5,-0.32,0 --frames 120 --counted-far-field` | 120, 16, 10 | 0.299 | 6 min 34 s | 5.3450 → 3.3275 | 0.247, 0.918, 1.063, 1.242 | 1 of 4 |
+//! | `--cubes 4 --rod=-0.125,-0.32,0 --frames 120 --counted-far-field` | 120, 16, 10 | 0.326 | 7 min 10 s | 5.3450 → 2.7977 | 1.442, 0.918, 0.2503, 0.244 | 1 of 4 (cube 2 0.3 mm out) |
+//! | `--cubes 4 --rod=-0.375,-0.32,0 --frames 120 --counted-far-field` | 1 of 120, 16, 10 | 0.781 | 9 s | failed at frame 1 (a window's step 7, post-cube 1 solve) | 1.442, 0.918, 1.063, 1.242 | 0 of 4 |
+//!
+//! (2 cores shared with another job; the 30-iteration run beside its build, load about 4.)
 
-use super::tabletop::{Contact, Piece, TabletopProblem, TabletopTask, tabletop};
+use super::tabletop::{Contact, Piece, RodShape, TabletopProblem, TabletopTask, tabletop_with};
 use sdrs::prelude::*;
 
 /// Table 3: trajectory horizon H.
@@ -109,17 +154,25 @@ pub fn sort_problem(
     cubes: usize,
     contact: Contact,
 ) -> Result<TabletopProblem, Box<dyn std::error::Error>> {
-    sort_problem_at(0, cubes, (ROD_START.0, ROD_START.1, 0.0), contact)
+    sort_problem_at(
+        0,
+        cubes,
+        (ROD_START.0, ROD_START.1, 0.0),
+        RodShape::LYING,
+        contact,
+    )
 }
 
 /// The sort problem with the `count` cubes of [`CUBES`] from index `first` on (named
-/// `cube{first}`, …) and the rod starting at `rod` (x, y, yaw), e.g. next to the cubes (the
+/// `cube{first}`, …) and the rod of `shape` ([`RodShape::LYING`], or the standing
+/// [`RodShape::POST`]) starting at `rod` (x, y, yaw), e.g. next to the cubes (the
 /// long-range gradient guides the rod only within about 10 cm of a cube; see
 /// [`super::gather`]).
 pub fn sort_problem_at(
     first: usize,
     count: usize,
     rod: (f64, f64, f64),
+    shape: RodShape,
     contact: Contact,
 ) -> Result<TabletopProblem, Box<dyn std::error::Error>> {
     if count == 0 || first + count > CUBES.len() {
@@ -136,7 +189,7 @@ pub fn sort_problem_at(
         .map(|(k, &(x, y, _))| Piece::cube(format!("cube{}", first + k), x, y))
         .collect();
     Ok(TabletopProblem {
-        scene: tabletop((rod.0, rod.1), rod.2, &pieces, contact)?,
+        scene: tabletop_with((rod.0, rod.1), rod.2, shape, &pieces, contact)?,
         targets: cubes
             .iter()
             .map(|&(_, _, b)| TARGETS[usize::from(b)])

@@ -44,6 +44,12 @@ pub const FRICTION: f64 = 0.5;
 pub const ROD_HALF: Vector3<f64> = Vector3::new(0.3, 0.02, 0.04);
 /// Height of the rod's centre above the ground (m): 1 cm of clearance under it.
 pub const ROD_HEIGHT: f64 = 0.05;
+/// Half extents of the standing post ([`RodShape::POST`]), an alternative pusher for sort
+/// (m): 4 × 4 cm across, 16 cm tall.
+pub const POST_HALF: Vector3<f64> = Vector3::new(0.02, 0.02, 0.08);
+/// Height of the post's centre above the ground (m): 1 cm of clearance under it, as the
+/// rod's.
+pub const POST_HEIGHT: f64 = 0.09;
 /// Rod mass (kg).
 pub const ROD_MASS: f64 = 1.0;
 /// PD stiffness of every rod DoF (N/m or N·m/rad for its 1 kg): a 7 rad/s follower.
@@ -349,11 +355,47 @@ pub fn ground() -> Result<Link, Box<dyn std::error::Error>> {
     .with_mesh(ground_grid(size, cells)?))
 }
 
+/// The pusher's box: its half extents and the height of its centre above the ground (same
+/// mass, joints and PD gains whatever the shape).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RodShape {
+    /// Half extents (m) along the rod's x, y, z at yaw 0.
+    pub half: Vector3<f64>,
+    /// Height of its centre above the ground (m).
+    pub height: f64,
+}
+
+impl RodShape {
+    /// The rod lying along x ([`ROD_HALF`] at [`ROD_HEIGHT`]): every task's default.
+    pub const LYING: RodShape = RodShape {
+        half: ROD_HALF,
+        height: ROD_HEIGHT,
+    };
+    /// A standing post ([`POST_HALF`] at [`POST_HEIGHT`]): it pushes a cube with a 4 cm
+    /// face in any horizontal direction instead of the rod's 60 cm face along ±y (tried on
+    /// sort; see [`super::sort`]'s docs).
+    pub const POST: RodShape = RodShape {
+        half: POST_HALF,
+        height: POST_HEIGHT,
+    };
+}
+
 /// Builds the ground, a rod centred at `rod` (x, y; yaw `yaw` about z) and the pieces, under
-/// contact model `contact`.
+/// contact model `contact` ([`tabletop_with`] the lying rod, [`RodShape::LYING`]).
 pub fn tabletop(
     rod: (f64, f64),
     yaw: f64,
+    pieces: &[Piece],
+    contact: Contact,
+) -> Result<Tabletop, Box<dyn std::error::Error>> {
+    tabletop_with(rod, yaw, RodShape::LYING, pieces, contact)
+}
+
+/// [`tabletop`] with the pusher's box `shape` (e.g. [`RodShape::POST`]).
+pub fn tabletop_with(
+    rod: (f64, f64),
+    yaw: f64,
+    shape: RodShape,
     pieces: &[Piece],
     contact: Contact,
 ) -> Result<Tabletop, Box<dyn std::error::Error>> {
@@ -367,7 +409,7 @@ pub fn tabletop(
         JointKind::Revolute { axis: Vector3::x() },
         JointKind::Revolute { axis: Vector3::y() },
     ];
-    let start = Isometry3::new(Vector3::new(rod.0, rod.1, ROD_HEIGHT), Vector3::z() * yaw);
+    let start = Isometry3::new(Vector3::new(rod.0, rod.1, shape.height), Vector3::z() * yaw);
     for (k, (name, joint)) in ROD_FRAMES.iter().zip(axes).enumerate() {
         let (parent, attachment) = if k == 0 {
             (None, start)
@@ -382,10 +424,10 @@ pub fn tabletop(
                 parent,
                 attachment,
                 joint,
-                vec![ConvexHull::cuboid(ROD_HALF)?],
+                vec![ConvexHull::cuboid(shape.half)?],
                 MassModel::Lumped { mass: ROD_MASS },
             )
-            .with_mesh(TriMesh::cuboid(ROD_HALF)?)
+            .with_mesh(TriMesh::cuboid(shape.half)?)
         });
     }
     let mut indices = Vec::with_capacity(pieces.len());

@@ -16,9 +16,13 @@
 //! A frame whose current plan already scores at most [`RecedingHorizon::hold_at`] (by default
 //! a loss of exactly 0: every target reached over the window) is not optimised at all: its
 //! value alone is evaluated ([`GradientSource::value`]) and the plan is applied and shifted as
-//! it is, so the motion goes on ([`RecedingRun::skipped`] lists those frames).
+//! it is, so the motion goes on ([`RecedingRun::skipped`] lists those frames). An Adam iterate
+//! the objective fails at (e.g. a plan whose rollout the simulator cannot step) ends that
+//! frame's descent at the best plan evaluated before it, and the run goes on
+//! ([`RecedingRun::failures`] lists those frames and why); only a frame whose starting plan
+//! fails ends the run.
 
-use crate::descent::{GradientSource, Stopping, descend_with};
+use crate::descent::{GradientSource, Stopping, descent};
 use crate::error::{DiffError, Result};
 use crate::optim::Adam;
 use nalgebra::DVector;
@@ -64,6 +68,9 @@ pub struct RecedingRun<S> {
     /// The frames not optimised: their plan's value was at most
     /// [`RecedingHorizon::hold_at`].
     pub skipped: Vec<usize>,
+    /// The frames whose descent ended at a failed iterate, and the failure: the frame applied
+    /// the best plan evaluated before it.
+    pub failures: Vec<(usize, String)>,
 }
 
 impl RecedingHorizon {
@@ -173,6 +180,7 @@ impl RecedingHorizon {
             actions: Vec::with_capacity(self.frames),
             plan_losses: Vec::with_capacity(self.frames),
             skipped: Vec::new(),
+            failures: Vec::new(),
         };
         for frame in 0..self.frames {
             let mut source = build(&state, frame)?;
@@ -189,14 +197,23 @@ impl RecedingHorizon {
                     let mut adam = Adam::new(h * m, self.learning_rate);
                     adam.beta1 = self.beta1;
                     adam.beta2 = self.beta2;
-                    descend_with(
+                    let descent = descent(
                         &mut plan,
                         &mut adam,
                         self.iterations,
                         &mut source,
                         self.stopping,
                         |_| {},
-                    )?
+                    );
+                    match (descent.error, descent.best) {
+                        (None, _) => descent.history,
+                        (Some(error), Some(best)) => {
+                            plan = best.x;
+                            run.failures.push((frame, error.to_string()));
+                            descent.history
+                        }
+                        (Some(error), None) => return Err(error),
+                    }
                 }
             };
             progress(frame, &history, held.is_some());

@@ -419,3 +419,47 @@ fn receding_horizon_skips_frames_whose_plan_has_zero_loss() {
     assert!(run.skipped.is_empty());
     assert_eq!(optimised, 10);
 }
+
+#[test]
+fn receding_horizon_survives_a_failed_iterate_and_fails_on_a_failed_start() {
+    // x ← x + a towards 3 with plans of 2 actions; the objective refuses plans whose first
+    // action exceeds 0.25 (as a simulator refuses a rollout it cannot step). Adam at rate 0.1
+    // climbs towards it, so some frames end at a refused iterate: those frames apply the best
+    // plan evaluated before it, are listed with the reason, and the run goes on.
+    let driver = RecedingHorizon::new(8, 2, 1, 10, 0.1).unwrap();
+    let refusing = |&x: &f64, _| {
+        Ok(move |plan: &DVector<f64>| {
+            if plan[0] > 0.25 {
+                return Err(DiffError::InvalidSetting {
+                    name: "first action",
+                    value: plan[0],
+                    allowed: "at most 0.25 (refused)",
+                });
+            }
+            let miss = x + plan.sum() - 3.0;
+            Ok((miss * miss, DVector::from_element(2, 2.0 * miss)))
+        })
+    };
+    let advance = |x: &mut f64, a: &DVector<f64>| {
+        *x += a[0];
+        Ok(())
+    };
+    let run = driver
+        .run(0.0f64, DVector::zeros(2), refusing, advance, |_, _, _| {})
+        .unwrap();
+    assert_eq!(run.states.len(), 9);
+    assert!(!run.failures.is_empty(), "no iterate was refused");
+    assert!(run.failures.iter().all(|(_, why)| why.contains("refused")));
+    // Every applied action is one the objective accepted, and the state made progress.
+    assert!(run.actions.iter().all(|a| a[0] <= 0.25));
+    assert!(run.states[8] > 1.0, "{:?}", run.states);
+    // A starting plan the objective refuses ends the run with its error.
+    let refused = driver.run(
+        0.0f64,
+        DVector::from_element(2, 1.0),
+        refusing,
+        advance,
+        |_, _, _| {},
+    );
+    assert!(matches!(refused, Err(DiffError::InvalidSetting { .. })));
+}

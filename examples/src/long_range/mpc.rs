@@ -101,6 +101,9 @@ pub struct MpcRun {
     pub seconds: f64,
     /// Why the run stopped before its last frame, `None` when it reached it.
     pub error: Option<String>,
+    /// Frames whose descent stopped at an Adam iterate the window's rollout failed at, and
+    /// why: they applied the best plan before it ([`sdrs::diff::RecedingRun::failures`]).
+    pub failed_iterates: Vec<(usize, String)>,
 }
 
 impl MpcRun {
@@ -159,8 +162,9 @@ pub fn run_mpc(
         evaluations: 0,
         seconds: 0.0,
         error: None,
+        failed_iterates: Vec::new(),
     };
-    let outcome = (|| -> Result<(), Box<dyn std::error::Error>> {
+    let outcome = (|| -> Result<Vec<(usize, String)>, Box<dyn std::error::Error>> {
         let mut problem = problem.clone();
         problem.scene.settings.contact = Some(settings.clone());
         let window = problem.task(driver.horizon)?;
@@ -173,7 +177,7 @@ pub fn run_mpc(
         let skipped = &mut run.skipped;
         let plan_losses = &mut run.plan_losses;
         let (losses, states) = (&mut run.losses, &mut run.states);
-        driver.run(
+        let receding = driver.run(
             start,
             window.policy.initial(),
             |state: &Motion, frame| {
@@ -205,9 +209,12 @@ pub fn run_mpc(
                 plan_losses.push(history.to_vec());
             },
         )?;
-        Ok(())
+        Ok(receding.failures)
     })();
-    run.error = outcome.err().map(|e| e.to_string());
+    match outcome {
+        Ok(failures) => run.failed_iterates = failures,
+        Err(e) => run.error = Some(e.to_string()),
+    }
     run.misses = problem.misses(run.states.last().expect("the start is recorded"));
     run.seconds = started.elapsed().as_secs_f64();
     run
@@ -314,6 +321,12 @@ pub fn report_mpc_with(
                 .map(|e| format!("; failed: {e}"))
                 .unwrap_or_default()
         );
+        if let Some((frame, why)) = run.failed_iterates.first() {
+            println!(
+                "  {} frames stopped their descent at a failed plan and applied the best before it (first: frame {frame}: {why})",
+                run.failed_iterates.len()
+            );
+        }
     }
     println!("{paper}");
     let series: Vec<(String, &[f64])> = runs

@@ -17,16 +17,20 @@
 //! |---|---|---|---|
 //! | paper | 4.90 m | 5.33 m (+8.78%) | 4 min each |
 //! | `--iterations 40` | 1.928 m | 2.169 m (+12.5%) | 23 s / 34 s |
-//! | `--iterations 150` | 1.977 m (stalls at loss 64.37 from iteration 125) | 3.691 m (+86.7%; loss 39.82) | 52 s / 63 s |
-//! | `--iterations 300` | 1.977 m (no better step in iterations 126-300) | 4.395 m (+122%; loss 31.44) | 153 s / 168 s |
+//! | `--iterations 150` | 1.977 m (stalls at loss 64.37 from iteration 125) | 3.502 m (+77.1%; loss 42.35 from iteration 95) | 53 s / 55 s |
+//! | `--iterations 300` | 1.977 m (no better step in iterations 126-300) | 3.502 m (no better step in iterations 96-300) | 127 s / 120 s |
 //! | `--trust-region` (300) | -0.234 m (loss 105.3; radius shrinks to 1e-4) | 0.119 m (loss 98.7) | 83 s / 174 s |
 //!
-//! Both stay collision-free (smallest gaps 1.8 cm and 1.0 cm over the 150-iteration
-//! trajectories). The 14-DoF spider of earlier stops (free body, 1-DoF hips) walked 1.365 m
+//! Both stay collision-free (smallest gaps 1.8 cm and 1.1 cm over the 300-iteration
+//! trajectories). The co-design rows were 3.691 m (150) and 4.395 m (+122%, loss 31.44; 300)
+//! until `StepRule::Fixed` stopped halving its steps for good after a failed rollout: the
+//! co-design's iteration 61 fails (a Newton solve of step 450 gives up after 100 iterations),
+//! and those runs went on at half the paper's step lengths, which happened to walk further;
+//! at full lengths after it the co-design stalls from iteration 95. The 14-DoF spider of earlier stops (free body, 1-DoF hips) walked 1.365 m
 //! and 1.628 m after 150 iterations. The MuJoCo replay of the 150-iteration robots
-//! (`benches/reference/mujoco_replay.py`) does not walk uphill: -4.53 m (control only) and
-//! -3.46 m (co-design); with the 14-DoF spider it gave -3.32 and -3.57 m against sdrs's 1.237
-//! and 1.304 m. MuJoCo's soft contact with its default parameters is not the barrier of the
+//! (`benches/reference/mujoco_replay.py`) does not walk uphill: -4.526 m (control only) and
+//! -8.313 m (co-design; the co-design of 3.691 m before the step rule's change gave -3.46 m);
+//! with the 14-DoF spider it gave -3.32 and -3.57 m against sdrs's 1.237 and 1.304 m. MuJoCo's soft contact with its default parameters is not the barrier of the
 //! authors' contact (which holds the feet about 2 cm above the slope), and the open-loop gait
 //! does not carry over.
 //!

@@ -1,8 +1,9 @@
 //! The optimisation loop of SDRS sec. V: the projected step of eq. 15 on every parameter
 //! block (e.g. control and design), either taken every time with fixed lengths, as the paper
-//! does ([`StepRule::Fixed`]), or inside a trust region that grows after a step that lowers
-//! the loss and shrinks after one that does not ([`StepRule::TrustRegion`]), with a progress
-//! callback per iteration.
+//! does ([`StepRule::Fixed`]; [`StepRule::Plateau`] halves the lengths when no better point
+//! comes for a while), or inside a trust region that grows after a step that lowers the loss
+//! and shrinks after one that does not ([`StepRule::TrustRegion`]), with a progress callback
+//! per iteration.
 
 use crate::error::{DiffError, Result};
 use crate::optim::projected_step;
@@ -97,6 +98,13 @@ pub enum StepRule {
     /// again, so rare failures (a rollout whose Newton solve gives up) do not shrink the rest
     /// of a long run.
     Fixed,
+    /// [`StepRule::Fixed`] whose lengths halve whenever `patience` iterations in a row have
+    /// found no better point (ours, not the paper's: fixed lengths that suit the start can be
+    /// too long to make progress near a minimum).
+    Plateau {
+        /// Iterations without a new best point before the lengths halve.
+        patience: usize,
+    },
     /// A step is taken only if it lowers the loss; the radii then grow by 1.5 (up to their
     /// maxima), else they halve.
     TrustRegion,
@@ -189,7 +197,9 @@ pub fn minimise_with<T: Clone, E: std::fmt::Display>(
             });
         }
     }
-    let lengths: Vec<f64> = blocks.iter().map(|b| b.radius).collect();
+    let mut lengths: Vec<f64> = blocks.iter().map(|b| b.radius).collect();
+    // Iterations since the last new best point (for StepRule::Plateau).
+    let mut since_best = 0;
     let clock = Instant::now();
     let (mut loss, mut gradient, mut data) =
         objective(&start).map_err(|e| DiffError::Objective {
@@ -208,11 +218,13 @@ pub fn minimise_with<T: Clone, E: std::fmt::Display>(
             trial.push((xb + step).zip_zip_map(&b.lower, &b.upper, |v, lo, hi| v.clamp(lo, hi)));
         }
         let mut failure = None;
+        let mut improved = false;
         let accepted = match objective(&trial) {
-            Ok((l, g, d)) if l < loss || rule == StepRule::Fixed => {
+            Ok((l, g, d)) if l < loss || rule != StepRule::TrustRegion => {
                 (x, loss, gradient, data) = (trial, l, g, d);
                 if loss < best.1 {
                     best = (x.clone(), loss, gradient_norm(&gradient), data.clone());
+                    improved = true;
                 }
                 true
             }
@@ -222,9 +234,16 @@ pub fn minimise_with<T: Clone, E: std::fmt::Display>(
                 false
             }
         };
+        since_best = if improved { 0 } else { since_best + 1 };
+        if let StepRule::Plateau { patience } = rule
+            && since_best >= patience.max(1)
+        {
+            lengths.iter_mut().for_each(|l| *l *= 0.5);
+            since_best = 0;
+        }
         for (b, length) in blocks.iter_mut().zip(&lengths) {
             b.radius = match (rule, accepted) {
-                (StepRule::Fixed, true) => *length,
+                (StepRule::Fixed | StepRule::Plateau { .. }, true) => *length,
                 (StepRule::TrustRegion, true) => (b.radius * 1.5).min(b.max_radius),
                 (_, false) => b.radius * 0.5,
             };

@@ -220,3 +220,38 @@ fn a_step_onto_a_bound_stays_inside_the_box() {
         assert_eq!(best.parameters[0][0], 0.1);
     }
 }
+
+#[test]
+fn plateau_steps_halve_once_no_better_point_comes() {
+    use sdrs_diff::{Block, StepRule, minimise_with};
+    // |x| from 0.3 with steps of 0.25: fixed lengths circle 0.05 ↔ -0.2 for ever; halving
+    // after 2 iterations without a new best closes in on 0.
+    let block = Block {
+        lower: DVector::from_element(1, -1.0),
+        upper: DVector::from_element(1, 1.0),
+        radius: 0.25,
+        max_radius: 0.25,
+    };
+    let objective = |x: &[DVector<f64>]| -> Result<_, String> {
+        let a = x[0][0];
+        Ok((a.abs(), vec![DVector::from_element(1, a.signum())], a))
+    };
+    let run = |rule| {
+        let mut radii = Vec::new();
+        let best = minimise_with(
+            vec![DVector::from_element(1, 0.3)],
+            vec![block.clone()],
+            objective,
+            40,
+            rule,
+            |p| radii.push(p.radius),
+        )
+        .unwrap();
+        (best.loss, radii)
+    };
+    let (fixed, radii) = run(StepRule::Fixed);
+    assert!((fixed - 0.05).abs() < 1e-12 && radii.iter().all(|&r| r == 0.25));
+    let (plateau, radii) = run(StepRule::Plateau { patience: 2 });
+    assert!(plateau < 1e-3, "{plateau}");
+    assert!(radii.windows(2).all(|w| w[1] <= w[0]) && radii[39] < 0.25);
+}

@@ -20,13 +20,14 @@
 //! [--reach M] [--trust-region] [--calibrated-contact]`
 
 use clap::Parser;
-use sdrs::diff::StepRule;
 use sdrs::prelude::*;
 use sdrs_examples::biped::{
     AMPLITUDE, DT, FALL_DROP, FALL_TILT, PAPER_RADII, PROGRESS, REACH, STAGES, STEPS, UPRIGHT,
     biped_with, contact, gait_start,
 };
-use sdrs_examples::walker::{Run, Walker, first_fall, smallest_gap, tilt_and_drop, write_results};
+use sdrs_examples::walker::{
+    Run, Walker, first_fall, smallest_gap, step_rule, tilt_and_drop, write_results,
+};
 use sdrs_report::{display_path, target_dir};
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -45,8 +46,12 @@ struct Args {
     out: Option<PathBuf>,
     /// Take a step only when it lowers the loss, in a trust region, instead of the paper's
     /// fixed-length steps.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "plateau")]
     trust_region: bool,
+    /// Halve the fixed step lengths whenever this many iterations in a row found no better
+    /// point (`StepRule::Plateau`, ours).
+    #[arg(long)]
+    plateau: Option<usize>,
     /// sdrs's calibrated contact instead of the authors' (support 1 cm, stiffness 1).
     #[arg(long)]
     calibrated_contact: bool,
@@ -136,11 +141,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .into());
     }
     std::fs::create_dir_all(&out)?;
-    let rule = if args.trust_region {
-        StepRule::TrustRegion
-    } else {
-        StepRule::Fixed
-    };
+    let rule = step_rule(args.trust_region, args.plateau);
     let contact = if args.calibrated_contact {
         None
     } else {

@@ -55,13 +55,12 @@
 //! two planes, depends more on the legs' inertia over a long horizon.
 
 use clap::Parser;
-use sdrs::diff::StepRule;
 use sdrs::prelude::*;
 use sdrs_examples::quadruped::{
     AMPLITUDE, DT, PAPER_DISTANCE, PAPER_RADII, REACH, STEPS, authors_contact, quadruped_of,
     quadruped_with, spider,
 };
-use sdrs_examples::walker::{Run, Walker, evenly_distributed, write_results};
+use sdrs_examples::walker::{Run, Walker, evenly_distributed, step_rule, write_results};
 use sdrs_report::{LinePlot, display_path, target_dir};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -116,11 +115,7 @@ fn optimise(
     label: &str,
     args: &Args,
 ) -> Result<(Run, f64), Box<dyn std::error::Error>> {
-    let rule = match (args.trust_region, args.plateau) {
-        (true, _) => StepRule::TrustRegion,
-        (false, Some(patience)) => StepRule::Plateau { patience },
-        (false, None) => StepRule::Fixed,
-    };
+    let rule = step_rule(args.trust_region, args.plateau);
     walker.optimise_timed(
         c,
         None,

@@ -96,6 +96,8 @@
 //! | `--progress 1 --gait 0.2 --gait-offset 0 --iterations 800` | 0.051 m, no fall, 8.70, 52 s | 0.044 m, no fall, 8.74, 82 s | −0.469 m, step 161 |
 //! | `--progress 10 --gait 0.2 --gait-offset 0` | −0.133 m, no fall, 9.82, 27 s | 0.014 m, no fall, 8.92, 57 s | −0.462 m, step 171 |
 //! | `--progress 1 --gait 0.2 --gait-offset 0 --upright 3000` | 0.034 m, no fall, 8.80, 30 s | 0.006 m, no fall, 8.97, 38 s | −0.454 m, step 208 |
+//! | `--plateau 20` | −0.469 m, step 331, 12.16, 23 s | 0.079 m, no fall, 8.54, 34 s | 0.098 m, no fall |
+//! | `--plateau 10` | −0.032 m, no fall, 9.19, 23 s | 0.308 m, "no fall" but toppling (44.6° and 13.3 cm down at step 400, 2.8° at 350), 7.25, 34 s | −0.471 m, step 194 |
 //!
 //! A shorter, wider robot (thighs and shins of half-height 4 cm instead of 10, hips at ±10 cm
 //! instead of ±7, a 0.5 kg pelvis; not kept) under `--progress 1`: control only 0.053 m,

@@ -66,6 +66,16 @@ pub fn capsule_pieces(
     Ok(hulls)
 }
 
+/// The step rule of the walkers' `--trust-region` and `--plateau N` flags: the paper's fixed
+/// steps ([`StepRule::Fixed`]) unless one of them asks otherwise.
+pub fn step_rule(trust_region: bool, plateau: Option<usize>) -> StepRule {
+    match (trust_region, plateau) {
+        (true, _) => StepRule::TrustRegion,
+        (false, Some(patience)) => StepRule::Plateau { patience },
+        (false, None) => StepRule::Fixed,
+    }
+}
+
 /// The starting sine-wave parameters `(a, ω, φ)` of `waves` waves on each of `dofs` DoFs
 /// (the layout of [`SineWaves`]): the distributions, amplitudes in U(0.01, 0.04),
 /// frequencies 3 + N(0, 0.25²) clamped to [1.2, 7] rad/s, phases in U(−π, π), drawn from

@@ -350,6 +350,7 @@ class Optimum:
     parameters: List[Array]
     loss: float
     history: List[float]
+    failures: List[Tuple[int, str]]
 
 def minimise(objective: Objective, start: Sequence[ArrayLike], blocks: Sequence[Block], iterations: int) -> Optimum: ...
 def load_trajectory(path: Path) -> Dict[str, Any]: ...

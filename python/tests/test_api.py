@@ -282,6 +282,7 @@ def test_objective_losses_design_and_optimisers():
     best = sdrs.minimise(objective, [push()], [block], 3)
     assert isinstance(best, sdrs.Optimum) and len(best.history) == 4
     assert best.loss <= best.history[0] and best.parameters[0].shape == (STEPS,)
+    assert best.failures == []  # (iteration, why) of each trial the rollout failed at
     with pytest.raises(ValueError, match="1 block .* or 2"):
         sdrs.minimise(objective, [], [], 3)
 

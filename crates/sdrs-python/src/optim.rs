@@ -98,8 +98,10 @@ impl PyBlock {
     }
 }
 
-/// Where `minimise` ended: the best `parameters` (one array per block), their `loss`, and
-/// the best loss after each iteration `history` (the start's first).
+/// Where `minimise` ended: the best `parameters` (one array per block), their `loss`, the
+/// best loss after each iteration `history` (the start's first), and `failures`: the
+/// iterations whose trial the objective failed at (e.g. a rollout the simulator could not
+/// step), with why, as `(iteration, message)` (those steps were not taken).
 #[pyclass(name = "Optimum", module = "sdrs", frozen, get_all)]
 pub struct PyOptimum {
     /// The best parameters, per block.
@@ -108,6 +110,8 @@ pub struct PyOptimum {
     loss: f64,
     /// The best loss after each iteration.
     history: Vec<f64>,
+    /// The iterations whose trial failed, and why.
+    failures: Vec<(usize, String)>,
 }
 
 /// The trust-region loop of SDRS sec. V (`sdrs_diff::minimise`) on `objective`: block 0 is
@@ -150,8 +154,15 @@ fn py_minimise(
         Ok((e.loss, gradient, ()))
     };
     let blocks = blocks.into_iter().map(|b| b.0).collect();
+    let mut failures = Vec::new();
     let best = py
-        .detach(|| minimise(x0, blocks, evaluate, iterations, |_| {}))
+        .detach(|| {
+            minimise(x0, blocks, evaluate, iterations, |p| {
+                if let Some(why) = &p.failure {
+                    failures.push((p.iteration, why.clone()));
+                }
+            })
+        })
         .raise()?;
     Ok(PyOptimum {
         parameters: best
@@ -161,5 +172,6 @@ fn py_minimise(
             .collect(),
         loss: best.loss,
         history: best.history,
+        failures,
     })
 }

@@ -47,20 +47,25 @@ fn sort_long_range_gradient_does_not_vanish_from_the_trivial_start() {
     far_gradient(&sort(2, 6, Contact::LongRange).unwrap().0);
 }
 
-/// The sum over one window of `dL/dy*`, the rod's y targets (toward the cubes), at the
-/// trivial plan of gather's first 4 cubes, the rod 45 cm from the nearest, under `contact`'s
-/// long-range settings made `counted` or not.
-fn approach_gradient(counted: bool) -> f64 {
-    let mut task = gather(4, 32, Contact::LongRange).unwrap();
+/// `dL/dc` of `task` at its trivial plan, under its long-range settings made `counted` (the
+/// counted far field) or not (eq. 7).
+fn trivial_plan_gradient(mut task: TabletopTask, counted: bool) -> DVector<f64> {
     if counted {
         let settings = task.settings.contact.take().unwrap();
         task.settings.contact = Some(counted_far_field(settings).unwrap());
     }
-    let e = task
-        .evaluate(&task.policy.initial(), &DVector::zeros(0))
-        .unwrap();
-    let driven = e.parameters.len() / 32;
-    (0..32).map(|k| e.parameters[k * driven + 1]).sum()
+    task.evaluate(&task.policy.initial(), &DVector::zeros(0))
+        .unwrap()
+        .parameters
+}
+
+/// The sum over one window of `dL/dy*`, the rod's y targets (toward the cubes), at the
+/// trivial plan of gather's first 4 cubes, the rod 45 cm from the nearest, under the counted
+/// far field or eq. 7.
+fn approach_gradient(counted: bool) -> f64 {
+    let g = trivial_plan_gradient(gather(4, 32, Contact::LongRange).unwrap(), counted);
+    let driven = g.len() / 32;
+    (0..32).map(|k| g[k * driven + 1]).sum()
 }
 
 #[test]
@@ -348,15 +353,8 @@ fn sort_mpc_from_next_to_the_cubes_brings_both_closer() {
 fn post_window_gradient(counted: bool) -> (f64, f64) {
     let problem =
         sort_problem_at(0, 2, (-0.5, -0.32, 0.0), RodShape::POST, Contact::LongRange).unwrap();
-    let mut task = problem.task(16).unwrap();
-    if counted {
-        let settings = task.settings.contact.take().unwrap();
-        task.settings.contact = Some(counted_far_field(settings).unwrap());
-    }
-    let e = task
-        .evaluate(&task.policy.initial(), &DVector::zeros(0))
-        .unwrap();
-    let sum = |dof: usize| (0..16).map(|k| e.parameters[k * 2 + dof]).sum::<f64>();
+    let g = trivial_plan_gradient(problem.task(16).unwrap(), counted);
+    let sum = |dof: usize| (0..16).map(|k| g[k * 2 + dof]).sum::<f64>();
     (sum(0), sum(1))
 }
 

@@ -20,8 +20,11 @@
 //! | `--iterations 40` | 1.928 m | 2.169 m (+12.5%) | 23 s / 34 s |
 //! | `--iterations 150` | 1.977 m (stalls at loss 64.37 from iteration 125) | 3.502 m (+77.1%; loss 42.35 from iteration 95) | 53 s / 55 s |
 //! | `--iterations 300` | 1.977 m (no better step in iterations 126-300) | 3.502 m (no better step in iterations 96-300) | 127 s / 120 s |
-//! | `--plateau 20` (300) | 2.192 m | 3.733 m (+70.3%; loss 39.40 from iteration 200) | 118 s / 103 s |
 //! | `--plateau 10` (300) | 2.195 m | 2.581 m (+17.6%) | 95 s / 115 s |
+//! | `--plateau 20` (300) | 2.192 m | 3.733 m (+70.3%; loss 39.40 from iteration 200) | 118 s / 103 s |
+//! | `--plateau 30` (300) | 2.170 m | 3.563 m (+64.2%) | 96 s / 109 s |
+//! | `--plateau 40` (300) | 2.901 m | 4.086 m (+40.8%) | 96 s / 112 s |
+//! | `--plateau 60` (300) | 2.753 m | 3.502 m (+27.2%; as without the rule: no halving helped) | 98 s / 115 s |
 //! | `--trust-region` (300) | -0.234 m (loss 105.3; radius shrinks to 1e-4) | 0.119 m (loss 98.7) | 83 s / 174 s |
 //!
 //! Both stay collision-free (smallest gaps 1.8 cm and 1.1 cm over the 300-iteration
@@ -29,7 +32,9 @@
 //! until `StepRule::Fixed` stopped halving its steps for good after a failed rollout: the
 //! co-design's iteration 61 fails (a Newton solve of step 450 gives up after 100 iterations),
 //! and those runs went on at half the paper's step lengths, which happened to walk further;
-//! at full lengths after it the co-design stalls from iteration 95. The 14-DoF spider of earlier stops (free body, 1-DoF hips) walked 1.365 m
+//! at full lengths after it the co-design stalls from iteration 95. The `--plateau` rows show
+//! how much the outcome depends on when the lengths shrink (not monotone in the patience: the
+//! optimisation is chaotic in the step schedule); the default stays the paper's fixed steps. The 14-DoF spider of earlier stops (free body, 1-DoF hips) walked 1.365 m
 //! and 1.628 m after 150 iterations. The MuJoCo replay of the 150-iteration robots
 //! (`benches/reference/mujoco_replay.py`) does not walk uphill: -4.526 m (control only) and
 //! -8.313 m (co-design; the co-design of 3.691 m before the step rule's change gave -3.46 m);

@@ -73,10 +73,7 @@ fn optimise(
     };
     let bar = sdrs_report::Progress::new(label, iterations as u64, ProgressMode::auto());
     let best = minimise(start, blocks, objective, iterations, |p: &Progress| {
-        if let Some(note) = p.failure_note() {
-            bar.note(&note);
-        }
-        bar.tick(p);
+        bar.tick_noting(p, p.failure_note())
     })?;
     bar.finish();
     Ok(Run {

@@ -149,12 +149,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             &objective,
             iterations,
             rule,
-            |p: &Progress| {
-                if let Some(note) = p.failure_note() {
-                    bar.note(&note);
-                }
-                bar.tick(p);
-            },
+            |p: &Progress| bar.tick_noting(p, p.failure_note()),
         )?;
         bar.finish();
         // A phase starts at the best point of the one before: its first entry is that loss.

@@ -616,12 +616,7 @@ impl Walker {
             radii.1,
             reach,
             rule,
-            |p: &Progress| {
-                if let Some(note) = p.failure_note() {
-                    bar.note(&note);
-                }
-                bar.tick(p);
-            },
+            |p: &Progress| bar.tick_noting(p, p.failure_note()),
         )?;
         bar.finish();
         Ok((run, clock.elapsed().as_secs_f64()))

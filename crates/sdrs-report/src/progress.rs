@@ -153,6 +153,23 @@ impl Progress {
         self.inc(1);
     }
 
+    /// [`Progress::tick`], after writing `note` at once when there is one
+    /// ([`Progress::note`]): an optimiser's iteration with the reason a step was not taken.
+    ///
+    /// ```
+    /// use sdrs_report::{Progress, ProgressMode};
+    /// let bar = Progress::new("descent", 2, ProgressMode::Hidden);
+    /// bar.tick_noting("loss 1.0e-2", Some("iteration 1: step not taken: the rollout failed"));
+    /// bar.tick_noting("loss 9.0e-3", None::<String>);
+    /// assert_eq!(bar.position(), 2);
+    /// ```
+    pub fn tick_noting(&self, message: impl std::fmt::Display, note: Option<impl AsRef<str>>) {
+        if let Some(note) = note {
+            self.note(note.as_ref());
+        }
+        self.tick(message);
+    }
+
     /// Replaces the message shown after the count.
     pub fn set_message(&self, message: &str) {
         let mut state = self.lock();

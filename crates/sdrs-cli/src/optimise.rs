@@ -307,11 +307,7 @@ fn optimise<P: Policy>(
                 Ok((e.loss, gradient, e))
             };
             let best = minimise(start, blocks, evaluate, iterations, |p| {
-                if let Some(note) = p.failure_note() {
-                    progress.note(&note);
-                }
-                progress.set_message(&format!("loss {:.4e}", p.loss));
-                progress.inc(1);
+                progress.tick_noting(format!("loss {:.4e}", p.loss), p.failure_note())
             })?;
             let design = best
                 .parameters

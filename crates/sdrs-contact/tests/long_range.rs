@@ -556,6 +556,65 @@ fn a_stale_warm_start_touching_a_corner_gives_way_to_the_closest_point_plane() {
     assert!((warm.plane - cold.plane).norm() <= 1e-8 * cold.plane.norm());
 }
 
+/// Issue 18 (4-cube sort with a standing post, `--rod=-0.375,-0.32,0`, frame 1): the post's
+/// side face and a cube's side face, parallel and 6.75 cm apart, overlap in height. Across the
+/// centroids' direction their extents were separated by only 1e-9, and the cold start took
+/// that plane: `L` = 8.5e8 there, its plane Hessian did not factor, and the solve failed before
+/// its first step. The cold start now needs half the centroids' distance before it trusts that
+/// direction; it converges from the closest-point plane, to the same optimum as from another
+/// warm start.
+#[test]
+fn parallel_faces_overlapping_across_the_centroids_converge_from_a_cold_start() {
+    let p = |x: f64, y: f64, z: f64| Point3::new(x, y, z);
+    let post = [
+        p(
+            -0.21247687663442075,
+            -0.3174730770474708,
+            0.010271584289083785,
+        ),
+        p(-0.21247633482864814, -0.317472441749982, 0.1702715842869052),
+        p(
+            -0.25247633482841875,
+            -0.3174724436861011,
+            0.17027171973835603,
+        ),
+    ];
+    let cube = [
+        p(
+            -0.20000078194054893,
+            -0.24999352695543275,
+            0.0014546567614929645,
+        ),
+        p(
+            -0.2002628114214754,
+            -0.2499950814904864,
+            0.10145431345157639,
+        ),
+        p(
+            -0.30026246812360047,
+            -0.2499951682725703,
+            0.1011922839692693,
+        ),
+    ];
+    let gap = sdrs_contact::distance::triangle_triangle(&post, &cube).distance;
+    assert!((gap - 0.0675).abs() < 1e-4, "gap {gap}");
+    let cold = triangle_potential(&post, &cube, None, 100)
+        .unwrap()
+        .expect("separated");
+    assert!(cold.iterations <= 20, "{} iterations", cold.iterations);
+    // The cube is on the plane's negative side, in +y of the post.
+    assert!(cold.plane.y < 0.0 && cold.value.is_finite());
+    let warm = triangle_potential(&post, &cube, Some(cold.plane * 0.5), 100)
+        .unwrap()
+        .expect("separated");
+    assert!(
+        (warm.value - cold.value).abs() <= 1e-10 * cold.value,
+        "{} vs {}",
+        warm.value,
+        cold.value
+    );
+}
+
 /// The potential and the force along the line of centres on a 10 cm cube from a 60 x 4 x 8 cm
 /// rod (12 triangles each) `d` m apart, centre to centre, under `model` (with `brute`, the
 /// brute-force sum of its exact triangle pairs).

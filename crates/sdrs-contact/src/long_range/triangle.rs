@@ -220,12 +220,12 @@ impl Vertices {
 
 /// A separating plane normal to `dir` (unit, pointing from B to A) half-way between the two
 /// triangles' extents along it, scaled to the optimum of the centred problem
-/// (`|n| = 1/(1 + √gap)`); `None` when their extents along `dir` overlap.
+/// (`|n| = 1/(1 + √gap)`), with that gap; `None` when their extents along `dir` overlap.
 fn plane_along(
     a: &[Point3<f64>; 3],
     b: &[Point3<f64>; 3],
     dir: &Vector3<f64>,
-) -> Option<Vector4<f64>> {
+) -> Option<(Vector4<f64>, f64)> {
     let low_a = a
         .iter()
         .map(|p| p.coords.dot(dir))
@@ -239,23 +239,26 @@ fn plane_along(
         return None;
     }
     let n = dir / (1.0 + gap.sqrt());
-    Some(Vector4::new(
-        n.x,
-        n.y,
-        n.z,
-        -0.5 * (low_a + high_b) / (1.0 + gap.sqrt()),
-    ))
+    let plane = Vector4::new(n.x, n.y, n.z, -0.5 * (low_a + high_b) / (1.0 + gap.sqrt()));
+    Some((plane, gap))
 }
 
 /// The cold start: the plane across the centroids' direction when it separates the two
-/// triangles (six dot products), else across the closest points' direction (which separates
-/// unless they touch); `None` when they touch.
+/// triangles by at least half the centroids' distance (six dot products), else across the
+/// closest points' direction (which separates unless they touch); `None` when they touch.
+///
+/// The centroids' distance bounds the triangles' distance from above, so the first plane's gap
+/// is at least half the best one's. A plane that separates by less can sit a round-off away from
+/// a corner: two parallel faces 6.8 cm apart but overlapping across the centroids' direction
+/// gave a gap of 1e-9, where `L` is 8.5e8 and its plane Hessian does not factor.
 fn initial_plane(a: &[Point3<f64>; 3], b: &[Point3<f64>; 3]) -> Option<Vector4<f64>> {
     let centroid = |t: &[Point3<f64>; 3]| (t[0].coords + t[1].coords + t[2].coords) / 3.0;
     let across = centroid(a) - centroid(b);
-    if let Some(p) = across
+    let far = 0.5 * across.norm();
+    if let Some((p, _)) = across
         .try_normalize(0.0)
         .and_then(|u| plane_along(a, b, &u))
+        .filter(|&(_, gap)| gap >= far)
     {
         return Some(p);
     }
@@ -263,7 +266,7 @@ fn initial_plane(a: &[Point3<f64>; 3], b: &[Point3<f64>; 3]) -> Option<Vector4<f
     if !(c.distance > 0.0) {
         return None;
     }
-    plane_along(a, b, &((c.a - c.b) / c.distance))
+    plane_along(a, b, &((c.a - c.b) / c.distance)).map(|(p, _)| p)
 }
 
 /// Newton decrement `∇Lᵀ(∇²L)⁻¹∇L` below which a warm start is used without trying the cold

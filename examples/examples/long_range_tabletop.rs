@@ -80,7 +80,7 @@
 //! 3 min 25 s; from `--rod=-0.5,-0.32,0` it ends at 2.4e-6 (0.2500 and 0.237 m: cube 0 stops
 //! 5 µm outside ε); under eq. 7 the post reaches only cube 0 (1.2150). With 4 cubes it sorts one
 //! or two of them and then drifts off the ground (5.3450 → 3.3275 or 2.7977), or, from
-//! between cubes 0 and 1, sorts cubes 0 and 1 and then goes off as well (2.5477; a first run failed at frame 1 in a window's contact solve). The runs are in
+//! between cubes 0 and 1, sorts cubes 0 and 1 and then goes off as well (2.5477; a first run failed at frame 1 in a triangle pair's cold start, since fixed). The runs are in
 //! `sdrs_examples::long_range::sort`'s docs.
 //!
 //! `cargo run --release -p sdrs-examples --example long_range_tabletop -- gather`

@@ -177,3 +177,32 @@ fn the_spider_has_the_papers_16_dof() {
     let massive = walker.robot.iter().filter(|&&l| model.mass(l) > 0.0);
     assert_eq!(massive.count(), 9);
 }
+
+/// The quadruped's co-design run (`quadruped`, defaults) at iteration 61: controller and foot
+/// vertices (one line each). Step 450 of its rollout, a foot sliding on the slope, takes 250
+/// undamped Newton iterations (line-search steps of 1/64) and failed at the cap of 100, which
+/// cost the run that iteration. Damped after the cap ([`sdrs::dynamics::Simulator::step`]) it
+/// converges, and the whole evaluation with its gradients goes through.
+#[test]
+fn a_sliding_foot_beyond_the_newton_cap_finishes_damped() {
+    let text = include_str!("data/quadruped_codesign_iteration61.csv");
+    let mut lines = text.lines().map(|line| {
+        DVector::from_vec(
+            line.split(',')
+                .map(|x| x.parse::<f64>().expect("a number"))
+                .collect(),
+        )
+    });
+    let (c, p) = (lines.next().unwrap(), lines.next().unwrap());
+    let walker = quadruped(550, 8).unwrap().codesign().unwrap();
+    assert_eq!(walker.objective.settings.max_iterations, 100);
+    let e = walker.objective.evaluate(&c, &p).unwrap();
+    let iterations = &e.trajectory.iterations;
+    assert!(
+        iterations[450] > 100,
+        "step 450 took {} iterations",
+        iterations[450]
+    );
+    assert!(e.loss.is_finite() && e.parameters.iter().all(|g| g.is_finite()));
+    assert!(e.design.unwrap().iter().all(|g| g.is_finite()));
+}

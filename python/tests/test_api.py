@@ -91,6 +91,7 @@ def test_step_and_rollout_shapes_and_dtypes():
     control = sdrs.Control(model)
     report = sim.step(motion, control)
     assert report["iterations"] >= 1 and report["active_pairs"] >= 1
+    assert report["damped"] is False
     q = motion.q
     assert q.dtype == np.float64 and q.shape == (6,)
     assert abs(q[2]) < 1e-3  # resting on the ground

@@ -14,6 +14,7 @@ mod long_range;
 mod mjcf;
 mod motion;
 mod names;
+mod newton_damping;
 mod newton_start;
 mod physics;
 mod regressions;

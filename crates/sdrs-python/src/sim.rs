@@ -214,8 +214,8 @@ impl PySimulator {
         self.lock().settings().dt
     }
 
-    /// Advances `motion` by one step under `control`; returns the step's Newton iterations
-    /// and active contact pairs.
+    /// Advances `motion` by one step under `control`; returns the step's Newton iterations,
+    /// whether they went on damped past `max_iterations` (`damped`), and active contact pairs.
     fn step<'py>(
         &self,
         py: Python<'py>,
@@ -226,6 +226,7 @@ impl PySimulator {
         let report = py.detach(|| self.lock().advance(m, &control.0)).raise()?;
         let out = PyDict::new(py);
         out.set_item("iterations", report.iterations)?;
+        out.set_item("damped", report.damped)?;
         out.set_item("active_pairs", report.active_pairs)?;
         Ok(out)
     }

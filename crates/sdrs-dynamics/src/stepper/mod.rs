@@ -55,11 +55,22 @@ use std::time::{Duration, Instant};
 /// step without a Newton step (as accurate as a Newton step from θ^t leaves it).
 const POLISHED: f64 = 1e-3;
 
+/// The Levenberg-Marquardt damping `λ` a step starts its second round of Newton iterations
+/// with, after [`StepSettings::max_iterations`] undamped ones did not converge
+/// ([`Simulator::newton`]), and the factor it shrinks by after a full step and grows by after a
+/// cut one.
+const DAMPING_START: f64 = 1e-2;
+const DAMPING_FACTOR: f64 = 4.0;
+
 /// What a step returns besides the new state.
 #[derive(Debug, Clone)]
 pub struct StepReport {
     /// Newton iterations taken.
     pub iterations: usize,
+    /// Whether the undamped iterations did not converge within
+    /// [`StepSettings::max_iterations`] and damped ones finished the step (see
+    /// [`Simulator::step`]).
+    pub damped: bool,
     /// Final `|∇O|∞`.
     pub residual: f64,
     /// Final objective value.
@@ -350,6 +361,12 @@ impl Simulator {
     /// body only the first one's pose is read, the others follow it), under `control`. Returns
     /// θ^{t+1} (re-centred, see [`State::recentred`]) and the step's report. [`Motion`] and
     /// [`Simulator::advance`] keep the previous poses for you.
+    ///
+    /// The step is Newton's method with a line search that keeps every iterate collision-free.
+    /// Should [`StepSettings::max_iterations`] iterations not converge (or stall before), the
+    /// step goes on from where they stopped for as many again, damped (Levenberg-Marquardt,
+    /// [`StepReport::damped`]); only when those do not converge either does it fail with
+    /// [`DynamicsError::NotConverged`].
     pub fn step(
         &mut self,
         current: &State,
@@ -462,7 +479,17 @@ impl Simulator {
         // Taken out for the solve (the line search borrows `self` mutably), put back on
         // success: the buffer outlives the step.
         let mut direction = std::mem::replace(&mut self.workspace.direction, DVector::zeros(0));
-        for iteration in 0..self.settings.max_iterations {
+        // Levenberg-Marquardt damping, 0 in the first `max_iterations` iterations. A step whose
+        // undamped Newton does not converge in them (it zig-zags on cut steps, as a body
+        // sliding under stiff friction does: a quadruped's foot took 250 iterations, at line
+        // search steps of 1/64) gets as many again from where it stopped, with the direction
+        // `−(H̃ + λ diag H̃)⁻¹ g` and `λ` adapted to how much of each step the line search kept.
+        // The solution is the same stationary point, so the backward pass does not change; a
+        // step that converges undamped takes exactly the path it took without the fallback.
+        let mut damping = 0.0;
+        let mut limit = self.settings.max_iterations;
+        let mut iteration = 0;
+        loop {
             let residual = eval.gradient.amax();
             if residual < self.settings.tolerance
                 && (!polish || residual < POLISHED * self.settings.tolerance)
@@ -507,6 +534,7 @@ impl Simulator {
                 timings.total = started.elapsed();
                 let report = StepReport {
                     iterations: iteration,
+                    damped: damping > 0.0,
                     residual,
                     energy: eval.value,
                     active_pairs: eval.active_pairs,
@@ -517,8 +545,16 @@ impl Simulator {
                 self.workspace.direction = direction;
                 return Ok((next, report, now));
             }
+            if iteration == limit {
+                if damping > 0.0 {
+                    break;
+                }
+                damping = DAMPING_START;
+                limit += self.settings.max_iterations;
+            }
+            iteration += 1;
             let clock = Instant::now();
-            self.descent_direction(&eval, &mut direction)?;
+            self.descent_direction(&eval, damping, &mut direction)?;
             newton += clock.elapsed();
             let slope = eval.gradient.dot(&direction);
             let longest = self.max_step(&state, &direction, &eval)?;
@@ -549,6 +585,13 @@ impl Simulator {
                     Err(_) => {}
                 }
                 step *= 0.5;
+            }
+            if damping > 0.0 {
+                damping = if step < longest {
+                    damping * DAMPING_FACTOR
+                } else {
+                    (damping / DAMPING_FACTOR).max(f64::EPSILON)
+                };
             }
             if let Some((next, evaluated)) = accepted {
                 let full = match evaluated {
@@ -586,6 +629,12 @@ impl Simulator {
                     polish = false;
                     continue;
                 }
+                if damping == 0.0 && eval.gradient.amax() >= self.settings.tolerance {
+                    // Stuck undamped: go on damped, as after the iteration cap.
+                    damping = DAMPING_START;
+                    limit = iteration + self.settings.max_iterations;
+                    continue;
+                }
                 break;
             };
             state = next;
@@ -593,7 +642,7 @@ impl Simulator {
             polish = false;
         }
         Err(DynamicsError::NotConverged {
-            iterations: self.settings.max_iterations,
+            iterations: iteration,
             residual: eval.gradient.amax(),
             tolerance: self.settings.tolerance,
             energy: eval.value,
@@ -935,11 +984,26 @@ impl Simulator {
 
     /// `−H̃⁻¹g` into `direction`, `H̃` the modified Newton matrix of the Hessian
     /// ([`HessianFactor::factorize_modified`]: eigenvalues `λ` replaced by
-    /// `max(|λ|, floor)`), factorised in the simulator's reused buffers.
-    fn descent_direction(&mut self, eval: &Evaluation, direction: &mut DVector<f64>) -> Result<()> {
-        self.workspace
-            .factor
-            .factorize_modified(&eval.hessian, self.settings.eigenvalue_floor)?;
+    /// `max(|λ|, floor)`), factorised in the simulator's reused buffers; with `damping` > 0,
+    /// of the Hessian with its diagonal scaled by `1 + damping` (Marquardt's damping).
+    fn descent_direction(
+        &mut self,
+        eval: &Evaluation,
+        damping: f64,
+        direction: &mut DVector<f64>,
+    ) -> Result<()> {
+        let floor = self.settings.eigenvalue_floor;
+        if damping > 0.0 {
+            let mut damped = eval.hessian.clone();
+            for i in 0..damped.nrows() {
+                damped[(i, i)] += damping * damped[(i, i)].abs();
+            }
+            self.workspace.factor.factorize_modified(&damped, floor)?;
+        } else {
+            self.workspace
+                .factor
+                .factorize_modified(&eval.hessian, floor)?;
+        }
         if direction.len() == eval.gradient.len() {
             direction.copy_from(&eval.gradient);
         } else {

@@ -1,0 +1,66 @@
+//! The step's damped second round ([`Simulator::step`]): a step whose undamped Newton
+//! iterations run out goes on damped from where they stopped, to the same solution and the same
+//! Hessian the backward pass uses.
+
+use sdrs_dynamics::scenes::{Scene, rotating_chains};
+use sdrs_dynamics::{Motion, Simulator, State, StepReport};
+
+/// Runs `scene` from rest for `steps` steps with at most `cap` undamped Newton iterations per
+/// step: the states and the reports.
+fn run(scene: &Scene, cap: usize, steps: usize) -> (Vec<State>, Vec<StepReport>) {
+    let mut settings = scene.settings.clone();
+    settings.max_iterations = cap;
+    settings.backward = true;
+    let mut sim = Simulator::new(scene.model.clone(), settings).expect("a valid scene");
+    let mut motion = Motion::at_rest(&scene.model, State::zero(&scene.model));
+    (0..steps)
+        .map(|t| {
+            let report = sim
+                .advance(&mut motion, &scene.control)
+                .unwrap_or_else(|e| panic!("step {t}: {e}"));
+            (motion.state.clone(), report)
+        })
+        .unzip()
+}
+
+#[test]
+fn steps_beyond_the_iteration_cap_finish_damped_at_the_same_solution() {
+    // Two chains of two links swung round and colliding: contact, friction and universal
+    // joints, solved tightly so that a step is its minimiser to round-off on either path.
+    let mut scene = rotating_chains(2, 0.01).unwrap();
+    scene.settings.tolerance = 1e-7;
+    let steps = 80;
+    let (free, free_reports) = run(&scene, 100, steps);
+    let most = free_reports.iter().map(|r| r.iterations).max().unwrap();
+    assert!(free_reports.iter().all(|r| !r.damped));
+    // A cap below what some steps need: those finish damped.
+    let cap = most * 2 / 3;
+    let (capped, capped_reports) = run(&scene, cap, steps);
+    let damped: Vec<usize> = (0..steps).filter(|&t| capped_reports[t].damped).collect();
+    eprintln!(
+        "undamped at most {most} iterations; cap {cap}: {} steps damped, at most {} iterations",
+        damped.len(),
+        capped_reports.iter().map(|r| r.iterations).max().unwrap()
+    );
+    assert!(
+        !damped.is_empty(),
+        "no step needed more than {cap} iterations"
+    );
+    // Until the first damped step the runs are the same, iteration for iteration (after it the
+    // warm starts differ by round-off, and so may the iteration counts).
+    for t in 0..damped[0] {
+        assert_eq!(free_reports[t].iterations, capped_reports[t].iterations);
+        assert_eq!(free[t], capped[t]);
+    }
+    for t in 0..steps {
+        let (a, b) = (&free_reports[t], &capped_reports[t]);
+        let apart = (&free[t].q - &capped[t].q).amax();
+        assert!(apart < 1e-9, "step {t}: states {apart:.1e} apart");
+        let (ha, hb) = (
+            &a.linearization.as_ref().unwrap().hessian,
+            &b.linearization.as_ref().unwrap().hessian,
+        );
+        let gap = (ha - hb).amax() / ha.amax();
+        assert!(gap < 1e-6, "step {t}: Hessians {gap:.1e} apart");
+    }
+}

@@ -16,8 +16,11 @@
 //! went from 16 to 8 Newton iterations per step on average) and backtracks along the
 //! resulting descent direction until the
 //! energy is finite (no penetration) and decreases enough (Armijo); so every accepted state,
-//! and the returned one, is collision-free. The step stops when `|∇O|∞ < tolerance` and fails
-//! with [`DynamicsError::NotConverged`] otherwise.
+//! and the returned one, is collision-free. The step stops when `|∇O|∞ < tolerance`. If
+//! `max_iterations` iterations do not get there (or stall on steps too short to count), it goes
+//! on from where they stopped for as many again with Levenberg-Marquardt damping,
+//! `H̃ + λ diag|H̃|` (ours: Newton zig-zags on line-search steps of 1/64 while a body slides
+//! under stiff friction), and only then fails with [`DynamicsError::NotConverged`].
 
 mod active;
 mod assembly;

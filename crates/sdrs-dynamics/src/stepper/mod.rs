@@ -18,9 +18,10 @@
 //! energy is finite (no penetration) and decreases enough (Armijo); so every accepted state,
 //! and the returned one, is collision-free. The step stops when `|∇O|∞ < tolerance`. If
 //! `max_iterations` iterations do not get there (or stall on steps too short to count), it goes
-//! on from where they stopped for as many again with Levenberg-Marquardt damping,
-//! `H + λ diag|H|` before the eigenvalue floor (ours: Newton zig-zags on line-search steps of 1/64 while a body slides
-//! under stiff friction), and only then fails with [`DynamicsError::NotConverged`].
+//! on from where they stopped for as many again with Levenberg-Marquardt damping, `H + λ
+//! diag|H|` before the eigenvalue floor (ours: Newton zig-zags on line-search steps of 1/64
+//! while a body slides under stiff friction), and only then fails with
+//! [`DynamicsError::NotConverged`].
 
 mod active;
 mod assembly;
@@ -486,7 +487,8 @@ impl Simulator {
         // undamped Newton does not converge in them (it zig-zags on cut steps, as a body
         // sliding under stiff friction does: a quadruped's foot took 250 iterations, at line
         // search steps of 1/64) gets as many again from where it stopped, with the direction
-        // `−(H + λ diag|H|)~⁻¹ g` and `λ` adapted to how much of each step the line search kept.
+        // `H + λ diag|H|` in place of `H` and `λ` adapted to how much of each step the line
+        // search kept.
         // The solution is the same stationary point, so the backward pass does not change; a
         // step that converges undamped takes exactly the path it took without the fallback.
         let mut damping = 0.0;

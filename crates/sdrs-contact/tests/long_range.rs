@@ -9,7 +9,7 @@ use nalgebra::{Isometry3, Point3, Translation3, UnitQuaternion, Vector3};
 use proptest::prelude::*;
 use proptest::test_runner::TestRunner;
 use sdrs_contact::long_range::radial::centred;
-use sdrs_contact::long_range::triangle::triangle_potential;
+use sdrs_contact::long_range::triangle::{TrianglePotential, triangle_potential};
 use sdrs_contact::long_range::{FarField, LongRange, MeshShape};
 use sdrs_contact::{ContactModel, Order, PairContact, PairOutcome};
 use sdrs_geometry::TriMesh;
@@ -544,7 +544,18 @@ fn a_stale_warm_start_touching_a_corner_gives_way_to_the_closest_point_plane() {
     let cold = triangle_potential(&rod, &cube, None, 100)
         .unwrap()
         .expect("separated");
-    let warm = triangle_potential(&rod, &cube, Some(stale), 100)
+    let warm = warm_from(&rod, &cube, stale, &cold);
+    assert!((warm.plane - cold.plane).norm() <= 1e-8 * cold.plane.norm());
+}
+
+/// The pair's potential warm-started at `start`, asserted equal to the `cold` one.
+fn warm_from(
+    a: &[Point3<f64>; 3],
+    b: &[Point3<f64>; 3],
+    start: nalgebra::Vector4<f64>,
+    cold: &TrianglePotential,
+) -> TrianglePotential {
+    let warm = triangle_potential(a, b, Some(start), 100)
         .unwrap()
         .expect("separated");
     assert!(
@@ -553,7 +564,7 @@ fn a_stale_warm_start_touching_a_corner_gives_way_to_the_closest_point_plane() {
         warm.value,
         cold.value
     );
-    assert!((warm.plane - cold.plane).norm() <= 1e-8 * cold.plane.norm());
+    warm
 }
 
 /// Issue 18 (4-cube sort with a standing post, `--rod=-0.375,-0.32,0`, frame 1): the post's
@@ -604,15 +615,7 @@ fn parallel_faces_overlapping_across_the_centroids_converge_from_a_cold_start() 
     assert!(cold.iterations <= 20, "{} iterations", cold.iterations);
     // The cube is on the plane's negative side, in +y of the post.
     assert!(cold.plane.y < 0.0 && cold.value.is_finite());
-    let warm = triangle_potential(&post, &cube, Some(cold.plane * 0.5), 100)
-        .unwrap()
-        .expect("separated");
-    assert!(
-        (warm.value - cold.value).abs() <= 1e-10 * cold.value,
-        "{} vs {}",
-        warm.value,
-        cold.value
-    );
+    warm_from(&post, &cube, cold.plane * 0.5, &cold);
 }
 
 /// The potential and the force along the line of centres on a 10 cm cube from a 60 x 4 x 8 cm

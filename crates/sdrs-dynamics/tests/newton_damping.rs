@@ -2,26 +2,8 @@
 //! iterations run out goes on damped from where they stopped, to the same solution and the same
 //! Hessian the backward pass uses.
 
-use sdrs_dynamics::scenes::{Scene, rotating_chains};
-use sdrs_dynamics::{Motion, Simulator, State, StepReport};
-
-/// Runs `scene` from rest for `steps` steps with at most `cap` undamped Newton iterations per
-/// step: the states and the reports.
-fn run(scene: &Scene, cap: usize, steps: usize) -> (Vec<State>, Vec<StepReport>) {
-    let mut settings = scene.settings.clone();
-    settings.max_iterations = cap;
-    settings.backward = true;
-    let mut sim = Simulator::new(scene.model.clone(), settings).expect("a valid scene");
-    let mut motion = Motion::at_rest(&scene.model, State::zero(&scene.model));
-    (0..steps)
-        .map(|t| {
-            let report = sim
-                .advance(&mut motion, &scene.control)
-                .unwrap_or_else(|e| panic!("step {t}: {e}"));
-            (motion.state.clone(), report)
-        })
-        .unzip()
-}
+use crate::newton_start::run_with;
+use sdrs_dynamics::scenes::rotating_chains;
 
 #[test]
 fn steps_beyond_the_iteration_cap_finish_damped_at_the_same_solution() {
@@ -30,12 +12,18 @@ fn steps_beyond_the_iteration_cap_finish_damped_at_the_same_solution() {
     let mut scene = rotating_chains(2, 0.01).unwrap();
     scene.settings.tolerance = 1e-7;
     let steps = 80;
-    let (free, free_reports) = run(&scene, 100, steps);
+    let run = |cap| {
+        run_with(&scene, steps, |settings| {
+            settings.max_iterations = cap;
+            settings.backward = true;
+        })
+    };
+    let (free, free_reports) = run(100);
     let most = free_reports.iter().map(|r| r.iterations).max().unwrap();
     assert!(free_reports.iter().all(|r| !r.damped));
     // A cap below what some steps need: those finish damped.
     let cap = most * 2 / 3;
-    let (capped, capped_reports) = run(&scene, cap, steps);
+    let (capped, capped_reports) = run(cap);
     let damped: Vec<usize> = (0..steps).filter(|&t| capped_reports[t].damped).collect();
     eprintln!(
         "undamped at most {most} iterations; cap {cap}: {} steps damped, at most {} iterations",

@@ -5,23 +5,34 @@ use nalgebra::{Isometry3, Vector3};
 use sdrs_dynamics::scenes::{Scene, rotating_chains, sdrs_contact};
 use sdrs_dynamics::{
     Control, JointKind, Kinematics, Link, MassModel, Model, Motion, NewtonStart, Simulator, State,
-    StepSettings,
+    StepReport, StepSettings,
 };
 use sdrs_geometry::ConvexHull;
 
 /// Runs `scene` from rest for `steps` steps with Newton started at `start`: the states and
 /// the Newton iterations of each step.
 fn run(scene: &Scene, start: NewtonStart, steps: usize) -> (Vec<State>, Vec<usize>) {
+    let (states, reports) = run_with(scene, steps, |settings| settings.start = start);
+    (states, reports.iter().map(|r| r.iterations).collect())
+}
+
+/// Runs `scene` from rest for `steps` steps under its settings as `edit` leaves them: the
+/// states and the reports of each step.
+pub(crate) fn run_with(
+    scene: &Scene,
+    steps: usize,
+    edit: impl FnOnce(&mut StepSettings),
+) -> (Vec<State>, Vec<StepReport>) {
     let mut settings = scene.settings.clone();
-    settings.start = start;
+    edit(&mut settings);
     let mut sim = Simulator::new(scene.model.clone(), settings).expect("a valid scene");
     let mut motion = Motion::at_rest(&scene.model, State::zero(&scene.model));
     (0..steps)
-        .map(|_| {
+        .map(|t| {
             let report = sim
                 .advance(&mut motion, &scene.control)
-                .expect("the step converges");
-            (motion.state.clone(), report.iterations)
+                .unwrap_or_else(|e| panic!("step {t}: {e}"));
+            (motion.state.clone(), report)
         })
         .unzip()
 }

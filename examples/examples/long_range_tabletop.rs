@@ -154,6 +154,11 @@ struct Args {
     /// blend (see `sdrs::contact::long_range::FarField`).
     #[arg(long)]
     counted_far_field: bool,
+    /// Keep the rod's x, y targets over the ground, its centre at least 10 cm inside the
+    /// edges (`TabletopProblem::ground_bounds`; by default the targets are unbounded and the
+    /// rod can leave the 3 m ground). Needs a starting yaw of 0.
+    #[arg(long)]
+    keep_on_ground: bool,
     /// Which methods run.
     #[command(flatten)]
     methods: MethodChoice,
@@ -268,6 +273,12 @@ fn main() -> anyhow::Result<()> {
     } else {
         Stopping::best().stopping_at(0.0)
     });
+    let driver = if args.keep_on_ground {
+        let (lower, upper) = problem.ground_bounds(0.1).map_err(boxed)?;
+        driver.with_action_bounds(lower, upper)?
+    } else {
+        driver
+    };
     let mut models = contact_models(STIFFNESS).map_err(boxed)?;
     if args.counted_far_field {
         models.long_range = counted_far_field(models.long_range).map_err(boxed)?;

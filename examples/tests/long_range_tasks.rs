@@ -369,3 +369,35 @@ fn the_posts_first_window_gradient_points_at_the_nearer_cube() {
         assert!(y < 0.0 && x < 0.0, "counted {counted}: ({x:e}, {y:e})");
     }
 }
+
+/// The ground bounds of the rod's targets: offsets from its start that keep its centre 10 cm
+/// inside the 3 m ground on x and y, the other driven DoFs free; refused for a turned rod or a
+/// margin wider than the ground.
+#[test]
+fn ground_bounds_keep_the_rods_targets_over_the_ground() {
+    let mut problem = sort_problem_at(
+        0,
+        2,
+        (-0.375, -0.32, 0.0),
+        RodShape::POST,
+        Contact::LongRange,
+    )
+    .unwrap();
+    problem.driven.push(3);
+    let (lower, upper) = problem.ground_bounds(0.1).unwrap();
+    let close = |a: &DVector<f64>, b: [f64; 2]| (a[0] - b[0]).abs() + (a[1] - b[1]).abs() < 1e-12;
+    assert_eq!(problem.driven[..2], [0, 1]);
+    assert!(close(&lower, [-1.4 + 0.375, -1.4 + 0.32]), "{lower}");
+    assert!(close(&upper, [1.4 + 0.375, 1.4 + 0.32]), "{upper}");
+    assert_eq!((lower[2], upper[2]), (f64::NEG_INFINITY, f64::INFINITY));
+    let turned = sort_problem_at(
+        0,
+        2,
+        (-0.375, -0.32, 0.3),
+        RodShape::POST,
+        Contact::LongRange,
+    )
+    .unwrap();
+    assert!(turned.ground_bounds(0.1).is_err());
+    assert!(problem.ground_bounds(1.5).is_err());
+}

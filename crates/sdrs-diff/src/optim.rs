@@ -17,6 +17,8 @@ pub struct Adam {
     m: DVector<f64>,
     v: DVector<f64>,
     t: i32,
+    /// The box every step is projected onto ([`Adam::with_bounds`]).
+    bounds: Option<(DVector<f64>, DVector<f64>)>,
 }
 
 impl Adam {
@@ -30,7 +32,38 @@ impl Adam {
             m: DVector::zeros(len),
             v: DVector::zeros(len),
             t: 0,
+            bounds: None,
         }
+    }
+
+    /// The same Adam projecting every step onto the box `lower ≤ x ≤ upper` (projected Adam:
+    /// the moments see the raw gradients, the parameters are clamped after each update).
+    /// Entries may be infinite (unbounded); errors if a length differs from the parameters',
+    /// a bound is NaN or `lower > upper` anywhere.
+    ///
+    /// ```
+    /// use sdrs_diff::Adam;
+    /// use nalgebra::DVector;
+    /// let mut adam = Adam::new(2, 0.1).with_bounds(
+    ///     DVector::from_vec(vec![-0.5, f64::NEG_INFINITY]),
+    ///     DVector::from_vec(vec![0.5, f64::INFINITY]),
+    /// )?;
+    /// // Minimise (x₀ − 2)² + (x₁ − 2)²: x₀ stops at its bound, x₁ goes on.
+    /// let mut x = DVector::zeros(2);
+    /// for _ in 0..200 {
+    ///     let g = x.map(|v| 2.0 * (v - 2.0));
+    ///     adam.step(&mut x, &g)?;
+    /// }
+    /// assert_eq!(x[0], 0.5);
+    /// assert!((x[1] - 2.0).abs() < 0.1);
+    /// # Ok::<(), sdrs_diff::DiffError>(())
+    /// ```
+    pub fn with_bounds(self, lower: DVector<f64>, upper: DVector<f64>) -> Result<Self> {
+        check_box(&lower, &upper, self.m.len(), "Adam")?;
+        Ok(Self {
+            bounds: Some((lower, upper)),
+            ..self
+        })
     }
 
     /// One step: updates `params` in place to descend along `gradient`.
@@ -54,8 +87,45 @@ impl Adam {
             let v = self.v[i] / c2;
             params[i] -= self.learning_rate * m / (v.sqrt() + self.epsilon);
         }
+        if let Some((lower, upper)) = &self.bounds {
+            for i in 0..params.len() {
+                params[i] = params[i].clamp(lower[i], upper[i]);
+            }
+        }
         Ok(())
     }
+}
+
+/// Checks a box for `len` parameters of `what`: both bounds of length `len`, no NaN, and
+/// `lower ≤ upper` everywhere.
+pub(crate) fn check_box(
+    lower: &DVector<f64>,
+    upper: &DVector<f64>,
+    len: usize,
+    what: &'static str,
+) -> Result<()> {
+    for (name, bound) in [("lower bounds", lower), ("upper bounds", upper)] {
+        if bound.len() != len {
+            return Err(DiffError::InvalidInput {
+                what,
+                reason: format!(
+                    "{} {name} for {len} parameters: give one per parameter",
+                    bound.len()
+                ),
+            });
+        }
+    }
+    if let Some(i) = (0..len).find(|&i| !(lower[i] <= upper[i])) {
+        return Err(DiffError::InvalidInput {
+            what,
+            reason: format!(
+                "bounds [{}, {}] at index {i}: the lower bound must not exceed the upper one \
+                 and neither may be NaN (use ±infinity for none)",
+                lower[i], upper[i]
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// The step of SDRS eq. 15 for one block of parameters `x` (design or control): the

@@ -24,7 +24,7 @@
 
 use crate::descent::{GradientSource, Stopping, descent};
 use crate::error::{DiffError, Result};
-use crate::optim::Adam;
+use crate::optim::{Adam, check_box};
 use nalgebra::DVector;
 
 /// The settings of a receding-horizon run.
@@ -52,6 +52,9 @@ pub struct RecedingHorizon {
     /// paper's `ReLU(d² − ε²)`: a plan of loss 0 is already optimal, and a descent from it
     /// would spend its iterations holding.
     pub hold_at: Option<f64>,
+    /// Per action value, the box `[lower, upper]` every plan is kept in
+    /// ([`RecedingHorizon::with_action_bounds`]; `None`: unbounded).
+    pub action_bounds: Option<(DVector<f64>, DVector<f64>)>,
 }
 
 /// What a receding-horizon run did.
@@ -113,6 +116,25 @@ impl RecedingHorizon {
             beta2: 0.5,
             stopping: Stopping::default(),
             hold_at: Some(0.0),
+            action_bounds: None,
+        })
+    }
+
+    /// The same driver keeping every action in the box `lower ≤ a ≤ upper` (one bound per
+    /// action value; ±infinity for none): the initial plan is clamped into it and each Adam
+    /// step projected onto it ([`Adam::with_bounds`]), so no applied action leaves it (a
+    /// pusher's targets kept on the table). Errors on a bound of the wrong length, a NaN or
+    /// `lower > upper`.
+    pub fn with_action_bounds(self, lower: DVector<f64>, upper: DVector<f64>) -> Result<Self> {
+        check_box(
+            &lower,
+            &upper,
+            self.action,
+            "receding-horizon action bounds",
+        )?;
+        Ok(Self {
+            action_bounds: Some((lower, upper)),
+            ..self
         })
     }
 
@@ -173,7 +195,15 @@ impl RecedingHorizon {
                 expected: h * m,
             });
         }
+        // The bounds of the whole plan: the action's, once per action.
+        let plan_bounds = self.action_bounds.as_ref().map(|(lower, upper)| {
+            let tile = |b: &DVector<f64>| DVector::from_fn(h * m, |i, _| b[i % m]);
+            (tile(lower), tile(upper))
+        });
         let mut plan = plan;
+        if let Some((lower, upper)) = &plan_bounds {
+            plan = plan.zip_zip_map(lower, upper, |x, l, u| x.clamp(l, u));
+        }
         let mut state = start;
         let mut run = RecedingRun {
             states: vec![state.clone()],
@@ -197,6 +227,9 @@ impl RecedingHorizon {
                     let mut adam = Adam::new(h * m, self.learning_rate);
                     adam.beta1 = self.beta1;
                     adam.beta2 = self.beta2;
+                    if let Some((lower, upper)) = &plan_bounds {
+                        adam = adam.with_bounds(lower.clone(), upper.clone())?;
+                    }
                     let descent = descent(
                         &mut plan,
                         &mut adam,

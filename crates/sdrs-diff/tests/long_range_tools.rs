@@ -463,3 +463,51 @@ fn receding_horizon_survives_a_failed_iterate_and_fails_on_a_failed_start() {
     );
     assert!(matches!(refused, Err(DiffError::InvalidSetting { .. })));
 }
+
+/// Action bounds: a point driven by velocity actions towards 1 (plans of 3, scored by the
+/// squared miss at the plan's end) reaches it unbounded; with every action in [−0.05, 0.05] no
+/// applied action leaves the box, an initial plan outside it is clamped, and 10 frames move the
+/// point at most 0.5. Bad boxes are refused.
+#[test]
+fn receding_horizon_keeps_every_action_within_its_bounds() {
+    let run = |driver: &RecedingHorizon, plan: DVector<f64>| {
+        driver
+            .run(
+                0.0f64,
+                plan,
+                |&x, _| {
+                    Ok(move |plan: &DVector<f64>| {
+                        let miss = x + plan.sum() - 1.0;
+                        Ok((miss * miss, DVector::from_element(3, 2.0 * miss)))
+                    })
+                },
+                |x, a| {
+                    *x += a[0];
+                    Ok(())
+                },
+                |_, _, _| {},
+            )
+            .unwrap()
+    };
+    let free = RecedingHorizon::new(10, 3, 1, 30, 0.1).unwrap();
+    let unbounded = run(&free, DVector::zeros(3));
+    assert!((unbounded.states[10] - 1.0).abs() < 0.05);
+    let one = |v: f64| DVector::from_element(1, v);
+    let boxed = free
+        .clone()
+        .with_action_bounds(one(-0.05), one(0.05))
+        .unwrap();
+    let bounded = run(&boxed, DVector::from_element(3, 0.4));
+    assert!(bounded.actions.iter().all(|a| a[0].abs() <= 0.05));
+    assert_eq!(bounded.actions[0][0], 0.05);
+    assert!(bounded.states[10] <= 0.5 + 1e-12);
+    // One bound per action value, no NaN, lower <= upper.
+    for (lower, upper) in [
+        (DVector::zeros(2), DVector::zeros(2)),
+        (one(f64::NAN), one(1.0)),
+        (one(1.0), one(0.0)),
+    ] {
+        let err = free.clone().with_action_bounds(lower, upper).unwrap_err();
+        assert!(matches!(err, DiffError::InvalidInput { .. }), "{err}");
+    }
+}

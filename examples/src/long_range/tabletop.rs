@@ -534,6 +534,43 @@ impl TabletopProblem {
     pub fn misses(&self, state: &State) -> Vec<f64> {
         misses(&self.scene.model, &self.scene.pieces, &self.targets, state)
     }
+
+    /// Bounds on the driven DoFs' PD targets that keep the pusher's centre at least `margin`
+    /// inside the [`GROUND`] square's edges (x and y; the other DoFs unbounded), for
+    /// [`sdrs::diff::RecedingHorizon::with_action_bounds`]. The targets are offsets along the
+    /// rod's starting frame, so its starting yaw must be 0.
+    pub fn ground_bounds(
+        &self,
+        margin: f64,
+    ) -> Result<(DVector<f64>, DVector<f64>), Box<dyn std::error::Error>> {
+        let model = &self.scene.model;
+        let start = model.links()[model.link_index(ROD_FRAMES[0])?].attachment;
+        if start.rotation.angle() != 0.0 {
+            return Err(format!(
+                "ground bounds: the rod starts turned by {} rad; they need a starting yaw of 0",
+                start.rotation.angle()
+            )
+            .into());
+        }
+        let half = 0.5 * GROUND.0 - margin;
+        if !(half > 0.0) {
+            return Err(format!(
+                "ground bounds: a margin of {margin} m leaves nothing of the {} m ground",
+                GROUND.0
+            )
+            .into());
+        }
+        let bound = |dof: usize, side: f64| match dof {
+            0 | 1 => side * half - start.translation.vector[dof],
+            _ => side * f64::INFINITY,
+        };
+        let (lower, upper) = self
+            .driven
+            .iter()
+            .map(|&dof| (bound(dof, -1.0), bound(dof, 1.0)))
+            .unzip::<_, _, Vec<f64>, Vec<f64>>();
+        Ok((DVector::from_vec(lower), DVector::from_vec(upper)))
+    }
 }
 
 /// Each piece's distance (m) from its target in `state`.

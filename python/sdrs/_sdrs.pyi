@@ -337,7 +337,14 @@ def rollout_batch(
 
 class Adam:
     def __init__(
-        self, n: int, learning_rate: float, beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1e-8
+        self,
+        n: int,
+        learning_rate: float,
+        beta1: float = 0.9,
+        beta2: float = 0.999,
+        epsilon: float = 1e-8,
+        lower: Optional[ArrayLike] = None,
+        upper: Optional[ArrayLike] = None,
     ) -> None: ...
     def step(self, params: ArrayLike, gradient: ArrayLike) -> Array: ...
 

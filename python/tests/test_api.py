@@ -277,6 +277,10 @@ def test_objective_losses_design_and_optimisers():
     adam = sdrs.Adam(2, 0.1)
     x = adam.step([1.0, 1.0], [1.0, -1.0])
     assert np.allclose(x, [0.9, 1.1])
+    boxed = sdrs.Adam(2, 0.1, lower=[0.95, -1e9], upper=[1e9, 1e9])
+    assert np.allclose(boxed.step([1.0, 1.0], [1.0, -1.0]), [0.95, 1.1])
+    with pytest.raises(ValueError, match="lower bound must not exceed"):
+        sdrs.Adam(1, 0.1, lower=[1.0], upper=[0.0])
     d = sdrs.projected_step(np.zeros(2), np.ones(2), 0.5, -np.ones(2), np.full(2, 0.1))
     assert np.linalg.norm(d) == pytest.approx(0.5)
     block = sdrs.Block(np.full(STEPS, -10.0), np.full(STEPS, 10.0), 0.5, 2.0)

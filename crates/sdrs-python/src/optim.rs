@@ -21,18 +21,38 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 }
 
 /// Adam (Kingma and Ba) for `n` parameters: `step(params, gradient)` returns the new
-/// parameters.
+/// parameters; with `lower` and `upper` (arrays of `n` finite values) each step is projected
+/// onto that box.
 #[pyclass(name = "Adam", module = "sdrs")]
 pub struct PyAdam(Adam);
 
 #[pymethods]
 impl PyAdam {
     #[new]
-    #[pyo3(signature = (n, learning_rate, beta1=0.9, beta2=0.999, epsilon=1e-8))]
-    fn new(n: usize, learning_rate: f64, beta1: f64, beta2: f64, epsilon: f64) -> Self {
+    #[pyo3(signature = (n, learning_rate, beta1=0.9, beta2=0.999, epsilon=1e-8, lower=None, upper=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        n: usize,
+        learning_rate: f64,
+        beta1: f64,
+        beta2: f64,
+        epsilon: f64,
+        lower: Option<&Bound<'_, PyAny>>,
+        upper: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
         let mut adam = Adam::new(n, learning_rate);
         (adam.beta1, adam.beta2, adam.epsilon) = (beta1, beta2, epsilon);
-        Self(adam)
+        match (lower, upper) {
+            (None, None) => Ok(Self(adam)),
+            (Some(lower), Some(upper)) => {
+                let lower = arrays::vector(lower, "lower", Some(n))?;
+                let upper = arrays::vector(upper, "upper", Some(n))?;
+                Ok(Self(adam.with_bounds(lower, upper).raise()?))
+            }
+            _ => Err(PyValueError::new_err(
+                "Adam: give both lower and upper bounds, or neither",
+            )),
+        }
     }
 
     /// One step from `params` along `gradient`: the new parameters.

@@ -20,12 +20,13 @@
 //! [`Task::with_retreat`]: sdrs_examples::single_jaw::Task::with_retreat
 
 use clap::Parser;
-use sdrs::diff::{Evaluation, Optimum, StepRule, minimise_with};
+use sdrs::diff::{Evaluation, Optimum, minimise_with};
 use sdrs::prelude::*;
 use sdrs_examples::blocks::{JawBlocks, grid};
 use sdrs_examples::single_jaw::{
     DT, LIFT, MU, PAPER_GRID, RETREAT, STEPS, Schedule, min_clearance, object_lift, single_jaw,
 };
+use sdrs_examples::walker::step_rule;
 use sdrs_report::{LinePlot, ProgressMode, display_path, target_dir};
 use sdrs_view::glb::Animation;
 use sdrs_view::{Plots, write_run};
@@ -40,8 +41,12 @@ struct Args {
     iterations: usize,
     /// Take only steps that lower the loss, in a trust region (grown by 1.5 after a success
     /// up to 0.2 and 2e-2, halved after a failure).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "plateau")]
     trust_region: bool,
+    /// Halve the fixed step lengths whenever this many iterations in a row found no better
+    /// point (`StepRule::Plateau`, ours).
+    #[arg(long)]
+    plateau: Option<usize>,
     /// Horizon (steps of 10 ms; the paper: 480).
     #[arg(long, default_value_t = STEPS)]
     steps: usize,
@@ -123,11 +128,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let evaluation_s = clock.elapsed().as_secs_f64();
     println!("one evaluation (rollout + adjoint): {evaluation_s:.1} s");
     let clock = Instant::now();
-    let rule = if args.trust_region {
-        StepRule::TrustRegion
-    } else {
-        StepRule::Fixed
-    };
+    let rule = step_rule(args.trust_region, args.plateau);
     let origin = vec![task.initial.clone(), DVector::zeros(jaw.parameters())];
     let mut history: Vec<f64> = Vec::new();
     let mut last = None;

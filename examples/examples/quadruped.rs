@@ -11,12 +11,24 @@
 //! [--calibrated-contact] [--trust-region | --plateau N]` (`--plateau N`: the fixed lengths
 //! halve after N iterations without a better point, `StepRule::Plateau`, ours)
 //!
-//! Measured (2026-11-27, 2 cores shared with two other optimisations; the 16-DoF spider of
-//! `sdrs_examples::quadruped`):
+//! Measured (2026-11-27, 2 cores shared with other jobs; the 16-DoF spider of
+//! `sdrs_examples::quadruped`). Since the stepper's damped second round (a step whose 100
+//! undamped Newton iterations do not converge goes on damped, `sdrs::dynamics::Simulator::step`)
+//! no rollout of these runs fails:
 //!
 //! | run | control only | co-design | wall (control only / co-design) |
 //! |---|---|---|---|
 //! | paper | 4.90 m | 5.33 m (+8.78%) | 4 min each |
+//! | `--iterations 300` (default) | 1.977 m (no better step in iterations 126-300) | 2.334 m (+18.1%; loss 59.05 from iteration 59) | 98 s / 122 s |
+//! | `--plateau 40` (300) | 2.901 m | 2.779 m (−4.2%) | 100 s / 123 s |
+//!
+//! Before it, the co-design's iteration 61 failed (step 450, a foot sliding on the slope, needs
+//! 250 undamped iterations; it now converges in 118) and the run went on from a half-length
+//! step there, which happened to walk further. Those runs, for the record (control only is
+//! unchanged where none of its rollouts failed):
+//!
+//! | run, before the damped round | control only | co-design | wall |
+//! |---|---|---|---|
 //! | `--iterations 40` | 1.928 m | 2.169 m (+12.5%) | 23 s / 34 s |
 //! | `--iterations 150` | 1.977 m (stalls at loss 64.37 from iteration 125) | 3.502 m (+77.1%; loss 42.35 from iteration 95) | 53 s / 55 s |
 //! | `--iterations 300` | 1.977 m (no better step in iterations 126-300) | 3.502 m (no better step in iterations 96-300) | 127 s / 120 s |
@@ -28,14 +40,12 @@
 //! | `--trust-region` (300) | -0.234 m (loss 105.3; radius shrinks to 1e-4) | 0.119 m (loss 98.7) | 83 s / 174 s |
 //!
 //! Both stay collision-free (smallest gaps 1.8 cm and 1.1 cm over the 300-iteration
-//! trajectories). The co-design rows were 3.691 m (150) and 4.395 m (+122%, loss 31.44; 300)
-//! until `StepRule::Fixed` stopped halving its steps for good after a failed rollout: the
-//! co-design's iteration 61 fails (a Newton solve of step 450 gives up after 100 iterations),
-//! and those runs went on at half the paper's step lengths, which happened to walk further;
-//! at full lengths after it the co-design stalls from iteration 95. The `--plateau` rows show
-//! how much the outcome depends on when the lengths shrink (not monotone in the patience: the
-//! optimisation is chaotic in the step schedule); the default stays the paper's fixed steps. The 14-DoF spider of earlier stops (free body, 1-DoF hips) walked 1.365 m
-//! and 1.628 m after 150 iterations. The MuJoCo replay of the 150-iteration robots
+//! trajectories). Still earlier, the co-design rows were 3.691 m (150) and 4.395 m (+122%,
+//! loss 31.44; 300), when `StepRule::Fixed` halved its steps for good after a failed rollout.
+//! How far the co-design walks depends on when the step lengths shrink (not monotone in the
+//! patience: the optimisation is chaotic in the step schedule); the default stays the paper's
+//! fixed steps. The 14-DoF spider of earlier stops (free body, 1-DoF hips) walked 1.365 m
+//! and 1.628 m after 150 iterations. The MuJoCo replay of the 150-iteration robots (before the damped round)
 //! (`benches/reference/mujoco_replay.py`) does not walk uphill: -4.526 m (control only) and
 //! -8.313 m (co-design; the co-design of 3.691 m before the step rule's change gave -3.46 m);
 //! with the 14-DoF spider it gave -3.32 and -3.57 m against sdrs's 1.237 and 1.304 m. MuJoCo's soft contact with its default parameters is not the barrier of the

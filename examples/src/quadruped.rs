@@ -22,7 +22,7 @@
 //! 16 with 9 links and the per-hinge limits; the paper gives no joint layout. Our
 //! first spider (stops 22-30) had a free body (6 DoF) and 1-DoF hips about z, 14 DoF in
 //! all: it walked 1.365 m (control only) and 1.628 m (co-design) after 150 iterations, 3.6x
-//! short of the paper; the 16-DoF spider walks 1.977 m and 3.502 m (see
+//! short of the paper; the 16-DoF spider walks 1.977 m and 2.334 m (see
 //! `examples/quadruped.rs`).
 //!
 //! Contact is the authors' (their port's `s = 1 cm`, `κ = 1`, `ε_v = 1e-6`,

@@ -198,6 +198,7 @@ fn a_sliding_foot_beyond_the_newton_cap_finishes_damped() {
     assert_eq!(walker.objective.settings.max_iterations, 100);
     let e = walker.objective.evaluate(&c, &p).unwrap();
     let iterations = &e.trajectory.iterations;
+    eprintln!("step 450: {} Newton iterations", iterations[450]);
     assert!(
         iterations[450] > 100,
         "step 450 took {} iterations",

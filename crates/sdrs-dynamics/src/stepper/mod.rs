@@ -592,10 +592,11 @@ impl Simulator {
                 step *= 0.5;
             }
             if damping > 0.0 {
-                damping = if step < longest {
-                    damping * DAMPING_FACTOR
-                } else {
+                // Shrink the damping after a full step, grow it after a cut or refused one.
+                damping = if accepted.is_some() && step == longest {
                     (damping / DAMPING_FACTOR).max(f64::EPSILON)
+                } else {
+                    damping * DAMPING_FACTOR
                 };
             }
             if let Some((next, evaluated)) = accepted {

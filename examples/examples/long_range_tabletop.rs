@@ -19,7 +19,7 @@
 //! `--first k` takes the cubes from position `k` of `gather::CUBES` (`sort::CUBES`) on,
 //! `--drive-z` drives the rod's height as the paper does, `--free-yaw` leaves sort's rod
 //! free to turn, `--post` replaces sort's lying rod by a standing 4 × 4 × 16 cm post
-//! (`RodShape::POST`).
+//! (`RodShape::POST`), `--keep-on-ground` bounds the rod's x, y targets to the ground.
 //!
 //! **Measured** (2-core machine shared with two other jobs, so wall times are pessimistic;
 //! the paper gives none for these tasks). From the default rod start, 45 cm in front of the

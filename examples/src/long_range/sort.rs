@@ -92,7 +92,13 @@
 //! centroids' direction only when it separates by half their distance
 //! (`sdrs_contact::long_range::triangle`); the same command runs without a failure and ends
 //! the same way (misses 0.250 and 0.243 m, 5.3450 → 2.5477, best 2.5476 at frame 49;
-//! 0.294 s per evaluation, 6 min 28 s).
+//! 0.294 s per evaluation, 6 min 28 s). Kept over the ground (`--keep-on-ground`: the
+//! post's targets within 1.4 m of the ground's centre on x and y, [`RecedingHorizon`]'s action
+//! bounds) it sorts the same two cubes, then runs into the ground's far corner (1.4, 1.4) and
+//! is there by frame 90 and stays: the bound stops it leaving, but nothing draws it back to
+//! cubes 2 and 3, about 1.9 m away (5.3450 → 2.5477; 10 min 22 s beside two other jobs).
+//!
+//! [`RecedingHorizon`]: sdrs::diff::RecedingHorizon
 //!
 //! | command (`long_range_tabletop -- sort --post …`) | frames, h, iterations | s/evaluation | wall | loss | misses (m) | within ε |
 //! |---|---|---|---|---|---|---|
@@ -105,6 +111,7 @@
 //! | `--cubes 4 --rod=-0.375,-0.32,0 --frames 120 --counted-far-field` (first run) | 1 of 120, 16, 10 | 0.781 | 9 s | failed at frame 1 (a window's step 7, post-cube 1 solve) | 1.442, 0.918, 1.063, 1.242 | 0 of 4 |
 //! | the same, driver surviving failed plans | 120, 16, 10 | 0.330 | 7 min 16 s | 5.3450 → 2.5477 | 0.250, 0.245, 1.063, 1.242 | 1 of 4 (cube 0 at ε) |
 //! | the same, the cold start fixed (no failure) | 120, 16, 10 | 0.294 | 6 min 28 s | 5.3450 → 2.5477 | 0.250, 0.243, 1.063, 1.242 | 1 of 4 (cube 0 at ε) |
+//! | the same with `--keep-on-ground` | 120, 16, 10 | 0.471 | 10 min 22 s | 5.3450 → 2.5477 | 0.250, 0.243, 1.063, 1.242 | 1 of 4 (cube 0 at ε) |
 //!
 //! (2 cores shared with another job; the 30-iteration run beside its build, load about 4.)
 

@@ -47,6 +47,11 @@ struct Args {
     /// point (`StepRule::Plateau`, ours).
     #[arg(long)]
     plateau: Option<usize>,
+    /// Fail a step whose 100 undamped Newton iterations do not converge, as the stepper did
+    /// before its damped round (`StepSettings::damped_round` off): the optimiser then counts
+    /// the trial as failed and halves its next step. The lifting run below was made so.
+    #[arg(long)]
+    undamped_newton: bool,
     /// Horizon (steps of 10 ms; the paper: 480).
     #[arg(long, default_value_t = STEPS)]
     steps: usize,
@@ -83,11 +88,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Schedule::Scripted
     };
     let task = single_jaw([1, width, height], args.steps, schedule)?;
-    let task = if args.octant {
+    let mut task = if args.octant {
         task
     } else {
         task.with_retreat(args.retreat)?
     };
+    task.objective.settings.damped_round = !args.undamped_newton;
     let scene = &task.objective;
     let jaw: &JawBlocks = &task.jaw;
     println!(

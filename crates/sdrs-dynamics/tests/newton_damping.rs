@@ -4,6 +4,7 @@
 
 use crate::newton_start::run_with;
 use sdrs_dynamics::scenes::rotating_chains;
+use sdrs_dynamics::{DynamicsError, Motion, Simulator, State};
 
 #[test]
 fn steps_beyond_the_iteration_cap_finish_damped_at_the_same_solution() {
@@ -51,4 +52,26 @@ fn steps_beyond_the_iteration_cap_finish_damped_at_the_same_solution() {
         let gap = (ha - hb).amax() / ha.amax();
         assert!(gap < 1e-6, "step {t}: Hessians {gap:.1e} apart");
     }
+}
+
+/// With [`StepSettings::damped_round`] off the first step beyond the cap fails, as before the
+/// damped round existed.
+///
+/// [`StepSettings::damped_round`]: sdrs_dynamics::StepSettings::damped_round
+#[test]
+fn without_the_damped_round_a_step_beyond_the_cap_fails() {
+    let mut scene = rotating_chains(2, 0.01).unwrap();
+    scene.settings.tolerance = 1e-7;
+    scene.settings.max_iterations = 6;
+    scene.settings.damped_round = false;
+    let mut sim = Simulator::new(scene.model.clone(), scene.settings.clone()).unwrap();
+    let mut motion = Motion::at_rest(&scene.model, State::zero(&scene.model));
+    let failed = (0..80).find_map(|_| sim.advance(&mut motion, &scene.control).err());
+    assert!(
+        matches!(
+            failed,
+            Some(DynamicsError::NotConverged { iterations: 6, .. })
+        ),
+        "{failed:?}"
+    );
 }

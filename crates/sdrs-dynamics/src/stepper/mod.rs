@@ -551,7 +551,7 @@ impl Simulator {
                 return Ok((next, report, now));
             }
             if iteration == limit {
-                if damping > 0.0 {
+                if damping > 0.0 || !self.settings.damped_round {
                     break;
                 }
                 damping = DAMPING_START;
@@ -635,7 +635,10 @@ impl Simulator {
                     polish = false;
                     continue;
                 }
-                if damping == 0.0 && eval.gradient.amax() >= self.settings.tolerance {
+                if damping == 0.0
+                    && self.settings.damped_round
+                    && eval.gradient.amax() >= self.settings.tolerance
+                {
                     // Stuck undamped: go on damped, as after the iteration cap.
                     damping = DAMPING_START;
                     limit = iteration + self.settings.max_iterations;

@@ -344,6 +344,10 @@ pub struct StepSettings {
     pub tolerance: f64,
     /// Newton iteration cap.
     pub max_iterations: usize,
+    /// Whether a step whose `max_iterations` undamped Newton iterations do not converge goes
+    /// on from there for as many again, damped (default on; see [`super::Simulator::step`]).
+    /// Off, the step fails at the cap as it did before the damped round existed.
+    pub damped_round: bool,
     /// Where Newton starts (default [`NewtonStart::Extrapolated`]).
     pub start: NewtonStart,
     /// Support of the joint-limit barrier: a limited DoF within this distance (rad or m) of a
@@ -386,6 +390,7 @@ impl StepSettings {
             eigenvalue_floor: 1e-3,
             tolerance: 1e-4,
             max_iterations: 100,
+            damped_round: true,
             start: NewtonStart::default(),
             limit_support: Self::DEFAULT_LIMIT_SUPPORT,
             limit_stiffness: 1.0,

@@ -253,6 +253,7 @@ fn full_description_round_trips() {
             max_iterations: Some(40),
             eigenvalue_floor: Some(1e-4),
             start: Some(NewtonStart::Current),
+            damped_round: Some(false),
         },
         contact: ContactDescription {
             model: ContactModelName::Hulls,
@@ -350,7 +351,7 @@ fn refused(text: &str, line: usize, key: &str) -> String {
 }
 
 #[test]
-fn the_newton_start_reaches_the_simulator() {
+fn the_newton_start_and_damped_round_reach_the_simulator() {
     for (text, start) in [
         ("", NewtonStart::Extrapolated),
         ("[solver]\nstart = \"current\"\n", NewtonStart::Current),
@@ -364,7 +365,19 @@ fn the_newton_start_reaches_the_simulator() {
             .build()
             .unwrap();
         assert_eq!(setup.simulator.settings().start, start, "{text}");
+        assert!(setup.simulator.settings().damped_round, "{text}");
     }
+    let setup = Scene::from_str(
+        "dt = 0.01
+ground = true
+[solver]
+damped_round = false
+",
+    )
+    .unwrap()
+    .build()
+    .unwrap();
+    assert!(!setup.simulator.settings().damped_round);
 }
 
 #[test]

@@ -129,6 +129,9 @@ fn apply_settings(scene: &Scene, settings: &mut StepSettings) -> Result<()> {
     if let Some(start) = d.solver.start {
         settings.start = start;
     }
+    if let Some(damped) = d.solver.damped_round {
+        settings.damped_round = damped;
+    }
     settings.check().map_err(|e| {
         let key = match &e {
             DynamicsError::InvalidSetting {

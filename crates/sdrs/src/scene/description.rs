@@ -48,7 +48,8 @@ fn standard_gravity() -> f64 {
 }
 
 /// Newton solver settings (`[solver]`); each absent one keeps the engine's default
-/// (tolerance 1e-4, 100 iterations, eigenvalue floor 1e-3, start `"extrapolated"`).
+/// (tolerance 1e-4, 100 iterations, eigenvalue floor 1e-3, start `"extrapolated"`, damped
+/// round on).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SolverDescription {
@@ -65,6 +66,10 @@ pub struct SolverDescription {
     /// `"current"` (the state at the step's start, the paper's Algorithm 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<NewtonStart>,
+    /// Whether a step whose `max_iterations` undamped iterations do not converge goes on
+    /// damped for as many again (`true`, the default) or fails (`false`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub damped_round: Option<bool>,
 }
 
 /// Which contact model a scene uses.

@@ -98,9 +98,10 @@ pub enum StepRule {
     /// again, so rare failures (a rollout whose Newton solve gives up) do not shrink the rest
     /// of a long run.
     Fixed,
-    /// [`StepRule::Fixed`] whose lengths halve whenever `patience` iterations in a row have
-    /// found no better point (ours, not the paper's: fixed lengths that suit the start can be
-    /// too long to make progress near a minimum).
+    /// [`StepRule::Fixed`] whose lengths halve, and whose iterate goes back to the best point
+    /// so far, whenever `patience` iterations in a row have found no better point (ours, not
+    /// the paper's: fixed lengths that suit the start can be too long to make progress near a
+    /// minimum, and the iterate they carry away from it rarely comes back).
     Plateau {
         /// Iterations without a new best point before the lengths halve.
         patience: usize,
@@ -207,7 +208,7 @@ pub fn minimise_with<T: Clone, E: std::fmt::Display>(
         })?;
     let mut x = start;
     let mut history = vec![loss];
-    let mut best = (x.clone(), loss, gradient_norm(&gradient), data.clone());
+    let mut best = (x.clone(), loss, gradient.clone(), data.clone());
     for iteration in 1..=iterations {
         let mut trial = Vec::with_capacity(x.len());
         let mut step_norm: f64 = 0.0;
@@ -223,7 +224,7 @@ pub fn minimise_with<T: Clone, E: std::fmt::Display>(
             Ok((l, g, d)) if l < loss || rule != StepRule::TrustRegion => {
                 (x, loss, gradient, data) = (trial, l, g, d);
                 if loss < best.1 {
-                    best = (x.clone(), loss, gradient_norm(&gradient), data.clone());
+                    best = (x.clone(), loss, gradient.clone(), data.clone());
                     improved = true;
                 }
                 true
@@ -240,6 +241,7 @@ pub fn minimise_with<T: Clone, E: std::fmt::Display>(
         {
             lengths.iter_mut().for_each(|l| *l *= 0.5);
             since_best = 0;
+            (x, loss, gradient, data) = best.clone();
         }
         for (b, length) in blocks.iter_mut().zip(&lengths) {
             b.radius = match (rule, accepted) {
@@ -252,7 +254,7 @@ pub fn minimise_with<T: Clone, E: std::fmt::Display>(
         progress(&Progress {
             iteration,
             loss: best.1,
-            gradient_norm: best.2,
+            gradient_norm: gradient_norm(&best.2),
             step_norm,
             accepted,
             radius: blocks[0].radius,

@@ -254,4 +254,28 @@ fn plateau_steps_halve_once_no_better_point_comes() {
     let (plateau, radii) = run(StepRule::Plateau { patience: 2 });
     assert!(plateau < 1e-3, "{plateau}");
     assert!(radii.windows(2).all(|w| w[1] <= w[0]) && radii[39] < 0.25);
+    // A gradient that always says "go down" walks the iterate away from |x|'s minimum: the
+    // halving takes it back to the best point (0.05, found at iteration 1), not on from where
+    // it went (−0.45 after iteration 3).
+    let mut trials = Vec::new();
+    minimise_with(
+        vec![DVector::from_element(1, 0.3)],
+        vec![block.clone()],
+        |x: &[DVector<f64>]| -> Result<_, String> {
+            trials.push(x[0][0]);
+            Ok((x[0][0].abs(), vec![DVector::from_element(1, 1.0)], ()))
+        },
+        4,
+        StepRule::Plateau { patience: 2 },
+        |_| {},
+    )
+    .unwrap();
+    let expected = [0.3, 0.05, -0.2, -0.45, 0.05 - 0.125];
+    assert!(
+        trials
+            .iter()
+            .zip(expected)
+            .all(|(a, b)| (a - b).abs() < 1e-12),
+        "{trials:?}"
+    );
 }

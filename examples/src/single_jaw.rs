@@ -44,6 +44,22 @@
 //! (450 s) gives the same design, and the 100 co-design iterations after it find nothing
 //! better (3 of their rollouts fail, as below).
 //!
+//! These lifting runs were made with the stepper failing at the Newton cap, which the
+//! example's `--undamped-newton` restores (`StepSettings::damped_round` off; the 1400-iteration
+//! run repeats to the digit: 9.5512e-5, 17.4 cm, 402 s). Their path to the lift passes through
+//! iteration 1108, whose rollout failed (below), so the next step was half as long. With the
+//! stepper's default damped round that rollout converges and the full step is taken: from
+//! iteration 1109 the run goes elsewhere and does not lift (2026-11-27, 2 cores shared):
+//!
+//! | `--turn --design-first N --iterations 0`, damped round on | best loss | lift | material | wall |
+//! |---|---|---|---|---|
+//! | N = 1400 | 2.625e-2 (from iteration 1200) | 2.3 cm | 96.4% | 480 s |
+//! | N = 2500 | 2.511e-2 (from 2250) | 2.2 cm | 95.5% | 1006 s |
+//! | N = 1400, `--plateau 100` (before it went back to the best point) | 3.204e-2 | 0 | 96.0% | 516 s |
+//!
+//! The lift is one path of a chaotic optimisation, reached by a half-length step at the right
+//! iteration, not a robust optimum of the fixed-step method.
+//!
 //! Measured at paper scale (156 blocks, 3900 design parameters with the retreats, H = 480,
 //! the paper's eq. 15 steps α_c = 5e-2, α_d = 2e-3, 2 cores shared with another job; loss in
 //! m², `single_jaw -- <flags> --iterations 300`, history from its `convergence.csv` at

@@ -49,7 +49,7 @@ struct Args {
     #[arg(long, conflicts_with = "plateau")]
     trust_region: bool,
     /// Halve the fixed step lengths whenever this many iterations in a row found no better
-    /// point (`StepRule::Plateau`, ours).
+    /// point, going back to the best point (`StepRule::Plateau`, ours).
     #[arg(long)]
     plateau: Option<usize>,
     /// sdrs's calibrated contact instead of the authors' (support 1 cm, stiffness 1).

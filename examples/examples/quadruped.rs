@@ -9,7 +9,8 @@
 //!
 //! `cargo run --release -p sdrs-examples --example quadruped -- [--iterations N (default 300: about 3 min per run)] [--steps H]
 //! [--calibrated-contact] [--trust-region | --plateau N]` (`--plateau N`: the fixed lengths
-//! halve after N iterations without a better point, `StepRule::Plateau`, ours)
+//! halve, and the iterate goes back to the best point, after N iterations without a better
+//! point, `StepRule::Plateau`, ours)
 //!
 //! Measured (2026-11-27, 2 cores shared with other jobs; the 16-DoF spider of
 //! `sdrs_examples::quadruped`). Since the stepper's damped second round (a step whose 100
@@ -104,7 +105,8 @@ struct Args {
     #[arg(long, conflicts_with = "plateau")]
     trust_region: bool,
     /// Halve the fixed step lengths whenever this many iterations in a row found no better
-    /// point (`StepRule::Plateau`, ours) instead of keeping the paper's lengths throughout.
+    /// point, going back to the best point (`StepRule::Plateau`, ours), instead of keeping the
+    /// paper's lengths throughout.
     #[arg(long)]
     plateau: Option<usize>,
     /// sdrs's calibrated contact (support 0.3 mm here, feet within 0.6 mm of the slope)

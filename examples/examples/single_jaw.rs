@@ -48,7 +48,7 @@ struct Args {
     #[arg(long, conflicts_with = "plateau")]
     trust_region: bool,
     /// Halve the fixed step lengths whenever this many iterations in a row found no better
-    /// point (`StepRule::Plateau`, ours).
+    /// point, going back to the best point (`StepRule::Plateau`, ours).
     #[arg(long)]
     plateau: Option<usize>,
     /// Fail a step whose 100 undamped Newton iterations do not converge, as the stepper did

@@ -21,7 +21,14 @@
 //! |---|---|---|---|
 //! | paper | 4.90 m | 5.33 m (+8.78%) | 4 min each |
 //! | `--iterations 300` (default) | 1.977 m (no better step in iterations 126-300) | 2.334 m (+18.1%; loss 59.05 from iteration 59) | 98 s / 122 s |
-//! | `--plateau 40` (300) | 2.901 m | 2.779 m (−4.2%) | 100 s / 123 s |
+//! | `--plateau 10` (300) | 2.811 m | 2.792 m (−0.7%) | 91 s / 117 s |
+//! | `--plateau 20` (300) | 2.966 m | 2.814 m (−5.1%) | 90 s / 111 s |
+//! | `--plateau 40` (300) | 2.996 m | 2.946 m (−1.7%) | 91 s / 119 s |
+//! | `--plateau 40`, halving without going back to the best point | 2.901 m | 2.779 m (−4.2%) | 100 s / 123 s |
+//!
+//! The plateau rule (halving the lengths and going back to the best point) lifts control only
+//! by half (1.977 → 2.8-3.0 m) but co-design no further than control only: the foot design
+//! does not pay under it, where the paper's gains 8.8%.
 //!
 //! Before it, the co-design's iteration 61 failed (step 450, a foot sliding on the slope, needs
 //! 250 undamped iterations; it now converges in 118) and the run went on from a half-length

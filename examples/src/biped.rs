@@ -87,7 +87,7 @@
 //!
 //! | options | control only | co-design | co-design's controller, starting feet |
 //! |---|---|---|---|
-//! | (defaults) | 0.262 m, no fall, 7.50, 24 s | 0.047 m, no fall, 8.72, 37 s | −0.471 m, step 219 |
+//! | (defaults; the same after the stepper's damped round) | 0.262 m, no fall, 7.50, 24 s | 0.047 m, no fall, 8.72, 37 s | −0.471 m, step 219 |
 //! | `--progress 1` | 0.025 m, no fall, 8.85, 27 s | −0.008 m, no fall, 9.05, 51 s | −0.477 m, step 158 |
 //! | `--progress 1 --gait 0.2 --gait-offset 0` | 0.027 m, no fall, 8.84, 38 s | 0.506 m, step 335, 6.34, 78 s | −0.475 m, step 151 |
 //! | `--progress 1 --gait 0.1 --gait-offset 0` | 0.061 m, no fall, 8.64, 56 s | 0.499 m, step 329, 6.38, 67 s | −0.465 m, step 156 |
@@ -96,8 +96,10 @@
 //! | `--progress 1 --gait 0.2 --gait-offset 0 --iterations 800` | 0.051 m, no fall, 8.70, 52 s | 0.044 m, no fall, 8.74, 82 s | −0.469 m, step 161 |
 //! | `--progress 10 --gait 0.2 --gait-offset 0` | −0.133 m, no fall, 9.82, 27 s | 0.014 m, no fall, 8.92, 57 s | −0.462 m, step 171 |
 //! | `--progress 1 --gait 0.2 --gait-offset 0 --upright 3000` | 0.034 m, no fall, 8.80, 30 s | 0.006 m, no fall, 8.97, 38 s | −0.454 m, step 208 |
-//! | `--plateau 20` | −0.469 m, step 331, 12.16, 23 s | 0.079 m, no fall, 8.54, 34 s | 0.098 m, no fall |
-//! | `--plateau 10` | −0.032 m, no fall, 9.19, 23 s | 0.308 m, "no fall" but toppling (44.6° and 13.3 cm down at step 400, 2.8° at 350), 7.25, 34 s | −0.471 m, step 194 |
+//! | `--plateau 20` (halving only) | −0.469 m, step 331, 12.16, 23 s | 0.079 m, no fall, 8.54, 34 s | 0.098 m, no fall |
+//! | `--plateau 10` (halving only) | −0.032 m, no fall, 9.19, 23 s | 0.308 m, "no fall" but toppling (44.6° and 13.3 cm down at step 400, 2.8° at 350), 7.25, 34 s | −0.471 m, step 194 |
+//! | `--plateau 20` (halving and going back to the best point; 2026-11-27, after the stepper's damped round) | 0.081 m, no fall, 8.52, 24 s | −0.141 m, no fall, 9.87, 35 s | −0.471 m, step 138 |
+//! | `--plateau 10` (the same) | 0.082 m, no fall, 8.51, 23 s | −0.468 m, step 336, 12.15, 34 s | −0.473 m, step 226 |
 //!
 //! A shorter, wider robot (thighs and shins of half-height 4 cm instead of 10, hips at ±10 cm
 //! instead of ±7, a 0.5 kg pelvis; not kept) under `--progress 1`: control only 0.053 m,

@@ -241,7 +241,7 @@ pub fn minimise_with<T: Clone, E: std::fmt::Display>(
         {
             lengths.iter_mut().for_each(|l| *l *= 0.5);
             since_best = 0;
-            (x, loss, gradient, data) = best.clone();
+            (x, loss, gradient) = (best.0.clone(), best.1, best.2.clone());
         }
         for (b, length) in blocks.iter_mut().zip(&lengths) {
             b.radius = match (rule, accepted) {

@@ -174,23 +174,7 @@ fn receding_horizon_applies_first_actions_and_shifts_plans() {
     assert_eq!(frames_seen[2], (2, 1.5));
     // With iterations, the real state reaches the plan's goal.
     let driver = RecedingHorizon::new(6, 2, 1, 40, 0.1).unwrap();
-    let run = driver
-        .run(
-            0.0f64,
-            DVector::zeros(2),
-            |&x, _| {
-                Ok(move |plan: &DVector<f64>| {
-                    let miss = x + plan.sum() - 3.0;
-                    Ok((miss * miss, DVector::from_element(2, 2.0 * miss)))
-                })
-            },
-            |x, a| {
-                *x += a[0];
-                Ok(())
-            },
-            |_, _, _| {},
-        )
-        .unwrap();
+    let run = reach(&driver, DVector::zeros(2), 3.0);
     assert!((run.states[6] - 3.0).abs() < 0.1, "{:?}", run.states);
     let first = &run.plan_losses[0];
     assert!(first[40] < 1e-2 * first[0], "{first:?}");
@@ -470,25 +454,7 @@ fn receding_horizon_survives_a_failed_iterate_and_fails_on_a_failed_start() {
 /// point at most 0.5. Bad boxes are refused.
 #[test]
 fn receding_horizon_keeps_every_action_within_its_bounds() {
-    let run = |driver: &RecedingHorizon, plan: DVector<f64>| {
-        driver
-            .run(
-                0.0f64,
-                plan,
-                |&x, _| {
-                    Ok(move |plan: &DVector<f64>| {
-                        let miss = x + plan.sum() - 1.0;
-                        Ok((miss * miss, DVector::from_element(3, 2.0 * miss)))
-                    })
-                },
-                |x, a| {
-                    *x += a[0];
-                    Ok(())
-                },
-                |_, _, _| {},
-            )
-            .unwrap()
-    };
+    let run = |driver: &RecedingHorizon, plan: DVector<f64>| reach(driver, plan, 1.0);
     let free = RecedingHorizon::new(10, 3, 1, 30, 0.1).unwrap();
     let unbounded = run(&free, DVector::zeros(3));
     assert!((unbounded.states[10] - 1.0).abs() < 0.05);
@@ -510,4 +476,27 @@ fn receding_horizon_keeps_every_action_within_its_bounds() {
         let err = free.clone().with_action_bounds(lower, upper).unwrap_err();
         assert!(matches!(err, DiffError::InvalidInput { .. }), "{err}");
     }
+}
+
+/// `driver` on a point x driven by velocity actions (x ← x + a) from 0 towards `goal`, each
+/// plan scored by the squared miss at its end.
+fn reach(driver: &RecedingHorizon, plan: DVector<f64>, goal: f64) -> sdrs_diff::RecedingRun<f64> {
+    let h = plan.len();
+    driver
+        .run(
+            0.0f64,
+            plan,
+            |&x, _| {
+                Ok(move |plan: &DVector<f64>| {
+                    let miss = x + plan.sum() - goal;
+                    Ok((miss * miss, DVector::from_element(h, 2.0 * miss)))
+                })
+            },
+            |x, a| {
+                *x += a[0];
+                Ok(())
+            },
+            |_, _, _| {},
+        )
+        .unwrap()
 }

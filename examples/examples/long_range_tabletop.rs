@@ -37,6 +37,9 @@
 //! 9 min on 2 shared cores; with `--frames 60` three of the four end within ε (misses 0.248,
 //! 0.247, 0.021 m; loss 0.1500 from frame 37, 11.6 min): the fourth, 0.461 m out at
 //! (0.35, −0.30), is never reached, the rod wandering off the other way once the three are in.
+//! Kept over the ground (`--counted-far-field --frames 60 --keep-on-ground`, 8 min 30 s,
+//! 0.773 s per evaluation) the same: three within ε by frame 35 (misses 0.250, 0.149, 0.142 m;
+//! loss 0.14998), the fourth untouched, the rod 1.0 m off along −x at the end.
 //! Started next to the cubes it gathers those within the rod's reach:
 //!
 //! | command (`-- gather …`) | frames, h, iterations | wall | loss | within ε |

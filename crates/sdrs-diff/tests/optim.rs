@@ -139,19 +139,24 @@ fn the_trust_region_loop_reports_progress_and_survives_failed_evaluations() {
     assert!(err.to_string().contains("refused"), "{err}");
 }
 
-#[test]
-fn fixed_steps_are_all_taken_and_the_best_point_is_kept() {
-    use sdrs_diff::{Block, StepRule, minimise_with};
-    // |x| from 0.3 with steps of 0.25: 0.05, then -0.2, 0.05, ... The steps that raise the
-    // loss are taken too (the paper's eq. 15), the best (0.05) is returned, the radius stays.
-    // The objective refuses x < -0.1 once: that step is not taken, the next is half as long,
-    // and the one after that full length again.
-    let block = Block {
+/// One parameter in [−1, 1] with fixed steps of 0.25.
+fn steps_of_a_quarter() -> sdrs_diff::Block {
+    sdrs_diff::Block {
         lower: DVector::from_element(1, -1.0),
         upper: DVector::from_element(1, 1.0),
         radius: 0.25,
         max_radius: 0.25,
-    };
+    }
+}
+
+#[test]
+fn fixed_steps_are_all_taken_and_the_best_point_is_kept() {
+    use sdrs_diff::{StepRule, minimise_with};
+    // |x| from 0.3 with steps of 0.25: 0.05, then -0.2, 0.05, ... The steps that raise the
+    // loss are taken too (the paper's eq. 15), the best (0.05) is returned, the radius stays.
+    // The objective refuses x < -0.1 once: that step is not taken, the next is half as long,
+    // and the one after that full length again.
+    let block = steps_of_a_quarter();
     let mut refusals = 0;
     let objective = |x: &[DVector<f64>]| -> Result<_, String> {
         let a = x[0][0];
@@ -223,15 +228,10 @@ fn a_step_onto_a_bound_stays_inside_the_box() {
 
 #[test]
 fn plateau_steps_halve_once_no_better_point_comes() {
-    use sdrs_diff::{Block, StepRule, minimise_with};
+    use sdrs_diff::{StepRule, minimise_with};
     // |x| from 0.3 with steps of 0.25: fixed lengths circle 0.05 ↔ -0.2 for ever; halving
     // after 2 iterations without a new best closes in on 0.
-    let block = Block {
-        lower: DVector::from_element(1, -1.0),
-        upper: DVector::from_element(1, 1.0),
-        radius: 0.25,
-        max_radius: 0.25,
-    };
+    let block = steps_of_a_quarter();
     let objective = |x: &[DVector<f64>]| -> Result<_, String> {
         let a = x[0][0];
         Ok((a.abs(), vec![DVector::from_element(1, a.signum())], a))

@@ -238,8 +238,9 @@ fn plane_along(
     if !(gap > 0.0) {
         return None;
     }
-    let n = dir / (1.0 + gap.sqrt());
-    let plane = Vector4::new(n.x, n.y, n.z, -0.5 * (low_a + high_b) / (1.0 + gap.sqrt()));
+    let scale = 1.0 + gap.sqrt();
+    let n = dir / scale;
+    let plane = Vector4::new(n.x, n.y, n.z, -0.5 * (low_a + high_b) / scale);
     Some((plane, gap))
 }
 

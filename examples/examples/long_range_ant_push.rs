@@ -35,7 +35,9 @@ use sdrs_examples::long_range::animation::{marked_motion, target_markers, write_
 use sdrs_examples::long_range::ant_push::{
     AntPush, EPSILON, HORIZON, ITERATIONS, LEARNING_RATE, STIFFNESS, WAVES, contact_models,
 };
-use sdrs_examples::long_range::compare::{MethodChoice, best_cell, run_methods, write_histories};
+use sdrs_examples::long_range::compare::{
+    MethodChoice, best_cell, run_methods, until_solved, write_histories,
+};
 use sdrs_examples::walker::initial_waves;
 use sdrs_report::display_path;
 use std::path::PathBuf;
@@ -52,6 +54,10 @@ struct Args {
     /// The paper's scale: H = 240, 100 iterations (overrides the two above).
     #[arg(long)]
     full: bool,
+    /// Run every iteration, also after an iterate has pushed the box within ε (by default a
+    /// method's run ends there: its loss is 0).
+    #[arg(long)]
+    all_iterations: bool,
     /// Which methods run.
     #[command(flatten)]
     methods: MethodChoice,
@@ -82,6 +88,7 @@ fn main() -> anyhow::Result<()> {
         &x0,
         LEARNING_RATE,
         args.iterations,
+        until_solved(args.all_iterations),
         1,
         |contact| {
             let task = task.with_contact(contact);

@@ -80,8 +80,8 @@
 use clap::Parser;
 use sdrs::prelude::*;
 use sdrs_examples::quadruped::{
-    AMPLITUDE, DT, PAPER_DISTANCE, PAPER_RADII, REACH, STEPS, authors_contact, quadruped_of,
-    quadruped_with, spider,
+    AMPLITUDE, BaseTurn, DT, PAPER_DISTANCE, PAPER_RADII, REACH, STEPS, authors_contact,
+    quadruped_of, spider_turning,
 };
 use sdrs_examples::walker::{Run, Walker, evenly_distributed, step_rule, write_results};
 use sdrs_report::{LinePlot, display_path, target_dir};
@@ -120,9 +120,40 @@ struct Args {
     /// instead of the authors' (support 1 cm, stiffness 1, feet about 2 cm up).
     #[arg(long)]
     calibrated_contact: bool,
+    /// The body pitches instead of turning (`BaseTurn::Pitch`: a front and a back foot stay
+    /// down; the default yaw base stands on one foot at a time).
+    #[arg(long)]
+    pitch_base: bool,
+    /// Read the wave frequencies (3 ± 0.43 within [1.2, 7]) as Hz instead of rad/s
+    /// (`Walker::in_hertz`).
+    #[arg(long)]
+    hertz: bool,
 }
 
 impl Args {
+    /// The body's one rotation.
+    fn turn(&self) -> BaseTurn {
+        if self.pitch_base {
+            BaseTurn::Pitch
+        } else {
+            BaseTurn::Yaw
+        }
+    }
+
+    /// The spider with `segments` points per capsule ring, as the runs build it.
+    fn walker(&self, segments: usize) -> Result<Walker, Box<dyn std::error::Error>> {
+        let walker = quadruped_of(
+            spider_turning(segments, self.turn())?,
+            self.steps,
+            self.contact()?,
+        )?;
+        Ok(if self.hertz {
+            walker.in_hertz()
+        } else {
+            walker
+        })
+    }
+
     /// The contact the runs use.
     fn contact(&self) -> Result<Option<ContactSettings>, Box<dyn std::error::Error>> {
         Ok(if self.calibrated_contact {
@@ -153,7 +184,7 @@ fn optimise(
 }
 
 fn resolution(args: &Args, out: &std::path::Path) -> Result<(), Box<dyn std::error::Error>> {
-    let walker = quadruped_with(args.steps, 8, args.contact()?)?;
+    let walker = args.walker(8)?;
     let c = walker.initial();
     let mut curves = LinePlot::new("Quadruped: travel against resolution (SDRS Fig. 20)")
         .x_label("step")
@@ -161,7 +192,7 @@ fn resolution(args: &Args, out: &std::path::Path) -> Result<(), Box<dyn std::err
     let mut finals = Vec::new();
     for segments in [8, 16, 32, 64] {
         let clock = Instant::now();
-        let walker = quadruped_with(args.steps, segments, args.contact()?)?;
+        let walker = args.walker(segments)?;
         let travel = walker.rollout_travel(&c)?;
         let m = 3 * 4 * segments;
         println!(
@@ -205,8 +236,11 @@ fn mass_ablation(
         .y_label("travel along the slope (m)");
     let mut finals = Vec::new();
     for (name, links) in [
-        ("vertex-concentrated", spider(8)?),
-        ("evenly distributed", evenly_distributed(spider(8)?)?),
+        ("vertex-concentrated", spider_turning(8, args.turn())?),
+        (
+            "evenly distributed",
+            evenly_distributed(spider_turning(8, args.turn())?)?,
+        ),
     ] {
         let walker = quadruped_of(links, args.steps, args.contact()?)?;
         let travel = walker.rollout_travel(c)?;
@@ -243,7 +277,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return resolution(&args, &out);
     }
     if args.mass {
-        let walker = quadruped_with(args.steps, 8, args.contact()?)?;
+        let walker = args.walker(8)?;
         mass_ablation(&args, &walker.initial(), "starting", &out)?;
         if args.iterations == 0 {
             return Ok(());
@@ -251,7 +285,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let (run, _) = optimise(&walker, walker.initial(), "control only", &args)?;
         return mass_ablation(&args, &run.controller, "optimised", &out);
     }
-    let control = quadruped_with(args.steps, 8, args.contact()?)?;
+    let control = args.walker(8)?;
     let codesign = control.clone().codesign()?;
     println!(
         "quadruped (SDRS sec. V-C): {} DoF ({} actuated), {} links, H = {} steps of {} s, {} iterations per run, {} foot-vertex coordinates",

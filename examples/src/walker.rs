@@ -97,11 +97,11 @@ pub fn initial_waves(dofs: usize, waves: usize) -> DVector<f64> {
 }
 
 /// The box of the sine-wave parameters: amplitudes within ±`amplitude` rad, frequencies in
-/// [1.2, 7] rad/s (the clamp), phases in [−2π, 2π].
-pub fn wave_block(dofs: usize, waves: usize, amplitude: f64, radius: f64) -> Block {
+/// [1.2, 7] `unit` (the clamp; `unit` in rad/s: 1, or 2π for Hz), phases in [−2π, 2π].
+pub fn wave_block(dofs: usize, waves: usize, amplitude: f64, radius: f64, unit: f64) -> Block {
     let n = 3 * dofs * waves;
-    let lower = DVector::from_fn(n, |i, _| [-amplitude, 1.2, -2.0 * PI][i % 3]);
-    let upper = DVector::from_fn(n, |i, _| [amplitude, 7.0, 2.0 * PI][i % 3]);
+    let lower = DVector::from_fn(n, |i, _| [-amplitude, 1.2 * unit, -2.0 * PI][i % 3]);
+    let upper = DVector::from_fn(n, |i, _| [amplitude, 7.0 * unit, 2.0 * PI][i % 3]);
     Block {
         lower,
         upper,
@@ -318,6 +318,9 @@ pub struct Walker {
     /// may move, if that is less than the reach (`None`: the reach alone bounds it). A vertex
     /// moved below the contact's support distance at t = 0 starts pressed into the ground.
     pub floor: Option<f64>,
+    /// The unit of the wave frequencies (3 ± 0.43, within [1.2, 7]) in rad/s: 1
+    /// (rad/s, the default) or 2π ([`Walker::in_hertz`]).
+    pub frequency_unit: f64,
 }
 
 /// One optimisation run: the loss after each iteration and where it ended.
@@ -386,6 +389,7 @@ impl Walker {
             dofs,
             waves,
             floor: None,
+            frequency_unit: 1.0,
         })
     }
 
@@ -492,9 +496,23 @@ impl Walker {
         Ok(())
     }
 
-    /// The controller's starting parameters ([`initial_waves`]).
+    /// The controller's starting parameters ([`initial_waves`], frequencies in
+    /// [`Walker::frequency_unit`]).
     pub fn initial(&self) -> DVector<f64> {
-        initial_waves(self.dofs.len(), self.waves)
+        let mut c = initial_waves(self.dofs.len(), self.waves);
+        for k in (1..c.len()).step_by(3) {
+            c[k] *= self.frequency_unit;
+        }
+        c
+    }
+
+    /// The task with the wave frequencies read as Hz (`sin(2π f t + φ)`) instead of
+    /// rad/s: starting frequencies and bounds 2π times higher.
+    pub fn in_hertz(self) -> Self {
+        Self {
+            frequency_unit: 2.0 * PI,
+            ..self
+        }
     }
 
     /// How far the robot's centre of mass moved along [`Walker::direction`] at every state
@@ -551,7 +569,13 @@ impl Walker {
         progress: impl FnMut(&Progress),
     ) -> Result<Run, Box<dyn std::error::Error>> {
         let m = self.objective.design.parameters();
-        let mut blocks = vec![wave_block(self.dofs.len(), self.waves, amplitude, control)];
+        let mut blocks = vec![wave_block(
+            self.dofs.len(),
+            self.waves,
+            amplitude,
+            control,
+            self.frequency_unit,
+        )];
         let mut start = vec![c];
         if m > 0 {
             let mut block = vertex_block(m, reach, design);

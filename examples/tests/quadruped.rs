@@ -5,7 +5,9 @@
 
 use sdrs::diff::StepRule;
 use sdrs::prelude::DVector;
-use sdrs_examples::quadruped::{AMPLITUDE, REACH, quadruped};
+use sdrs_examples::quadruped::{
+    AMPLITUDE, BaseTurn, REACH, authors_contact, quadruped, quadruped_of, spider_turning,
+};
 use sdrs_examples::walker::centre_of_mass;
 
 const STEPS: usize = 60;
@@ -176,6 +178,24 @@ fn the_spider_has_the_papers_16_dof() {
     assert_eq!(walker.dofs.len(), 12);
     let massive = walker.robot.iter().filter(|&&l| model.mass(l) > 0.0);
     assert_eq!(massive.count(), 9);
+}
+
+/// Under the starting controller (waves of 0.01-0.04 rad) the yaw-base spider stands on one
+/// foot at a time and swings about it down the slope; the pitch-base spider keeps a front and
+/// a back foot down and hardly moves (`BaseTurn`'s docs).
+#[test]
+fn a_body_that_can_only_turn_pivots_down_the_slope_on_one_foot() {
+    const STEPS: usize = 200;
+    let run = |turn| {
+        let links = spider_turning(8, turn).unwrap();
+        let walker = quadruped_of(links, STEPS, Some(authors_contact().unwrap())).unwrap();
+        let travel = walker.rollout_travel(&walker.initial()).unwrap();
+        travel[STEPS]
+    };
+    let (yaw, pitch) = (run(BaseTurn::Yaw), run(BaseTurn::Pitch));
+    eprintln!("travel after {STEPS} steps: yaw base {yaw} m, pitch base {pitch} m");
+    assert!(yaw < -0.3, "{yaw}");
+    assert!(pitch.abs() < 0.05, "{pitch}");
 }
 
 /// The quadruped's co-design run (`quadruped`, defaults) at iteration 61: controller and foot

@@ -185,14 +185,16 @@ pub struct MethodRun {
     pub error: Option<DiffError>,
 }
 
-/// Runs `iterations` Adam steps (a copy of `adam` each) from `x0` under every method:
-/// `build(settings)` gives the exact gradient source of the task simulated with `settings`,
-/// `progress(method, iterate)` sees each iterate. A method that fails (its source cannot be
+/// Runs up to `iterations` Adam steps (a copy of `adam` each) from `x0` under every method,
+/// each ending as `stopping` says (e.g. [`Stopping::stopping_at`] `0.0` ends a method's run at
+/// a zero task loss, the same rule for all): `build(settings)` gives the exact gradient source
+/// of the task simulated with `settings`, `progress(method, iterate)` sees each iterate.
+/// [`MethodRun::parameters`] are the last iterate's unless `stopping` keeps the best. A method that fails (its source cannot be
 /// built, a step fails, a value is not finite) keeps its history up to the failure and its
 /// error ([`MethodRun::error`]); the other methods still run.
 ///
 /// ```
-/// use sdrs_diff::{ContactModels, Method, compare, paper_adam};
+/// use sdrs_diff::{ContactModels, Method, Stopping, compare, paper_adam};
 /// use sdrs_dynamics::ContactSettings;
 /// use nalgebra::DVector;
 /// let hulls = ContactSettings::default_for(f64::INFINITY)?;
@@ -204,6 +206,7 @@ pub struct MethodRun {
 ///     &DVector::from_element(1, 1.0),
 ///     &paper_adam(1, 0.1),
 ///     20,
+///     Stopping::default(),
 ///     |_settings| Ok(|x: &DVector<f64>| Ok((x[0] * x[0], 2.0 * x.clone()))),
 ///     |_, _| {},
 /// );
@@ -217,6 +220,7 @@ pub struct MethodRun {
 ///     &DVector::from_element(1, 1.0),
 ///     &paper_adam(1, 0.1),
 ///     5,
+///     Stopping::default(),
 ///     |_settings| Ok(|x: &DVector<f64>| {
 ///         let r = (x[0] - 0.95).sqrt(); // NaN once Adam steps below 0.95
 ///         Ok((r, DVector::from_element(1, 0.5 / r)))
@@ -226,12 +230,14 @@ pub struct MethodRun {
 /// assert!(runs.iter().all(|r| r.error.is_some() && r.history.len() < 6));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+#[allow(clippy::too_many_arguments)]
 pub fn compare<G: GradientSource>(
     methods: &[Method],
     models: &ContactModels,
     x0: &DVector<f64>,
     adam: &Adam,
     iterations: usize,
+    stopping: Stopping,
     mut build: impl FnMut(&ContactSettings) -> Result<G>,
     mut progress: impl FnMut(&Method, Iterate<'_>),
 ) -> Vec<MethodRun> {
@@ -248,7 +254,7 @@ pub fn compare<G: GradientSource>(
                         &mut adam.clone(),
                         iterations,
                         &mut source,
-                        Stopping::default(),
+                        stopping,
                         |it| progress(method, it),
                     )
                 })

@@ -281,7 +281,16 @@ fn every_method_run_keeps_its_best_iterate() {
     let run = |methods: &[Method], x0: f64, source: Source| {
         let x0 = DVector::from_element(1, x0);
         let adam = paper_adam(1, 0.3);
-        sdrs_diff::compare(methods, &models, &x0, &adam, 20, |_| Ok(source), |_, _| {})
+        sdrs_diff::compare(
+            methods,
+            &models,
+            &x0,
+            &adam,
+            20,
+            Stopping::default(),
+            |_| Ok(source),
+            |_, _| {},
+        )
     };
     let runs = run(&Method::paper(2, 0.05, 3), 0.0, vee);
     for run in &runs {
@@ -316,6 +325,51 @@ fn every_method_run_keeps_its_best_iterate() {
     assert_eq!(best.value, *runs[0].history.last().unwrap());
     let runs = run(&exact, 1.0, failing);
     assert!(runs[0].best.is_none() && runs[0].history.is_empty());
+}
+
+fn relu(x: &DVector<f64>) -> sdrs_diff::Result<(f64, DVector<f64>)> {
+    let d = x[0] - 1.0;
+    let loss = (d * d - 0.01).max(0.0);
+    let slope = if loss > 0.0 { 2.0 * d } else { 0.0 };
+    Ok((loss, DVector::from_element(1, slope)))
+}
+
+#[test]
+fn every_method_run_can_end_at_a_zero_task_loss() {
+    // ReLU((x − 1)² − 0.1²) from x = 0: Adam (lr 0.3) enters the zero set and, run on, leaves
+    // it again; stopped at zero, every method's last iterate is the first one inside.
+    let hulls = sdrs_dynamics::ContactSettings::default_for(f64::INFINITY).unwrap();
+    let models = sdrs_diff::ContactModels {
+        long_range: hulls.clone(),
+        ipc: hulls.clone(),
+        hulls,
+    };
+    let x0 = DVector::zeros(1);
+    let run = |stopping| {
+        let methods = [Method::exact(ContactChoice::LongRange)];
+        sdrs_diff::compare(
+            &methods,
+            &models,
+            &x0,
+            &paper_adam(1, 0.3),
+            20,
+            stopping,
+            |_| Ok(relu),
+            |_, _| {},
+        )
+        .remove(0)
+    };
+    let all = run(Stopping::default());
+    let first_zero = all.history.iter().position(|&v| v == 0.0).unwrap();
+    assert!(
+        all.history[first_zero..].iter().any(|&v| v > 0.0),
+        "{:?}",
+        all.history
+    );
+    let stopped = run(Stopping::default().stopping_at(0.0));
+    assert_eq!(stopped.history, all.history[..=first_zero]);
+    assert_eq!(relu(&stopped.parameters).unwrap().0, 0.0);
+    assert_eq!(stopped.best.unwrap().iteration, first_zero);
 }
 
 #[test]

@@ -128,6 +128,10 @@ struct Args {
     /// (`Walker::in_hertz`).
     #[arg(long)]
     hertz: bool,
+    /// Start from this draw of the wave distributions (`Walker::initial_drawn`; 0, the
+    /// default, is the measured tables' start).
+    #[arg(long, default_value_t = 0)]
+    draw: usize,
 }
 
 impl Args {
@@ -185,7 +189,7 @@ fn optimise(
 
 fn resolution(args: &Args, out: &std::path::Path) -> Result<(), Box<dyn std::error::Error>> {
     let walker = args.walker(8)?;
-    let c = walker.initial();
+    let c = walker.initial_drawn(args.draw);
     let mut curves = LinePlot::new("Quadruped: travel against resolution (SDRS Fig. 20)")
         .x_label("step")
         .y_label("travel along the slope (m)");
@@ -278,11 +282,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     if args.mass {
         let walker = args.walker(8)?;
-        mass_ablation(&args, &walker.initial(), "starting", &out)?;
+        mass_ablation(&args, &walker.initial_drawn(args.draw), "starting", &out)?;
         if args.iterations == 0 {
             return Ok(());
         }
-        let (run, _) = optimise(&walker, walker.initial(), "control only", &args)?;
+        let (run, _) = optimise(
+            &walker,
+            walker.initial_drawn(args.draw),
+            "control only",
+            &args,
+        )?;
         return mass_ablation(&args, &run.controller, "optimised", &out);
     }
     let control = args.walker(8)?;
@@ -297,7 +306,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         args.iterations,
         codesign.objective.design.parameters()
     );
-    let c0 = control.initial();
+    let c0 = control.initial_drawn(args.draw);
     let (run1, t1) = optimise(&control, c0.clone(), "control only", &args)?;
     let (run2, t2) = optimise(&codesign, c0, "co-design", &args)?;
     let d1 = *control
@@ -336,6 +345,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "{name}: smallest gap between hulls over the trajectory {:.2e} m",
             walker.clearance(run)?
         );
+        println!("{name}: {}", walker.gait(run)?);
         // The optimised spider and its controller, to replay in another simulator.
         let folder = out.join(format!("{}_urdf", name.replace([' ', '-'], "_")));
         let replay = walker.export(&run.controller, &run.design, travel, &folder)?;

@@ -83,12 +83,19 @@ pub fn step_rule(trust_region: bool, plateau: Option<usize>) -> StepRule {
 /// repeat exactly; the frequency's normal is replaced by the uniform of the same standard
 /// deviation, 3 ± 0.433.
 pub fn initial_waves(dofs: usize, waves: usize) -> DVector<f64> {
+    initial_waves_drawn(dofs, waves, 0)
+}
+
+/// [`initial_waves`] drawn further along the same sequences: `draw` 0 gives
+/// [`initial_waves`], each other `draw` a different controller from the same distributions
+/// (the sequences' next `dofs · waves` points per `draw`).
+pub fn initial_waves_drawn(dofs: usize, waves: usize, draw: usize) -> DVector<f64> {
     let golden = 0.5 * (5f64.sqrt() - 1.0);
     let root2 = 2f64.sqrt() - 1.0;
     let root3 = 3f64.sqrt() - 1.0;
     let mut c = DVector::zeros(3 * dofs * waves);
     for k in 0..dofs * waves {
-        let u = |step: f64| ((k + 1) as f64 * step).fract();
+        let u = |step: f64| ((draw * dofs * waves + k + 1) as f64 * step).fract();
         c[3 * k] = 0.01 + 0.03 * u(golden);
         c[3 * k + 1] = (3.0 + 0.25 * 3f64.sqrt() * (2.0 * u(root3) - 1.0)).clamp(1.2, 7.0);
         c[3 * k + 2] = -PI + 2.0 * PI * u(root2);
@@ -323,6 +330,33 @@ pub struct Walker {
     pub frequency_unit: f64,
 }
 
+/// How a walker's trajectory moves ([`Walker::gait`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Gait {
+    /// `feet_down[k]`: the states with exactly `k` feet on the ground.
+    pub feet_down: Vec<usize>,
+    /// The centre of mass's highest speed along the walking direction between two states (m/s).
+    pub top_speed: f64,
+}
+
+impl std::fmt::Display for Gait {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let states: usize = self.feet_down.iter().sum();
+        let shares: Vec<String> = self
+            .feet_down
+            .iter()
+            .enumerate()
+            .map(|(k, &n)| format!("{k}: {:.0}%", 100.0 * n as f64 / states.max(1) as f64))
+            .collect();
+        write!(
+            f,
+            "feet down over the states {}; top speed {:.2} m/s",
+            shares.join(", "),
+            self.top_speed
+        )
+    }
+}
+
 /// One optimisation run: the loss after each iteration and where it ended.
 #[derive(Debug, Clone)]
 pub struct Run {
@@ -401,6 +435,61 @@ impl Walker {
             .design
             .model(&self.objective.model, &run.design)?;
         Ok(smallest_gap(&model, &run.end.trajectory.states))
+    }
+
+    /// How `run`'s last trajectory moves ([`Gait`]): how many feet are down at each state and
+    /// how fast the centre of mass goes along [`Walker::direction`], on the robot of its
+    /// design. A foot is down when one of its vertices is within the contact's support
+    /// distance of the ground's top face (link 0, `ground`, as [`build_world`] builds it).
+    pub fn gait(&self, run: &Run) -> Result<Gait, Box<dyn std::error::Error>> {
+        let model = self
+            .objective
+            .design
+            .model(&self.objective.model, &run.design)?;
+        let support = self
+            .objective
+            .settings
+            .contact
+            .as_ref()
+            .map_or(0.0, |c| c.support_distance());
+        let ground = model.link_index("ground")?;
+        let top = model.links()[ground]
+            .hulls
+            .iter()
+            .flat_map(|h| h.vertices().iter().map(|v| v.z))
+            .fold(f64::NEG_INFINITY, f64::max);
+        let feet = self
+            .feet
+            .iter()
+            .map(|name| model.link_index(name))
+            .collect::<Result<Vec<_>, _>>()?;
+        let states = &run.end.trajectory.states;
+        let mut feet_down = vec![0usize; feet.len() + 1];
+        for state in states {
+            let kinematics = Kinematics::new(&model, state);
+            let to_ground = kinematics.poses()[ground].inverse();
+            let down = feet
+                .iter()
+                .filter(|&&foot| {
+                    let pose = to_ground * kinematics.poses()[foot];
+                    model.links()[foot]
+                        .hulls
+                        .iter()
+                        .any(|h| h.vertices().iter().any(|v| (pose * v).z - top < support))
+                })
+                .count();
+            feet_down[down] += 1;
+        }
+        let travel = travel(&model, &self.robot, states, &self.direction);
+        let dt = self.objective.settings.dt;
+        let top_speed = travel
+            .windows(2)
+            .map(|w| (w[1] - w[0]).abs() / dt)
+            .fold(0.0, f64::max);
+        Ok(Gait {
+            feet_down,
+            top_speed,
+        })
     }
 
     /// The same task with the feet's vertices as the design ([`vertex_design`]).
@@ -499,7 +588,13 @@ impl Walker {
     /// The controller's starting parameters ([`initial_waves`], frequencies in
     /// [`Walker::frequency_unit`]).
     pub fn initial(&self) -> DVector<f64> {
-        let mut c = initial_waves(self.dofs.len(), self.waves);
+        self.initial_drawn(0)
+    }
+
+    /// [`Walker::initial`] from draw `draw` of the starting distributions
+    /// ([`initial_waves_drawn`]; 0 is [`Walker::initial`]).
+    pub fn initial_drawn(&self, draw: usize) -> DVector<f64> {
+        let mut c = initial_waves_drawn(self.dofs.len(), self.waves, draw);
         for k in (1..c.len()).step_by(3) {
             c[k] *= self.frequency_unit;
         }

@@ -8,7 +8,7 @@ use sdrs::prelude::DVector;
 use sdrs_examples::quadruped::{
     AMPLITUDE, BaseTurn, REACH, authors_contact, quadruped, quadruped_of, spider_turning,
 };
-use sdrs_examples::walker::centre_of_mass;
+use sdrs_examples::walker::{centre_of_mass, initial_waves, initial_waves_drawn};
 
 const STEPS: usize = 60;
 
@@ -189,13 +189,44 @@ fn a_body_that_can_only_turn_pivots_down_the_slope_on_one_foot() {
     let run = |turn| {
         let links = spider_turning(8, turn).unwrap();
         let walker = quadruped_of(links, STEPS, Some(authors_contact().unwrap())).unwrap();
-        let travel = walker.rollout_travel(&walker.initial()).unwrap();
-        travel[STEPS]
+        let c = walker.initial();
+        let travel = walker.rollout_travel(&c).unwrap()[STEPS];
+        // The same rollout through the optimiser (no step taken), for its gait.
+        let run = walker
+            .optimise(
+                c,
+                None,
+                0,
+                AMPLITUDE,
+                0.05,
+                1e-3,
+                REACH,
+                StepRule::Fixed,
+                |_| {},
+            )
+            .unwrap();
+        (travel, walker.gait(&run).unwrap())
     };
-    let (yaw, pitch) = (run(BaseTurn::Yaw), run(BaseTurn::Pitch));
-    eprintln!("travel after {STEPS} steps: yaw base {yaw} m, pitch base {pitch} m");
+    let ((yaw, yaw_gait), (pitch, pitch_gait)) = (run(BaseTurn::Yaw), run(BaseTurn::Pitch));
+    eprintln!(
+        "after {STEPS} steps: yaw base {yaw} m, {yaw_gait}; pitch base {pitch} m, {pitch_gait}"
+    );
     assert!(yaw < -0.3, "{yaw}");
     assert!(pitch.abs() < 0.05, "{pitch}");
+    // At most one foot down on most states, against two or more.
+    let states = STEPS + 1;
+    assert!(
+        2 * (yaw_gait.feet_down[0] + yaw_gait.feet_down[1]) > states,
+        "{yaw_gait}"
+    );
+    assert!(
+        2 * pitch_gait.feet_down[2..].iter().sum::<usize>() > states,
+        "{pitch_gait}"
+    );
+    assert!(
+        yaw_gait.top_speed > 5.0 * pitch_gait.top_speed,
+        "{yaw_gait} / {pitch_gait}"
+    );
 }
 
 /// The quadruped's co-design run (`quadruped`, defaults) at iteration 61: controller and foot
@@ -226,4 +257,38 @@ fn a_sliding_foot_beyond_the_newton_cap_finishes_damped() {
     );
     assert!(e.loss.is_finite() && e.parameters.iter().all(|g| g.is_finite()));
     assert!(e.design.unwrap().iter().all(|g| g.is_finite()));
+}
+
+#[test]
+fn wave_draws_differ_within_the_issues_distributions() {
+    assert_eq!(initial_waves_drawn(12, 4, 0), initial_waves(12, 4));
+    let draws: Vec<_> = (0..3).map(|d| initial_waves_drawn(12, 4, d)).collect();
+    for (d, c) in draws.iter().enumerate() {
+        for wave in c.as_slice().chunks(3) {
+            let [a, w, phi] = [wave[0], wave[1], wave[2]];
+            assert!((0.01..=0.04).contains(&a), "draw {d}: amplitude {a}");
+            assert!(
+                (3.0 - 0.44..=3.0 + 0.44).contains(&w),
+                "draw {d}: frequency {w}"
+            );
+            assert!((-std::f64::consts::PI..=std::f64::consts::PI).contains(&phi));
+        }
+        for other in &draws[..d] {
+            assert!((c - other).amax() > 0.01, "draw {d} repeats an earlier one");
+        }
+    }
+    // In Hz the frequencies are 2π times higher, the rest unchanged.
+    let walker = quadruped(STEPS, 8).unwrap();
+    let (rad, hz) = (
+        walker.initial_drawn(1),
+        walker.clone().in_hertz().initial_drawn(1),
+    );
+    for k in 0..rad.len() {
+        let scale = if k % 3 == 1 {
+            2.0 * std::f64::consts::PI
+        } else {
+            1.0
+        };
+        assert_eq!(hz[k], rad[k] * scale);
+    }
 }

@@ -44,14 +44,15 @@
 //! **Baselines** (`--baselines`: IPC, the SDRS hull barrier and the gradient bundle, 4
 //! samples, σ = 0.05, from the same trivial plan with the same driver; 2026-11-27, 2 cores
 //! shared with two other jobs): none of them moves the rod at all, from afar or from next to
-//! the cubes. Their gradients are exactly zero wherever the rod is beyond their supports
+//! the cubes, in gather or sort. Their gradients are exactly zero wherever the rod is beyond their supports
 //! (the bundle's 5 cm perturbations do not reach a cube either), so Adam takes no step; the
 //! loss changes only as the cubes settle. The long-range model, the same commands:
 //!
-//! | command (`-- gather … --baselines`) | long-range: loss, within ε | IPC | SDRS hulls | bundle | s/evaluation (LR, IPC, SDRS, bundle) | wall |
+//! | command (`-- … --baselines`) | long-range: loss, within ε | IPC | SDRS hulls | bundle | s/evaluation (LR, IPC, SDRS, bundle) | wall |
 //! |---|---|---|---|---|---|---|
-//! | `--counted-far-field` (4 cubes, 30 frames) | 0.7875 → 0.2062, 2 of 4 (0.344, 0.139, 0.107, 0.461 m) | 0.78744, rod still | 0.7875, rod still | 0.7875, rod still | 3.37, 0.219, 0.004, 0.042 | 20 min |
-//! | `--first 1 --cubes 2 --rod 0,-0.55,0 --horizon 16` | 0.2175 → 0 (frame 20), 2 of 2 (0.194, 0.103 m) | 0.21744, rod still | 0.2175, rod still | 0.2175, rod still | 1.13, 0.164, 0.001, 0.013 | 2 min 20 s |
+//! | `gather --counted-far-field` (4 cubes, 30 frames) | 0.7875 → 0.2062, 2 of 4 (0.344, 0.139, 0.107, 0.461 m) | 0.78744, rod still | 0.7875, rod still | 0.7875, rod still | 3.37, 0.219, 0.004, 0.042 | 20 min |
+//! | `gather --first 1 --cubes 2 --rod 0,-0.55,0 --horizon 16` | 0.2175 → 0 (frame 20), 2 of 2 (0.194, 0.103 m) | 0.21744, rod still | 0.2175, rod still | 0.2175, rod still | 1.13, 0.164, 0.001, 0.013 | 2 min 20 s |
+//! | `sort --post --counted-far-field --cubes 2 --rod=-0.375,-0.32,0 --frames 80` | 2.7975 → 0 (frame 50), 2 of 2 (0.200, 0.246 m) | 2.7975, rod still | 2.7975, rod still | 2.7975, rod still | 0.605, 0.002, 0.001, 0.011 | 4 min 28 s |
 //!
 //! (The first row's long-range loss was 0.2207 before the last stop's solver changes, the
 //! damped Newton round and the triangle pairs' cold start; its per-evaluation time is

@@ -8,9 +8,10 @@
 //! `target/experiments/quadruped/` (or `--out`).
 //!
 //! `cargo run --release -p sdrs-examples --example quadruped -- [--iterations N (default 300: about 3 min per run)] [--steps H]
-//! [--calibrated-contact] [--trust-region | --plateau N]` (`--plateau N`: the fixed lengths
-//! halve, and the iterate goes back to the best point, after N iterations without a better
-//! point, `StepRule::Plateau`, ours)
+//! [--calibrated-contact] [--trust-region | --plateau N] [--pitch-base] [--hertz] [--draw K]`
+//! (`--plateau N`: the fixed lengths halve, and the iterate goes back to the best point, after
+//! N iterations without a better point, `StepRule::Plateau`, ours; the last three: see the
+//! gait table below)
 //!
 //! Measured (2026-11-27, 2 cores shared with other jobs; the 16-DoF spider of
 //! `sdrs_examples::quadruped`). Since the stepper's damped second round (a step whose 100
@@ -29,6 +30,35 @@
 //! The plateau rule (halving the lengths and going back to the best point) lifts control only
 //! by half (1.977 → 2.8-3.0 m) but co-design no further than control only: the foot design
 //! does not pay under it, where the paper's gains 8.8%.
+//!
+//! **How the spider moves, and two readings of what the paper leaves open** (2026-11-27;
+//! each run prints its gait, `Walker::gait`: the share of states with 0-4 feet on the slope
+//! and the top speed). The default spider's body turns but cannot pitch or roll, so it
+//! stands on one foot at a time (80-99% of the states below) and pivots about it
+//! (`sdrs_examples::quadruped::BaseTurn`). Two options change what the paper does not fix:
+//! `--pitch-base` (the body pitches instead of turning, also 16 DoF: two feet down) and
+//! `--hertz` (the wave frequencies, 3 ± 0.43 within [1.2, 7], read as Hz rather than
+//! rad/s: at most 7 rad/s the legs take about 6 strides in the 5.5 s horizon, too few for
+//! 4.9 m). Three starting controllers each (`--draw 0/1/2`, draws of the same
+//! distributions), 300 fixed steps, control only / co-design (m):
+//!
+//! | options | draw 0 | draw 1 | draw 2 | mean | gait (control only; co-design) |
+//! |---|---|---|---|---|---|
+//! | paper | | | | 4.90 / 5.33 | walks |
+//! | (default: yaw, rad/s) | 1.977 / 2.334 | 2.761 / 2.413 | 1.174 / 1.715 | 1.97 / 2.15 | one foot down 80-99%; the same |
+//! | `--hertz` | 4.736 / 8.177 | 4.774 / 7.884 | 4.928 / 8.565 | 4.81 / 8.21 | airborne 85-92%, top speed 3.6-5.6 m/s; airborne 91-94% |
+//! | `--pitch-base` | 2.057 / 2.813 | 2.820 / 4.489 | 2.830 / 2.381 | 2.57 / 3.23 | two feet down 57-77%; airborne 0-48% |
+//! | `--pitch-base --hertz` | 1.477 / 10.313 | 2.642 / 6.276 | 2.436 / 8.078 | 2.19 / 8.22 | airborne 31-39%; airborne 92% |
+//!
+//! Read as Hz, control only walks the paper's distance from every draw (4.74-4.93 m against
+//! 4.90 m), by hopping: the spider is off the slope most of the time. Co-design then goes
+//! 54% beyond the paper's 5.33 m. The pitching body keeps its feet down under control only
+//! and is the most physical of the four, but it is no closer to the paper. Which reading the
+//! authors used is not stated; the defaults stay as measured above. How chaotic the fixed
+//! steps are: frequencies scaled by 6.283185307 instead of 2π (a relative change of 3e-11)
+//! gave 2.967 / 3.759 m instead of 4.736 / 8.177 m. The MuJoCo replay of the `--hertz` draw-0
+//! robots slides down the slope (−6.995 and −11.168 m), as the default's did. The runs took
+//! 45-150 s each on 2 cores shared with two or three other jobs.
 //!
 //! Before it, the co-design's iteration 61 failed (step 450, a foot sliding on the slope, needs
 //! 250 undamped iterations; it now converges in 118) and the run went on from a half-length
@@ -65,7 +95,8 @@
 //! the same starting controller, and the spread of the travel distances (the paper reports
 //! −4.890 ± 0.097 m under its optimised controller; this flag uses the starting one).
 //!
-//! Measured: -2.952, -2.925, -2.911, -2.902 m for M = 96 to 768, -2.922 ± 0.029 m.
+//! Measured: -2.952, -2.925, -2.911, -2.902 m for M = 96 to 768, -2.922 ± 0.029 m: the
+//! default spider pivoting down the slope on one foot (`BaseTurn`), not walking.
 //!
 //! `--mass` runs the mass-distribution ablation of sec. V-I (Fig. 21) instead: the spider with
 //! its mass at the hull vertices (sdrs's model) and spread evenly through the solid, travel

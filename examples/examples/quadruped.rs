@@ -48,7 +48,7 @@
 //! | (default: yaw, rad/s) | 1.977 / 2.334 | 2.761 / 2.413 | 1.174 / 1.715 | 1.97 / 2.15 | one foot down 80-99%; the same |
 //! | `--hertz` | 4.736 / 8.177 | 4.774 / 7.884 | 4.928 / 8.565 | 4.81 / 8.21 | airborne 85-92%, top speed 3.6-5.6 m/s; airborne 91-94% |
 //! | `--pitch-base` | 2.057 / 2.813 | 2.820 / 4.489 | 2.830 / 2.381 | 2.57 / 3.23 | two feet down 57-77%; airborne 0-48% |
-//! | `--pitch-base --hertz` | 1.477 / 10.313 | 2.642 / 6.276 | 2.436 / 8.078 | 2.19 / 8.22 | airborne 31-39%; airborne 92% |
+//! | `--pitch-base --hertz` | 1.477 / 10.313 | 2.642 / 6.276 | 2.436 / 8.078 | 2.19 / 8.22 | airborne 28-39%; airborne 92-99% |
 //!
 //! Read as Hz, control only walks the paper's distance from every draw (4.74-4.93 m against
 //! 4.90 m), by hopping: the spider is off the slope most of the time. Co-design then goes

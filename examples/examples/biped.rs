@@ -79,6 +79,9 @@ struct Args {
     /// How far each foot vertex may move along each axis (m).
     #[arg(long, default_value_t = REACH)]
     reach: f64,
+    /// Read the wave frequencies as Hz instead of rad/s (`Walker::in_hertz`).
+    #[arg(long)]
+    hertz: bool,
 }
 
 /// What a run ended with: distance walked (m) at every state, the pelvis's tilt (rad) and
@@ -151,6 +154,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let walker = biped_with(steps, contact.clone())?
             .upright(args.upright)?
             .progress(args.progress)?;
+        let walker = if args.hertz {
+            walker.in_hertz()
+        } else {
+            walker
+        };
         if codesign {
             walker.codesign()
         } else {

@@ -52,7 +52,9 @@
 //! pelvis 41° tilted and 10.8 cm down at step 400, 2.3° and 0.3 cm at step 350): it passes
 //! the fall test by 4°. The co-designed controller on the starting feet falls at step 219
 //! (−0.471 m): the feet's change is what keeps that controller up, as the paper claims. It
-//! stands rather than walks: 4.7 cm in 4 s, far from the goal 3 m away.
+//! stands rather than walks: 4.7 cm in 4 s, far from the goal 3 m away. With the wave
+//! frequencies read as Hz (`biped -- --hertz`, as the quadruped's `--hertz` reads them, 86 s)
+//! both still stand: control only −0.041 m, co-design 0.105 m, neither falls.
 //!
 //! The outcome is chaotic in the settings and in the simulator's tolerance-level details. The
 //! same command on 2026-11-26, before that day's solver changes on main (the extrapolated

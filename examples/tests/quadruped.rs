@@ -8,9 +8,26 @@ use sdrs::prelude::DVector;
 use sdrs_examples::quadruped::{
     AMPLITUDE, BaseTurn, REACH, authors_contact, quadruped, quadruped_of, spider_turning,
 };
-use sdrs_examples::walker::{centre_of_mass, initial_waves, initial_waves_drawn};
+use sdrs_examples::walker::{Run, Walker, centre_of_mass, initial_waves, initial_waves_drawn};
 
 const STEPS: usize = 60;
+
+/// `iterations` fixed steps of the reduced scale's lengths (0.05, 1e-3) from `c`.
+fn optimise(walker: &Walker, c: DVector<f64>, iterations: usize) -> Run {
+    walker
+        .optimise(
+            c,
+            None,
+            iterations,
+            AMPLITUDE,
+            0.05,
+            1e-3,
+            REACH,
+            StepRule::Fixed,
+            |_| {},
+        )
+        .unwrap()
+}
 
 #[test]
 fn quadruped_gradients_match_differences() {
@@ -83,19 +100,7 @@ fn quadruped_gradients_match_differences() {
 #[test]
 fn quadruped_codesign_lowers_the_loss_without_collisions() {
     let walker = quadruped(STEPS, 8).unwrap().codesign().unwrap();
-    let run = walker
-        .optimise(
-            walker.initial(),
-            None,
-            4,
-            AMPLITUDE,
-            0.05,
-            1e-3,
-            REACH,
-            StepRule::Fixed,
-            |_| {},
-        )
-        .unwrap();
+    let run = optimise(&walker, walker.initial(), 4);
     let (first, last) = (run.history[0], *run.history.last().unwrap());
     assert!(last < first, "the loss went from {first} to {last}");
     let gap = walker.clearance(&run).unwrap();
@@ -192,19 +197,7 @@ fn a_body_that_can_only_turn_pivots_down_the_slope_on_one_foot() {
         let c = walker.initial();
         let travel = walker.rollout_travel(&c).unwrap()[STEPS];
         // The same rollout through the optimiser (no step taken), for its gait.
-        let run = walker
-            .optimise(
-                c,
-                None,
-                0,
-                AMPLITUDE,
-                0.05,
-                1e-3,
-                REACH,
-                StepRule::Fixed,
-                |_| {},
-            )
-            .unwrap();
+        let run = optimise(&walker, c, 0);
         (travel, walker.gait(&run).unwrap())
     };
     let ((yaw, yaw_gait), (pitch, pitch_gait)) = (run(BaseTurn::Yaw), run(BaseTurn::Pitch));

@@ -263,6 +263,17 @@ fn descent_keeps_its_best_iterate_and_stops_at_a_zero_loss() {
     assert!((run.states[2] - 1.0).abs() <= 0.2, "{:?}", run.states);
 }
 
+/// The same hull contact for every method: for stand-in tasks whose gradient does not depend
+/// on the contact model.
+fn stand_in_models() -> sdrs_diff::ContactModels {
+    let hulls = sdrs_dynamics::ContactSettings::default_for(f64::INFINITY).unwrap();
+    sdrs_diff::ContactModels {
+        long_range: hulls.clone(),
+        ipc: hulls.clone(),
+        hulls,
+    }
+}
+
 /// `|x − 1|`: Adam at a large rate overshoots its minimum and circles it.
 fn vee(x: &DVector<f64>) -> sdrs_diff::Result<(f64, DVector<f64>)> {
     let d = x[0] - 1.0;
@@ -271,12 +282,7 @@ fn vee(x: &DVector<f64>) -> sdrs_diff::Result<(f64, DVector<f64>)> {
 
 #[test]
 fn every_method_run_keeps_its_best_iterate() {
-    let hulls = sdrs_dynamics::ContactSettings::default_for(f64::INFINITY).unwrap();
-    let models = sdrs_diff::ContactModels {
-        long_range: hulls.clone(),
-        ipc: hulls.clone(),
-        hulls,
-    };
+    let models = stand_in_models();
     type Source = fn(&DVector<f64>) -> sdrs_diff::Result<(f64, DVector<f64>)>;
     let run = |methods: &[Method], x0: f64, source: Source| {
         let x0 = DVector::from_element(1, x0);
@@ -338,12 +344,7 @@ fn relu(x: &DVector<f64>) -> sdrs_diff::Result<(f64, DVector<f64>)> {
 fn every_method_run_can_end_at_a_zero_task_loss() {
     // ReLU((x − 1)² − 0.1²) from x = 0: Adam (lr 0.3) enters the zero set and, run on, leaves
     // it again; stopped at zero, every method's last iterate is the first one inside.
-    let hulls = sdrs_dynamics::ContactSettings::default_for(f64::INFINITY).unwrap();
-    let models = sdrs_diff::ContactModels {
-        long_range: hulls.clone(),
-        ipc: hulls.clone(),
-        hulls,
-    };
+    let models = stand_in_models();
     let x0 = DVector::zeros(1);
     let run = |stopping| {
         let methods = [Method::exact(ContactChoice::LongRange)];

@@ -41,6 +41,15 @@
 //! 0.773 s per evaluation) the same: three within ε by frame 35 (misses 0.250, 0.149, 0.142 m;
 //! loss 0.14998), the fourth untouched, the rod 1.0 m off along −x at the end.
 //!
+//! **All 10 cubes** (`gather --cubes 10 --counted-far-field --frames 60 --keep-on-ground`,
+//! 39 min, 3.55 s per evaluation beside other jobs): the loss goes 2.3775 → 1.4733. The rod
+//! comes up the left side (it moved by −0.70, +1.03 m) and pushes cubes 0, 1 and 2 within ε
+//! (misses 0.246, 0.245, 0.246 m) and cube 5 from 0.63 to 0.355 m; the other six are
+//! untouched after 60 of the paper's 300 frames (10 iterations per frame against its 60).
+//! Sort with the post and all 10 cubes (`sort --post --cubes 10 --counted-far-field
+//! --rod=-0.375,-0.32,0 --frames 120 --keep-on-ground`) was stopped at frame 35 for time
+//! (24 min): its loss had gone 9.9755 (frame 5) → 8.5771.
+//!
 //! **Baselines** (`--baselines`: IPC, the SDRS hull barrier and the gradient bundle, 4
 //! samples, σ = 0.05, from the same trivial plan with the same driver; 2026-11-27, 2 cores
 //! shared with two other jobs): none of them moves the rod at all, from afar or from next to

@@ -79,11 +79,10 @@ pub const LEGS: [&str; 4] = ["front_left", "front_right", "back_left", "back_rig
 /// A body that cannot both pitch and roll rests on its lowest feet: under [`BaseTurn::Yaw`]
 /// (the default, as the long-range paper's ant) that is one foot at a time (94% of the first
 /// 200 states, [`Walker::gait`]), the other three hanging above the barrier's support, and
-/// the body turns about that foot. Under the
-/// starting controller (waves of 0.01-0.04 rad) gravity's pull along the slope swings it
-/// about each foot in turn, and the spider pivots 2.95 m down the slope in 550 steps, turning
-/// through 3.4 rad (2.42 m with μ = 2, 1.52 m with μ = 5: the foot carrying the weight grips;
-/// the turn about it is what slides). [`BaseTurn::Pitch`] keeps a front and a back foot on the
+/// the body turns about that foot. Under the starting controller (waves of 0.01-0.04 rad)
+/// gravity's pull along the slope swings it about each foot in turn, and the spider pivots
+/// 2.95 m down the slope in 550 steps, turning through 3.4 rad (2.42 m with μ = 2, 1.52 m
+/// with μ = 5: the foot carrying the weight grips; the turn about it is what slides). [`BaseTurn::Pitch`] keeps a front and a back foot on the
 /// slope (two or more feet down on 100% of those states) and moves 6 cm under the same
 /// controller.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -105,7 +104,8 @@ impl BaseTurn {
     }
 }
 
-/// The spider's links (the body's three translation frames first, then the body on its yaw;
+/// The spider's links (the body's three translation frames first, then the body on its yaw,
+/// [`BaseTurn::Yaw`];
 /// per leg a hip yaw frame, the upper leg on the hip pitch and the foot on the knee), with
 /// `segments` points per ring of its
 /// capsule pieces (8: the paper's 96 vertices per leg; the resolution ablation of sec. V-I

@@ -440,7 +440,7 @@ impl Walker {
     /// How `run`'s last trajectory moves ([`Gait`]): how many feet are down at each state and
     /// how fast the centre of mass goes along [`Walker::direction`], on the robot of its
     /// design. A foot is down when one of its vertices is within the contact's support
-    /// distance of the ground's top face (link 0, `ground`, as [`build_world`] builds it).
+    /// distance of the top face of the link `ground` (as [`build_world`] builds it).
     pub fn gait(&self, run: &Run) -> Result<Gait, Box<dyn std::error::Error>> {
         let model = self
             .objective

@@ -189,9 +189,10 @@ pub struct MethodRun {
 /// each ending as `stopping` says (e.g. [`Stopping::stopping_at`] `0.0` ends a method's run at
 /// a zero task loss, the same rule for all): `build(settings)` gives the exact gradient source
 /// of the task simulated with `settings`, `progress(method, iterate)` sees each iterate.
-/// [`MethodRun::parameters`] are the last iterate's unless `stopping` keeps the best. A method that fails (its source cannot be
-/// built, a step fails, a value is not finite) keeps its history up to the failure and its
-/// error ([`MethodRun::error`]); the other methods still run.
+/// [`MethodRun::parameters`] are the last iterate's unless `stopping` keeps the best. A
+/// method that fails (its source cannot be built, a step fails, a value is not finite) keeps
+/// its history up to the failure and its error ([`MethodRun::error`]); the other methods
+/// still run.
 ///
 /// ```
 /// use sdrs_diff::{ContactModels, Method, Stopping, compare, paper_adam};

@@ -452,12 +452,7 @@ impl Walker {
             .contact
             .as_ref()
             .map_or(0.0, |c| c.support_distance());
-        let ground = model.link_index("ground")?;
-        let top = model.links()[ground]
-            .hulls
-            .iter()
-            .flat_map(|h| h.vertices().iter().map(|v| v.z))
-            .fold(f64::NEG_INFINITY, f64::max);
+        let (ground, top) = ground_top(&model)?;
         let feet = self
             .feet
             .iter()
@@ -831,6 +826,18 @@ pub fn build_world(
     Ok((model, settings, robot))
 }
 
+/// The ground link of [`build_world`] (named `ground`) and the height of its top face in its
+/// own frame.
+fn ground_top(model: &Model) -> Result<(usize, f64), Box<dyn std::error::Error>> {
+    let ground = model.link_index("ground")?;
+    let top = model.links()[ground]
+        .hulls
+        .iter()
+        .flat_map(|h| h.vertices().iter().map(|v| v.z))
+        .fold(f64::NEG_INFINITY, f64::max);
+    Ok((ground, top))
+}
+
 impl Walker {
     /// Writes the walker built from design parameters `p` as URDF with OBJ meshes
     /// ([`export_urdf`]) into `folder`, and beside it `replay.json`: what a replay in another
@@ -852,9 +859,9 @@ impl Walker {
             top = parent;
         }
         let export = export_urdf(&model, &model.links()[top].name, folder, "walker")?;
-        let ground = model.link_index("ground")?;
+        let (ground, top) = ground_top(&model)?;
         let slab = model.links()[ground].attachment;
-        let surface = slab * Point3::new(0.0, 0.0, 0.5);
+        let surface = slab * Point3::new(0.0, 0.0, top);
         let normal = slab.rotation * Vector3::z();
         let base = &self.objective.policy;
         let control = base.control(

@@ -7,7 +7,7 @@ const $ = (id) => document.getElementById(id);
 $('heading').textContent = data.title;
 
 // `#t=first`, `#t=last` or `#t=<seconds>`: start paused at that time (deterministic screenshots);
-// `contacts=off` starts with the contact forces hidden.
+// `contacts=off` starts with the contact forces hidden; `follow=off` with the camera still.
 const fragment = new URLSearchParams(location.hash.slice(1));
 const fixed = fragment.get('t');
 if (fragment.get('contacts') === 'off') $('contacts').checked = false;
@@ -25,7 +25,7 @@ const camera = new THREE.PerspectiveCamera(45, 1, 0.01, 1000);
 const controls = new OrbitControls(camera, renderer.domElement);
 
 const actions = [];
-let mixer = null, duration = 0, time = 0, playing = fixed === null, last = null;
+let mixer = null, duration = 0, time = 0, playing = fixed === null, last = null, gltfRoot = null;
 
 function resize() {
   const w = stage.clientWidth, h = stage.clientHeight;
@@ -52,46 +52,82 @@ function seek(t) {
 
 // Frame the scene: the box bounding the bodies over the whole motion. Parts that never move
 // and are far larger than what moves (the ground slab) are left out, so a robot on a 40 m
-// ground is not a speck.
+// ground is not a speck. When the bodies travel far beyond their own size (a walker crossing
+// a slope), the camera follows them instead: it frames the moving bodies as they are at one
+// instant and moves with their centre ("follow"; `#follow=off` starts without).
+let movingParts = [], grid = null, cell = 0;
 function frame(root) {
+  // Bodies only: the contact-force bars come and go with the forces.
+  const inContact = (o) => o !== null && (o.name.startsWith('contact') || inContact(o.parent));
   const parts = [];
-  root.traverse((o) => { if (o.isMesh) parts.push(o); });
-  const spans = parts.map(() => new THREE.Box3());
-  const starts = parts.map(() => null);
-  const moving = parts.map(() => false);
+  root.traverse((o) => { if (o.isMesh && !inContact(o)) parts.push(o); });
+  const samples = [];
   for (let i = 0; i <= 10; i++) {
     seek(duration * i / 10);
     root.updateMatrixWorld(true);
-    parts.forEach((part, k) => {
-      const b = new THREE.Box3().setFromObject(part);
-      if (starts[k] === null) starts[k] = b;
-      else if (!b.equals(starts[k])) moving[k] = true;
-      spans[k].union(b);
-    });
+    samples.push(parts.map((part) => new THREE.Box3().setFromObject(part)));
   }
+  const moving = parts.map((part, k) => samples.some((boxes) => !boxes[k].equals(samples[0][k])));
+  const spans = parts.map((part, k) => samples.reduce((b, boxes) => b.union(boxes[k]), new THREE.Box3()));
+  const diagonal = (b) => (b.isEmpty() ? 0 : b.getSize(new THREE.Vector3()).length());
   const motion = new THREE.Box3();
   parts.forEach((part, k) => { if (moving[k]) motion.union(spans[k]); });
-  const reach = motion.isEmpty() ? Infinity : 5 * motion.getSize(new THREE.Vector3()).length();
+  // The moving bodies' own size: the largest box they fill at one instant.
+  const body = Math.max(0, ...samples.map((boxes) =>
+    diagonal(boxes.reduce((b, box, k) => (moving[k] ? b.union(box) : b), new THREE.Box3()))));
+  movingParts = parts.filter((part, k) => moving[k]);
+  const following = body > 0 && diagonal(motion) > 4 * body;
+  $('follow-label').hidden = !following;
+  $('follow').checked = following && fragment.get('follow') !== 'off';
+  const reach = motion.isEmpty() ? Infinity : 5 * diagonal(motion);
   const box = motion.clone();
   parts.forEach((part, k) => {
-    if (!moving[k] && spans[k].getSize(new THREE.Vector3()).length() <= reach) box.union(spans[k]);
+    if (!moving[k] && diagonal(spans[k]) <= reach) box.union(spans[k]);
   });
   if (box.isEmpty()) parts.forEach((part, k) => box.union(spans[k]));
   const center = box.getCenter(new THREE.Vector3());
   const size = box.getSize(new THREE.Vector3());
-  const radius = Math.max(size.length() / 2, 1e-3);
+  // Following, the view spans about three body sizes around the bodies.
+  const close = $('follow').checked;
+  const radius = close ? 1.5 * body : Math.max(size.length() / 2, 1e-3);
   const dist = 1.15 * radius / Math.sin(THREE.MathUtils.degToRad(camera.fov / 2));
   camera.position.copy(center).add(new THREE.Vector3(0.35, 0.6, 1).normalize().multiplyScalar(dist));
   camera.near = dist / 100;
-  camera.far = dist * 100;
+  camera.far = dist * 100 + diagonal(box);
   camera.updateProjectionMatrix();
   controls.target.copy(center);
   controls.update();
   sun.position.copy(center).add(new THREE.Vector3(radius, 3 * radius, 2 * radius));
-  const extent = 4 * Math.max(size.x, size.z, radius);
-  const grid = new THREE.GridHelper(extent, 20, 0x8a94a3, 0xc3cad3);
+  sun.target.position.copy(center);
+  scene.add(sun.target);
+  if (close) {
+    // A grid of body-sized cells that moves with the bodies a whole cell at a time, so that it
+    // looks fixed to the ground and shows the motion. It ends in front of the camera: lines
+    // that reach behind it are dropped by some renderers (SwiftShader).
+    cell = Math.pow(10, Math.floor(Math.log10(body)));
+    const cells = Math.max(2, Math.round(1.2 * dist / cell));
+    grid = new THREE.GridHelper(cells * cell, cells, 0x8a94a3, 0xc3cad3);
+  } else {
+    grid = new THREE.GridHelper(4 * Math.max(size.x, size.z, radius), 20, 0x8a94a3, 0xc3cad3);
+  }
   grid.position.set(center.x, box.min.y, center.z);
   scene.add(grid);
+}
+
+// Following: shift the camera, its target and the sun with the moving bodies' centre, so that
+// the viewing direction and distance the user chose stay; the grid of body-sized cells goes
+// with them in whole cells, at the height of their lowest point.
+function track() {
+  if (!$('follow').checked || movingParts.length === 0) return;
+  gltfRoot.updateMatrixWorld(true);
+  const box = new THREE.Box3();
+  for (const part of movingParts) box.union(new THREE.Box3().setFromObject(part));
+  const shift = box.getCenter(new THREE.Vector3()).sub(controls.target);
+  for (const v of [camera.position, controls.target, sun.position, sun.target.position]) v.add(shift);
+  if (cell > 0) {
+    const snap = (x) => Math.round(x / cell) * cell;
+    grid.position.set(snap(controls.target.x), box.min.y, snap(controls.target.z));
+  }
 }
 
 function render(now) {
@@ -101,6 +137,7 @@ function render(now) {
     if (t > duration) t = 0;
     seek(t);
   }
+  track();
   last = now;
   controls.update();
   renderer.render(scene, camera);
@@ -150,6 +187,7 @@ const bytes = Uint8Array.from(atob(data.glb), (c) => c.charCodeAt(0));
 resize();
 new GLTFLoader().parse(bytes.buffer, '', (gltf) => {
   scene.add(gltf.scene);
+  gltfRoot = gltf.scene;
   mixer = new THREE.AnimationMixer(gltf.scene);
   for (const clip of gltf.animations) {
     const action = mixer.clipAction(clip);
@@ -165,6 +203,7 @@ new GLTFLoader().parse(bytes.buffer, '', (gltf) => {
   frame(gltf.scene);
   $('play').textContent = playing ? 'Pause' : 'Play';
   seek(fixed === 'last' ? duration : fixed === 'first' || fixed === null ? 0 : parseFloat(fixed) || 0);
+  track();
   controls.update();
   renderer.render(scene, camera);
   document.documentElement.dataset.ready = '1';

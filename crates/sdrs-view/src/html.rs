@@ -4,8 +4,12 @@
 //! with `contact`) and the run's plots (loss curve, per-step timings) as inline SVG. It needs no
 //! server and no internet: it opens from `file://`.
 //!
+//! The camera frames the whole motion, unless the bodies travel more than four times their
+//! own size (a walker crossing a slope): then it follows them at a few body sizes, over a grid
+//! of body-sized cells that shows the motion (a "follow" toggle turns it off).
+//!
 //! The fragment `#t=first`, `#t=last` or `#t=<seconds>` opens the page paused at that time
-//! (`&contacts=off` also hides the contact forces); the
+//! (`&contacts=off` also hides the contact forces, `&follow=off` starts with the camera still); the
 //! root element's `data-ready` attribute becomes `1` once the scene is drawn (`error` if the
 //! `.glb` could not be read), for deterministic screenshots.
 

@@ -1,7 +1,8 @@
 //! The viewer page in a real browser: headless Chromium opens it from `file://` at the first and
 //! the last frame of a two-box animation; the screenshots (kept under
 //! `<target>/sdrs-out/viewer/`) must show both boxes, and the moving one further right at the end,
-//! and a red contact-force bar unless the fragment hides the contact forces.
+//! and a red contact-force bar unless the fragment hides the contact forces; a 10 cm box that
+//! travels 20 m is followed (large and in place in the view) unless the fragment says not to.
 //! Set `SDRS_SKIP_BROWSER_TESTS=1` to skip when Chromium is not installed.
 
 use std::path::{Path, PathBuf};
@@ -31,20 +32,21 @@ fn cube() -> (Vec<[f32; 3]>, Vec<u16>) {
     (corners, triangles)
 }
 
-/// Key frames of the moving box: 20 keys, 0.1 s apart, x from 0.5 to 2.5.
-fn keys() -> (Vec<f32>, Vec<[f32; 3]>) {
+/// Key frames of the moving box: 20 keys, 0.1 s apart, x from 0.5 to 0.5 + `travel`.
+fn keys(travel: f32) -> (Vec<f32>, Vec<[f32; 3]>) {
     let times = (0..20).map(|k| k as f32 * 0.1).collect();
     let xs = (0..20)
-        .map(|k| [0.5 + 2.0 * k as f32 / 19.0, 0.5, 0.0])
+        .map(|k| [0.5 + travel * k as f32 / 19.0, 0.5, 0.0])
         .collect();
     (times, xs)
 }
 
-/// A glb with a blue box at rest at x = -1, an orange box translated along +x over 20 keys, and
-/// a thin red bar above the blue box named like a contact force.
-fn two_box_glb() -> Vec<u8> {
+/// A glb with a blue unit box at rest at x = -1, an orange box of edge `edge` translated
+/// along +x by `travel` over 20 keys, and a thin red bar above the blue box named like a
+/// contact force.
+fn two_box_glb(edge: f32, travel: f32) -> Vec<u8> {
     let (corners, triangles) = cube();
-    let (times, xs) = keys();
+    let (times, xs) = keys(travel);
     let mut bin: Vec<u8> = Vec::new();
     corners
         .iter()
@@ -57,7 +59,7 @@ fn two_box_glb() -> Vec<u8> {
         .for_each(|v| bin.extend(v.to_le_bytes()));
     let json = format!(
         r#"{{"asset":{{"version":"2.0"}},"scene":0,"scenes":[{{"nodes":[0,1,2]}}],
-"nodes":[{{"name":"box_at_rest","mesh":0,"translation":[-1,0.5,0]}},{{"name":"box_moving","mesh":1,"translation":[0.5,0.5,0]}},
+"nodes":[{{"name":"box_at_rest","mesh":0,"translation":[-1,0.5,0]}},{{"name":"box_moving","mesh":1,"translation":[0.5,0.5,0],"scale":[{edge},{edge},{edge}]}},
 {{"name":"contact_force_0","mesh":2,"translation":[-1,1.5,0],"scale":[0.1,1,0.1]}}],
 "meshes":[{{"primitives":[{{"attributes":{{"POSITION":0}},"indices":1,"material":0}}]}},{{"primitives":[{{"attributes":{{"POSITION":0}},"indices":1,"material":1}}]}},{{"primitives":[{{"attributes":{{"POSITION":0}},"indices":1,"material":2}}]}}],
 "materials":[{{"pbrMetallicRoughness":{{"baseColorFactor":[0.1,0.3,0.9,1],"metallicFactor":0}}}},{{"pbrMetallicRoughness":{{"baseColorFactor":[0.95,0.45,0.05,1],"metallicFactor":0}}}},{{"pbrMetallicRoughness":{{"baseColorFactor":[0.9,0.05,0.05,1],"metallicFactor":0}}}}],
@@ -153,21 +155,30 @@ fn blue([r, g, b]: [u8; 3]) -> bool {
     i32::from(b) > i32::from(r) + 60 && i32::from(b) > i32::from(g) + 30
 }
 
+/// Whether Chromium is there to run; without it a browser test fails, unless
+/// `SDRS_SKIP_BROWSER_TESTS=1` asks to skip.
+fn browser_available() -> bool {
+    if Path::new(CHROMIUM).exists() {
+        return true;
+    }
+    if std::env::var("SDRS_SKIP_BROWSER_TESTS").as_deref() == Ok("1") {
+        eprintln!("{CHROMIUM} not found; skipped (SDRS_SKIP_BROWSER_TESTS=1)");
+        return false;
+    }
+    panic!(
+        "{CHROMIUM} not found: install Debian's chromium (apt-get install -y chromium) \
+         or set SDRS_SKIP_BROWSER_TESTS=1 to skip the browser tests"
+    );
+}
+
 #[test]
 fn chromium_draws_the_first_and_last_frames() {
-    if !Path::new(CHROMIUM).exists() {
-        if std::env::var("SDRS_SKIP_BROWSER_TESTS").as_deref() == Ok("1") {
-            eprintln!("{CHROMIUM} not found; skipped (SDRS_SKIP_BROWSER_TESTS=1)");
-            return;
-        }
-        panic!(
-            "{CHROMIUM} not found: install Debian's chromium (apt-get install -y chromium) \
-             or set SDRS_SKIP_BROWSER_TESTS=1 to skip the browser tests"
-        );
+    if !browser_available() {
+        return;
     }
     let dir = out_dir();
     let page = dir.join("two_boxes.html");
-    Viewer::new(&two_box_glb(), "two boxes")
+    Viewer::new(&two_box_glb(1.0, 2.0), "two boxes")
         .unwrap()
         .with_loss(vec![(0.0, 4.0), (1.0, 2.0), (2.0, 1.0), (3.0, 0.5)])
         .unwrap()
@@ -215,5 +226,40 @@ fn chromium_draws_the_first_and_last_frames() {
     assert!(
         red0 > 100 && red1 > 100 && red_off == 0,
         "contact-force pixels: {red0} first, {red1} last, {red_off} with contacts=off"
+    );
+}
+
+#[test]
+fn the_camera_follows_a_small_body_that_travels_far() {
+    if !browser_available() {
+        return;
+    }
+    let dir = out_dir();
+    let page = dir.join("far_traveller.html");
+    Viewer::new(&two_box_glb(0.1, 20.0), "a 10 cm box travelling 20 m")
+        .unwrap()
+        .write_html(&page)
+        .unwrap();
+    // Orange pixels (count, mean x) of `page#fragment`.
+    let orange_at = |name: &str, fragment: &str| {
+        let png = dir.join(format!("far_traveller_{name}.png"));
+        let _ = std::fs::remove_file(&png);
+        chromium(
+            &page,
+            fragment,
+            &[format!("--screenshot={}", png.display())],
+        );
+        body_pixels(&png, orange)
+    };
+    let (first, x_first) = orange_at("first", "t=first");
+    let (last, x_last) = orange_at("last", "t=last");
+    let (still, _) = orange_at("last_still", "t=last&follow=off");
+    assert!(
+        first > 1000 && last > 1000 && 20 * still < last,
+        "orange pixels: {first} first and {last} last followed, {still} last without following"
+    );
+    assert!(
+        (x_last - x_first).abs() < 20.0,
+        "followed, the box moved in the view from x = {x_first:.0} px to {x_last:.0} px"
     );
 }

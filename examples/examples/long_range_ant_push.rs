@@ -38,7 +38,7 @@
 //! `cargo run --release -p sdrs-examples --example long_range_ant_push -- --baselines`
 
 use clap::Parser;
-use sdrs::diff::{ContactChoice, Method};
+use sdrs::diff::{ContactChoice, Method, paper_adam};
 use sdrs::prelude::DVector;
 use sdrs_examples::long_range::animation::{marked_motion, target_markers, write_motion};
 use sdrs_examples::long_range::ant_push::{
@@ -95,7 +95,7 @@ fn main() -> anyhow::Result<()> {
         &args.methods.methods(),
         &models,
         &x0,
-        LEARNING_RATE,
+        &paper_adam(x0.len(), LEARNING_RATE),
         args.iterations,
         until_solved(args.all_iterations),
         1,

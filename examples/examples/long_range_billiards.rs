@@ -19,10 +19,10 @@
 //! a ball; at Δt = 0.01 it still fails for the random guess, see `long_range::billiards`).
 
 use clap::Parser;
-use sdrs::diff::{ContactChoice, Method};
+use sdrs::diff::{ContactChoice, Method, paper_adam};
 use sdrs::prelude::*;
 use sdrs_examples::long_range::animation::{marked_motion, target_markers, write_motion};
-use sdrs_examples::long_range::billiards::{Billiards, EPSILON, LEARNING_RATE, Size};
+use sdrs_examples::long_range::billiards::{Billiards, EPSILON, GAP, LEARNING_RATE, Size};
 use sdrs_examples::long_range::compare::{best_cell, run_methods, until_solved, write_histories};
 use sdrs_report::{display_path, target_dir};
 use std::path::PathBuf;
@@ -41,6 +41,10 @@ struct Args {
     /// Time step (s; paper: 0.04).
     #[arg(long, default_value_t = 0.04)]
     dt: f64,
+    /// Gap between neighbouring racked balls (m; the paper is silent: closer racks drift
+    /// apart under the long-range potential by themselves).
+    #[arg(long, default_value_t = GAP)]
+    gap: f64,
     /// Adam iterations (paper: 400).
     #[arg(long, default_value_t = 400)]
     iterations: usize,
@@ -57,6 +61,11 @@ struct Args {
     /// default a method's run ends there: its loss is 0).
     #[arg(long)]
     all_iterations: bool,
+    /// Targets: `random` (the paper's: two balls and points drawn at random, which one shot
+    /// may not reach) or `reachable` (where a random shot sends two balls under the
+    /// long-range model).
+    #[arg(long, default_value = "random")]
+    targets: String,
     /// Initial guesses: trivial, random or both.
     #[arg(long, default_value = "both")]
     init: String,
@@ -72,8 +81,20 @@ fn main() -> anyhow::Result<()> {
         level: args.level,
         frames: args.frames,
         dt: args.dt,
+        gap: args.gap,
     };
-    let task = Billiards::new(size, args.seed)?;
+    let task = match args.targets.as_str() {
+        "random" => Billiards::new(size, args.seed)?,
+        "reachable" => {
+            let (task, shot) = Billiards::reachable(size, args.seed)?;
+            println!(
+                "targets reached by the shot {:?} (long-range)",
+                shot.as_slice()
+            );
+            task
+        }
+        other => anyhow::bail!("--targets must be random or reachable, not {other:?}"),
+    };
     let models = task.contact_models()?;
     let out = args
         .out
@@ -97,6 +118,8 @@ fn main() -> anyhow::Result<()> {
         other => anyhow::bail!("--init must be trivial, random or both, not {other:?}"),
     };
     let methods = Method::paper(args.samples, args.sigma, args.seed);
+    let (lower, upper) = task.control_bounds();
+    let adam = paper_adam(4, LEARNING_RATE).with_bounds(lower, upper)?;
     let mut table = Vec::new();
     for (name, x0) in inits {
         println!("initial guess {name}: {:?}", x0.as_slice());
@@ -104,7 +127,7 @@ fn main() -> anyhow::Result<()> {
             &methods,
             &models,
             &x0,
-            LEARNING_RATE,
+            &adam,
             args.iterations,
             until_solved(args.all_iterations),
             10,

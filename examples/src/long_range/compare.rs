@@ -2,7 +2,7 @@
 //! exact gradients, the gradient bundle), from the same initial guess with the same Adam:
 //! the convergence histories overlaid in one plot and one CSV (through sdrs-report).
 
-use sdrs::diff::{ContactModels, GradientSource, Method, MethodRun, Stopping, compare, paper_adam};
+use sdrs::diff::{Adam, ContactModels, GradientSource, Method, MethodRun, Stopping, compare};
 use sdrs::prelude::*;
 use sdrs_report::LinePlot;
 use std::path::{Path, PathBuf};
@@ -19,7 +19,9 @@ pub fn until_solved(all_iterations: bool) -> Stopping {
     }
 }
 
-/// Runs up to `iterations` Adam steps at `learning_rate` from `x0` under each of `methods`,
+/// Runs up to `iterations` steps of `adam` (a copy per method; [`sdrs::diff::paper_adam`] is the
+/// paper's, [`Adam::with_bounds`] keeps the parameters in a box) from `x0` under each of
+/// `methods`,
 /// each ending as `stopping` says ([`until_solved`]) (`build(settings)` gives the task's exact
 /// gradient source), printing each method's loss
 /// every `every` iterations, each failed method's error (the others still run) and each
@@ -30,7 +32,7 @@ pub fn run_methods<G: GradientSource>(
     methods: &[Method],
     models: &ContactModels,
     x0: &DVector<f64>,
-    learning_rate: f64,
+    adam: &Adam,
     iterations: usize,
     stopping: Stopping,
     every: usize,
@@ -40,7 +42,7 @@ pub fn run_methods<G: GradientSource>(
         methods,
         models,
         x0,
-        &paper_adam(x0.len(), learning_rate),
+        adam,
         iterations,
         stopping,
         build,

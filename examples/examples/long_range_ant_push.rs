@@ -39,7 +39,7 @@
 
 use clap::Parser;
 use sdrs::diff::{ContactChoice, Method, paper_adam};
-use sdrs::prelude::DVector;
+use sdrs::prelude::{DVector, NewtonStart};
 use sdrs_examples::long_range::animation::{marked_motion, target_markers, write_motion};
 use sdrs_examples::long_range::ant_push::{
     AntPush, EPSILON, HORIZON, ITERATIONS, LEARNING_RATE, STIFFNESS, WAVES, contact_models,
@@ -67,6 +67,10 @@ struct Args {
     /// method's run ends there: its loss is 0).
     #[arg(long)]
     all_iterations: bool,
+    /// Start each step's Newton solve at θ^t (`NewtonStart::Current`) instead of the default
+    /// extrapolated start, whose choice between two starts can make the loss jump at impacts.
+    #[arg(long)]
+    from_current: bool,
     /// Which methods run.
     #[command(flatten)]
     methods: MethodChoice,
@@ -80,7 +84,10 @@ fn main() -> anyhow::Result<()> {
     if args.full {
         (args.frames, args.iterations) = (HORIZON, ITERATIONS);
     }
-    let task = AntPush::new(args.frames).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut task = AntPush::new(args.frames).map_err(|e| anyhow::anyhow!("{e}"))?;
+    if args.from_current {
+        task.objective.settings.start = NewtonStart::Current;
+    }
     let models = contact_models().map_err(|e| anyhow::anyhow!("{e}"))?;
     let x0 = initial_waves(task.dofs.len(), WAVES);
     println!(

@@ -27,28 +27,32 @@
 //! (`long_range_billiards --targets reachable`).
 //!
 //! **Measured at the paper's scale** (16 balls of 320 triangles, 100 frames of 0.04 s, 400
-//! iterations, every method from the same guesses with the same bounded Adam; 4.5 min for
-//! all eight runs, 0.15-0.19 s per long-range iteration against the paper's 0.6 s per frame;
-//! `long_range_billiards --targets reachable`):
+//! iterations, every method from the same guesses with the same bounded Adam; 5.5 min for
+//! all eight runs beside another job, 0.16-0.19 s per long-range iteration against the
+//! paper's 0.6 s per frame; `long_range_billiards --targets reachable`):
 //!
 //! | start | long-range | IPC | SDRS hulls | gradient bundle |
 //! |---|---|---|---|---|
-//! | trivial | 0.4210 → best 7.9e-4 (iteration 112) | 0.4210, gradient 0 | 0.4210, gradient 0 | 0.4210, gradient 0 |
-//! | random | 1.875 → best 2.7e-3 (177) | Newton fails at the impact | 0.781 → 0.4210 (misses, gradient 0) | 0.781 → best 0.092 (28) |
+//! | trivial | 0.4209 → best 9.3e-5 (iteration 254) | 0.4209, gradient 0 | 0.4209, gradient 0 | 0.4209, gradient 0 |
+//! | random | 2.081 → best 2.2e-3 (262) | Newton fails at the impact | 0.822 → 0.4159 (then misses, gradient 0) | 0.822 → best 0.068 (28) |
 //!
 //! As in the paper's Fig. 5, only the long-range model makes progress from the trivial start,
-//! and it is the fastest from the random one. No run ends within ε of both targets. Adam with
-//! the paper's (β₁, β₂) does not settle: the long-range loss jumps between hits and misses
-//! to the end (final 0.44 and 0.024).
+//! and it is the fastest from the random one. No run ends within ε of both targets: the best
+//! trivial iterate has one ball 3.2 cm from its target at most (ε = 3 cm). Adam with the
+//! paper's (β₁, β₂) does not settle: the long-range loss jumps between hits and misses to the
+//! end (final 0.42 and 0.24).
 //!
-//! **The loss is not continuous at Δt = 0.04.** A step in which the cue ball meets a ball can
-//! have more than one minimum: changing the cue's start by 2e-6 m moves that step's solution
-//! by 1 mm in one case out of two (4 balls; both are minima, the gradient 1e-14 at one with a
-//! positive definite Hessian, and the other with a lower objective). The loss jumps with it
-//! (4.585e-2 and 4.608e-2), so differences of the loss at Δt = 0.04 are meaningless below
-//! steps of about 1e-7, and Adam's steps land on either side. The adjoint is the gradient
-//! within a branch: central differences with h = 1e-7 match it (−381.77 vs −381.77 over 100
-//! frames), those with h = 1e-5 do not (−6974). The gradient test therefore runs at 0.01 s.
+//! **Newton starts at θ^t** ([`NewtonStart::Current`], not the default extrapolated start).
+//! A step in which the cue ball meets a ball can have more than one minimum, and the
+//! extrapolated start picks between its guess and θ^t by their objective, a choice that flips
+//! under tiny changes: with it, moving the cue's start by 2e-6 m moved the impact step's
+//! solution by 1 mm in one case out of two (4 balls; both are minima: the gradient 1e-14 at one
+//! with a positive definite Hessian, the other with a lower objective), the loss jumped by 2e-4,
+//! and central differences of the loss over 100 frames were off by 20x at h = 1e-5 (−6974
+//! against the adjoint's −381.77). From θ^t the loss is smooth: differences converge to the
+//! adjoint as h² (relative error 1.4e-2, 1.6e-4, 1.6e-6 at h = 1e-5, 1e-6, 1e-7), and a
+//! trajectory costs less here (0.053 s against 0.064 s: 349 Newton iterations, but one
+//! evaluation of the start per step instead of two).
 //!
 //! **IPC at the impact.** With `d̂` = 1 mm and `κ` from 1 to 1000 (and `d̂` = 3 mm), IPC's
 //! Newton solve does not converge when the cue ball hits a ball at 0.8 m/s with Δt = 0.04:
@@ -63,6 +67,7 @@
 
 use sdrs::contact::{ipc::potential::Ipc, long_range::LongRange};
 use sdrs::diff::{GradientSource, Loss, Sum, TargetRegion, pose_adjoint};
+use sdrs::dynamics::NewtonStart;
 use sdrs::prelude::*;
 use sdrs::{diff::DiffError, geometry::TriMesh};
 
@@ -191,6 +196,8 @@ impl Billiards {
         let model = Model::new(links)?;
         let mut settings = StepSettings::new(size.dt)?;
         settings.gravity = 0.0;
+        // Newton from θ^t: the extrapolated start makes the loss jump at impacts (module docs).
+        settings.start = NewtonStart::Current;
         // Two distinct rack balls and targets 10-25 cm ahead of them, within ±60° of +x.
         let mut rng = seed ^ 0x5DEE_CE66_D1CE_5EED;
         let racked = size.balls - 1;

@@ -54,11 +54,12 @@
 //! trajectory costs less here (0.053 s against 0.064 s: 349 Newton iterations, but one
 //! evaluation of the start per step instead of two).
 //!
-//! **IPC at the impact.** With `d̂` = 1 mm and `κ` from 1 to 1000 (and `d̂` = 3 mm), IPC's
-//! Newton solve does not converge when the cue ball hits a ball at 0.8 m/s with Δt = 0.04:
-//! the line search, held back by the straight-line CCD, stalls at the barrier. `d̂` = 1 cm
-//! with `κ` ≥ 100 runs. The paper's IPC baseline (Huang et al. 2024) takes a few gradient
-//! descent steps per time step instead of solving it.
+//! **IPC at the impact.** IPC's Newton solve does not converge when the cue ball hits a ball
+//! at 0.8 m/s with Δt = 0.04 (the random guess): with `d̂` = 1 mm and `κ` from 1 to 1000, with
+//! 3 mm, and with 1 cm and `κ` = 10 it stalls at the barrier, the line search held back by the
+//! straight-line CCD (|∇O|∞ from 2 to 1e11 when it gives up). With 1 cm and `κ` = 100 the
+//! 4-ball run converges, the 16-ball one fails later (step 63). The paper's IPC baseline
+//! (Huang et al. 2024) takes a few gradient descent steps per time step instead of solving it.
 //!
 //! **Choices where the paper is silent.** The rack is a triangle as in `scenes::billiards`,
 //! spread as above; `ε` = 3 cm; random targets 10-25 cm from their ball's start, away from

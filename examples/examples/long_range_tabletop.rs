@@ -117,7 +117,7 @@
 
 use clap::Parser;
 use sdrs::diff::{RecedingHorizon, Stopping};
-use sdrs::prelude::Kinematics;
+use sdrs::prelude::{Kinematics, NewtonStart};
 use sdrs_examples::long_range::animation::write_long_range_animation;
 use sdrs_examples::long_range::compare::MethodChoice;
 use sdrs_examples::long_range::mpc::{compare_mpc, report_mpc};
@@ -189,6 +189,10 @@ struct Args {
     /// rod can leave the 3 m ground). Needs a starting yaw of 0.
     #[arg(long)]
     keep_on_ground: bool,
+    /// Start each step's Newton solve at θ^t (`NewtonStart::Current`) instead of the default
+    /// extrapolated start, whose choice between two starts can make the loss jump at impacts.
+    #[arg(long)]
+    from_current: bool,
     /// Which methods run.
     #[command(flatten)]
     methods: MethodChoice,
@@ -284,6 +288,9 @@ fn main() -> anyhow::Result<()> {
         }
         problem.scene.control.kp[3] = 0.0;
         problem.scene.control.kd[3] = 0.0;
+    }
+    if args.from_current {
+        problem.scene.settings.start = NewtonStart::Current;
     }
     if args.drive_z {
         problem.driven.push(2);

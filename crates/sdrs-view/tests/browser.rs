@@ -129,6 +129,12 @@ fn chromium(page: &Path, fragment: &str, extra: &[String]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// A fresh screenshot of `page#fragment` at `png`.
+fn screenshot(page: &Path, fragment: &str, png: &Path) {
+    let _ = std::fs::remove_file(png);
+    chromium(page, fragment, &[format!("--screenshot={}", png.display())]);
+}
+
 /// Pixels of a body colour in the 3-D view (left of the 250 px side panel, above the control
 /// bar): their count and mean x.
 fn body_pixels(png: &Path, is_body: fn([u8; 3]) -> bool) -> (usize, f64) {
@@ -197,12 +203,7 @@ fn chromium_draws_the_first_and_last_frames() {
     // Screenshot of `page#t=<fragment>`: (orange, blue, red) pixel counts and mean x.
     let shoot = |name: &str, fragment: &str| {
         let png = dir.join(format!("two_boxes_{name}.png"));
-        let _ = std::fs::remove_file(&png);
-        chromium(
-            &page,
-            fragment,
-            &[format!("--screenshot={}", png.display())],
-        );
+        screenshot(&page, fragment, &png);
         let counts = [orange, blue, red].map(|colour| body_pixels(&png, colour));
         let [(n_orange, _), (n_blue, _), _] = counts;
         assert!(
@@ -243,12 +244,7 @@ fn the_camera_follows_a_small_body_that_travels_far() {
     // Orange pixels (count, mean x) of `page#fragment`.
     let orange_at = |name: &str, fragment: &str| {
         let png = dir.join(format!("far_traveller_{name}.png"));
-        let _ = std::fs::remove_file(&png);
-        chromium(
-            &page,
-            fragment,
-            &[format!("--screenshot={}", png.display())],
-        );
+        screenshot(&page, fragment, &png);
         body_pixels(&png, orange)
     };
     let (first, x_first) = orange_at("first", "t=first");

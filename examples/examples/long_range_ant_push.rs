@@ -20,6 +20,12 @@
 //! untouched); from 55 it pushed again, once kicking the box 22.8 m away (iteration 71, loss
 //! 518.7), and came back within 7 cm (74-76) before the zero at 77.
 //!
+//! With every step's Newton solve started at θ^t (`--full --from-current`, which keeps a loss
+//! continuous at impacts; 2026-11-27, 31 min wall beside one or two other jobs, 18.3 s per
+//! iteration): the same pattern, the box reached over iterations 4-10, lost over 11-56 (loss
+//! 0.2475) and pushed again from 57, but no zero in 100 iterations: best 1.23e-3 at iteration
+//! 82 (the box 6.1 cm from its target, ε = 5 cm), last 8.27e-3 (10.4 cm).
+//!
 //! An earlier run, before the stop at a zero loss and before later solver changes, with the
 //! same 30 cm box (`--full`: the paper's H = 240, 100 iterations and optimiser settings;
 //! 34.1 min wall on the 2-core development machine shared with two other jobs,

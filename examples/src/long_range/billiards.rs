@@ -16,10 +16,10 @@
 //! `dL/dx = dL/dθ^0_x + g_x` and `dL/dv_x = −Δt g_x`.
 //!
 //! **The rack.** The potential has a global support, so racked balls push each other apart by
-//! themselves: 1 cm apart (4 balls, 80-triangle meshes, 100 frames of 0.04 s, steps solved to
-//! 1e-12) a ball drifts 1.17 m, 10 cm apart 0.20 m, 15 cm apart 5.7 cm. The rack is therefore
-//! spread, [`GAP`] = 20 cm between neighbours, where the drift is 1.5 mm (at the default
-//! Newton tolerance the push is below the solve's stop and the rack does not move at all).
+//! themselves: 1 cm apart (4 balls, 80-triangle meshes, 100 frames of 0.04 s) a ball drifts
+//! 1.17 m, 10 cm apart 0.20 m, 15 cm apart 5.7 cm. The rack is therefore spread, [`GAP`] =
+//! 20 cm between neighbours, where the drift is 1.5 mm with steps solved to 1e-12 (at the
+//! default Newton tolerance the push is below the solve's stop and the rack does not move).
 //!
 //! **Targets.** The paper draws the two balls and their targets at random; one shot may not
 //! reach them, so no method can bring the loss to 0. [`Billiards::reachable`] draws targets a
@@ -61,9 +61,9 @@
 //! with a positive definite Hessian, the other with a lower objective), the loss jumped by 2e-4,
 //! and central differences of the loss over 100 frames were off by 20x at h = 1e-5 (−6974
 //! against the adjoint's −381.77). From θ^t the loss is smooth: differences converge to the
-//! adjoint as h² (relative error 1.4e-2, 1.6e-4, 1.6e-6 at h = 1e-5, 1e-6, 1e-7), and a
-//! trajectory costs less here (0.053 s against 0.064 s: 349 Newton iterations, but one
-//! evaluation of the start per step instead of two).
+//! adjoint as h² (relative error 1.4e-2, 1.6e-4, 1.6e-6 at h = 1e-5, 1e-6, 1e-7). A
+//! trajectory takes more Newton iterations (349 against 201) but one evaluation of the start
+//! per step instead of two: 0.053 s against 0.064 s, measured once on shared cores.
 //!
 //! **IPC at the impact.** IPC's Newton solve does not converge when the cue ball hits a ball
 //! at 0.8 m/s with Δt = 0.04 (the random guess): with `d̂` = 1 mm and `κ` from 1 to 1000, with

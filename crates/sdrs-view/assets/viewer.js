@@ -55,7 +55,7 @@ function seek(t) {
 // ground is not a speck. When the bodies travel far beyond their own size (a walker crossing
 // a slope), the camera follows them instead: it frames the moving bodies as they are at one
 // instant and moves with their centre ("follow"; `#follow=off` starts without).
-let movingParts = [], grid = null, cell = 0;
+let movingParts = [], grid = null, cell = 0, lows = [];
 function frame(root) {
   // Bodies only: the contact-force bars come and go with the forces.
   const inContact = (o) => o !== null && (o.name.startsWith('contact') || inContact(o.parent));
@@ -76,6 +76,8 @@ function frame(root) {
   const body = Math.max(0, ...samples.map((boxes) =>
     diagonal(boxes.reduce((b, box, k) => (moving[k] ? b.union(box) : b), new THREE.Box3()))));
   movingParts = parts.filter((part, k) => moving[k]);
+  // The moving bodies' lowest point at each sample time (the grid's height when following).
+  lows = samples.map((boxes) => Math.min(...boxes.filter((box, k) => moving[k]).map((box) => box.min.y)));
   const following = body > 0 && diagonal(motion) > 4 * body;
   $('follow-label').hidden = !following;
   $('follow').checked = following && fragment.get('follow') !== 'off';
@@ -116,7 +118,8 @@ function frame(root) {
 
 // Following: shift the camera, its target and the sun with the moving bodies' centre, so that
 // the viewing direction and distance the user chose stay; the grid of body-sized cells goes
-// with them in whole cells, at the height of their lowest point.
+// with them in whole cells, at the lowest point they reach within a tenth of the run of now
+// (a hop does not lift it; a slope does, slowly).
 function track() {
   if (!$('follow').checked || movingParts.length === 0) return;
   gltfRoot.updateMatrixWorld(true);
@@ -126,7 +129,9 @@ function track() {
   for (const v of [camera.position, controls.target, sun.position, sun.target.position]) v.add(shift);
   if (cell > 0) {
     const snap = (x) => Math.round(x / cell) * cell;
-    grid.position.set(snap(controls.target.x), box.min.y, snap(controls.target.z));
+    const i = duration > 0 ? Math.round(10 * time / duration) : 0;
+    const low = Math.min(...lows.slice(Math.max(i - 1, 0), i + 2));
+    grid.position.set(snap(controls.target.x), low, snap(controls.target.z));
   }
 }
 

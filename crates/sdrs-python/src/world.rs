@@ -379,7 +379,9 @@ impl PyWorld {
 
     /// Where each step's Newton solve starts: `"extrapolated"` (the last step's motion carried
     /// on; the default) or `"current"` (the state at the step's start, the paper's
-    /// Algorithm 1).
+    /// Algorithm 1). Optimise through impacts with `"current"`: where an impact's step has two
+    /// minima, the extrapolated start's choice between two starts can make a loss jump under
+    /// tiny changes of its inputs.
     #[getter]
     fn get_newton_start(&mut self) -> &'static str {
         match self.0.settings_mut().start {

@@ -46,6 +46,10 @@
 //! comes up the left side (it moved by −0.70, +1.03 m) and pushes cubes 0, 1 and 2 within ε
 //! (misses 0.246, 0.245, 0.246 m) and cube 5 from 0.63 to 0.355 m; the other six are
 //! untouched after 60 of the paper's 300 frames (10 iterations per frame against its 60).
+//! The same with Newton started at θ^t (`--from-current`, 42 min, 3.81 s per evaluation
+//! beside CI): 2.3775 → 1.5897, four within ε (cubes 0-3: 0.249, 0.055, 0.235, 0.225 m),
+//! pushed in from the right and then the left; the other six untouched, and from frame 45
+//! the rod wanders off (−1.33, −0.26 m at the end).
 //! Sort with the post and all 10 cubes (`sort --post --cubes 10 --counted-far-field
 //! --rod=-0.375,-0.32,0 --frames 120 --keep-on-ground`) was stopped at frame 35 for time
 //! (24 min): its loss had gone 9.9755 (frame 5) → 8.5771.

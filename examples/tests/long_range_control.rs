@@ -143,9 +143,8 @@ fn reachable_targets_are_where_a_shot_sends_two_balls() {
         (0..4).all(|k| lower[k] <= shot[k] && shot[k] <= upper[k]),
         "the shot {shot} is outside the optimiser's bounds"
     );
-    let random = Billiards::new(size, 0).unwrap();
     for (name, target) in &task.targets {
-        let start = random.model.links()[random.model.link_index(name).unwrap()]
+        let start = task.model.links()[task.model.link_index(name).unwrap()]
             .attachment
             .translation
             .vector;

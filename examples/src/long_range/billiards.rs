@@ -364,7 +364,7 @@ impl Billiards {
             if moved.len() >= 2 && moved[1].1 >= REACHABLE_MOVE {
                 task.targets = moved[..2]
                     .iter()
-                    .map(|&(ball, _, end)| (format!("ball{ball}"), end))
+                    .map(|&(ball, _, end)| (task.model.links()[ball].name.clone(), end))
                     .collect();
                 return Ok((task, shot));
             }

@@ -281,6 +281,14 @@ def test_objective_losses_design_and_optimisers():
     assert np.allclose(boxed.step([1.0, 1.0], [1.0, -1.0]), [0.95, 1.1])
     with pytest.raises(ValueError, match="lower bound must not exceed"):
         sdrs.Adam(1, 0.1, lower=[1.0], upper=[0.0])
+    decaying = sdrs.Adam(1, 0.1, decay_to=0.01, decay_over=2)
+    assert decaying.learning_rate == pytest.approx(0.1)
+    assert np.allclose(decaying.step([0.0], [1.0]), [-0.1])
+    assert decaying.learning_rate == pytest.approx(0.01)  # 0.1 * 0.01^(1/2)
+    with pytest.raises(ValueError, match=r"in \(0, 1\]"):
+        sdrs.Adam(1, 0.1, decay_to=0.0, decay_over=2)
+    with pytest.raises(ValueError, match="both decay_to and decay_over"):
+        sdrs.Adam(1, 0.1, decay_to=0.5)
     d = sdrs.projected_step(np.zeros(2), np.ones(2), 0.5, -np.ones(2), np.full(2, 0.1))
     assert np.linalg.norm(d) == pytest.approx(0.5)
     block = sdrs.Block(np.full(STEPS, -10.0), np.full(STEPS, 10.0), 0.5, 2.0)

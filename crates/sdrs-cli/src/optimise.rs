@@ -316,12 +316,18 @@ fn optimise<P: Policy>(
                 .unwrap_or_else(|| DVector::zeros(0));
             (best.history, best.parameters[0].clone(), design, best.data)
         }
-        OptimiserTask::Adam { learning_rate } => {
+        OptimiserTask::Adam {
+            learning_rate,
+            decay_to,
+        } => {
             let n = policy.start.len();
             let lower = concat(&policy.lower, &design.lower);
             let upper = concat(&policy.upper, &design.upper);
             let mut x = concat(&policy.start, &design.start);
             let mut adam = Adam::new(x.len(), learning_rate);
+            if let Some(to) = decay_to {
+                adam = adam.with_decay(to, iterations)?;
+            }
             let evaluate = |x: &DVector<f64>| {
                 let (c, p) = (x.rows(0, n).into_owned(), x.rows(n, n_design).into_owned());
                 let e = objective.evaluate(&c, &p)?;

@@ -28,7 +28,7 @@
 //! target = [0.3, 0.0, 0.75]
 //!
 //! [optimiser]
-//! method = "trust_region"          # or "adam" (`learning_rate`)
+//! method = "trust_region"          # or "adam" (`learning_rate`, optional `decay_to`)
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -212,6 +212,10 @@ pub enum OptimiserTask {
     Adam {
         /// Step size.
         learning_rate: f64,
+        /// If given, the step size decays geometrically to `learning_rate · decay_to` over
+        /// the iterations (`sdrs::diff::Adam::with_decay`), in (0, 1].
+        #[serde(default)]
+        decay_to: Option<f64>,
     },
 }
 
@@ -309,8 +313,16 @@ impl Task {
                     return Err("optimiser radii must be positive and finite".into());
                 }
             }
-            OptimiserTask::Adam { learning_rate } if !positive(learning_rate) => {
+            OptimiserTask::Adam { learning_rate, .. } if !positive(learning_rate) => {
                 return Err("optimiser.learning_rate must be positive and finite".into());
+            }
+            OptimiserTask::Adam {
+                decay_to: Some(to), ..
+            } if !(to > 0.0 && to <= 1.0) => {
+                return Err(format!(
+                    "optimiser.decay_to is {to}: give the final fraction of the learning rate, \
+                     in (0, 1]"
+                ));
             }
             OptimiserTask::Adam { .. } => {}
         }

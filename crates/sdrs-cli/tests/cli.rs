@@ -462,6 +462,7 @@ every_step = true
 [optimiser]
 method = "adam"
 learning_rate = 0.01
+decay_to = 0.5
 "#,
     )
     .unwrap();
@@ -490,6 +491,17 @@ learning_rate = 0.01
         .assert()
         .code(2)
         .stderr(predicate::str::contains("--iterations must be at least 1"));
+
+    let text = std::fs::read_to_string(&task).unwrap();
+    std::fs::write(&task, text.replace("decay_to = 0.5", "decay_to = 2.0")).unwrap();
+    sdrs()
+        .arg("optimise")
+        .arg(&task)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "optimiser.decay_to is 2: give the final fraction of the learning rate, in (0, 1]",
+        ));
 }
 
 #[test]

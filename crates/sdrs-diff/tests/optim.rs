@@ -22,6 +22,51 @@ fn adam_minimises_an_ill_scaled_quadratic() {
     ));
 }
 
+/// Adam's steps keep their length as the gradient shrinks: on `|x − 1|` (gradient ±1) with
+/// the long-range paper's moment decays it circles the kink at its step size; a decaying
+/// step size settles there.
+#[test]
+fn a_decaying_step_size_settles_where_a_constant_one_circles() {
+    let settle = |adam: &mut Adam| {
+        let mut x = DVector::<f64>::zeros(1);
+        let mut worst: f64 = 0.0;
+        for k in 0..400 {
+            let g = DVector::from_element(1, (x[0] - 1.0).signum());
+            adam.step(&mut x, &g).unwrap();
+            if k >= 300 {
+                worst = worst.max((x[0] - 1.0).abs());
+            }
+        }
+        worst
+    };
+    let paper = |rate| {
+        let mut adam = Adam::new(1, rate);
+        (adam.beta1, adam.beta2) = (0.3, 0.5);
+        adam
+    };
+    let constant = settle(&mut paper(0.05));
+    let mut decaying = paper(0.05).with_decay(1e-3, 300).unwrap();
+    let decayed = settle(&mut decaying);
+    assert!(
+        constant > 0.01,
+        "constant step: within {constant} over the last 100"
+    );
+    assert!(
+        decayed < 2e-4,
+        "decaying step: within {decayed} over the last 100"
+    );
+    assert!((decaying.current_learning_rate() - 5e-5).abs() < 1e-18);
+    for (to, over) in [(0.0, 10), (1.5, 10), (f64::NAN, 10), (0.5, 0)] {
+        assert!(
+            matches!(
+                paper(0.05).with_decay(to, over),
+                Err(DiffError::InvalidSetting { .. })
+            ),
+            "decay to {to} over {over} was accepted"
+        );
+    }
+}
+
 #[test]
 fn the_projected_step_is_the_best_feasible_step() {
     let mut runner = TestRunner::deterministic();

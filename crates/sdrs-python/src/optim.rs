@@ -22,14 +22,16 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 
 /// Adam (Kingma and Ba) for `n` parameters: `step(params, gradient)` returns the new
 /// parameters; with `lower` and `upper` (arrays of `n` finite values) each step is projected
-/// onto that box.
+/// onto that box; with `decay_to` and `decay_over` the step size decays geometrically to
+/// `learning_rate * decay_to` over the first `decay_over` steps (`learning_rate` reads the
+/// size of the next step).
 #[pyclass(name = "Adam", module = "sdrs")]
 pub struct PyAdam(Adam);
 
 #[pymethods]
 impl PyAdam {
     #[new]
-    #[pyo3(signature = (n, learning_rate, beta1=0.9, beta2=0.999, epsilon=1e-8, lower=None, upper=None))]
+    #[pyo3(signature = (n, learning_rate, beta1=0.9, beta2=0.999, epsilon=1e-8, lower=None, upper=None, decay_to=None, decay_over=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         n: usize,
@@ -39,9 +41,20 @@ impl PyAdam {
         epsilon: f64,
         lower: Option<&Bound<'_, PyAny>>,
         upper: Option<&Bound<'_, PyAny>>,
+        decay_to: Option<f64>,
+        decay_over: Option<usize>,
     ) -> PyResult<Self> {
         let mut adam = Adam::new(n, learning_rate);
         (adam.beta1, adam.beta2, adam.epsilon) = (beta1, beta2, epsilon);
+        adam = match (decay_to, decay_over) {
+            (None, None) => adam,
+            (Some(to), Some(over)) => adam.with_decay(to, over).raise()?,
+            _ => {
+                return Err(PyValueError::new_err(
+                    "Adam: give both decay_to and decay_over, or neither",
+                ));
+            }
+        };
         match (lower, upper) {
             (None, None) => Ok(Self(adam)),
             (Some(lower), Some(upper)) => {
@@ -66,6 +79,12 @@ impl PyAdam {
         let g = arrays::vector(gradient, "gradient", None)?;
         self.0.step(&mut x, &g).raise()?;
         Ok(to_numpy(py, &x))
+    }
+
+    /// The size of the next step (`learning_rate` unless it decays).
+    #[getter]
+    fn learning_rate(&self) -> f64 {
+        self.0.current_learning_rate()
     }
 }
 

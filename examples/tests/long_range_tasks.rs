@@ -12,12 +12,13 @@
 
 use sdrs::diff::{ContactChoice, Method, RecedingHorizon, Stopping};
 use sdrs::geometry::gjk::distance;
-use sdrs::prelude::{ConvexHull, DVector, Isometry3, Kinematics};
+use sdrs::prelude::{ConvexHull, DVector, Isometry3, Kinematics, Motion, Simulator};
 use sdrs_examples::long_range::gather::{gather, gather_pieces, gather_problem, gather_problem_at};
 use sdrs_examples::long_range::mpc::{MpcRun, run_mpc};
 use sdrs_examples::long_range::sort::{sort, sort_problem, sort_problem_at};
 use sdrs_examples::long_range::tabletop::{
-    CUBE_SIZE, Contact, Piece, RodShape, TabletopProblem, TabletopTask, counted_far_field,
+    CUBE_SIZE, Contact, IPC_DHAT, Piece, RodShape, TabletopProblem, TabletopTask,
+    counted_far_field, tabletop,
 };
 
 /// The long-range gradient of `task`'s loss at its trivial start: finite, and not zero.
@@ -400,4 +401,40 @@ fn ground_bounds_keep_the_rods_targets_over_the_ground() {
     .unwrap();
     assert!(turned.ground_bounds(0.1).is_err());
     assert!(problem.ground_bounds(1.5).is_err());
+}
+
+/// The IPC baseline in contact: a cube rests on the ground at a gap squared distances resolve
+/// (a fraction of `d̂`), and the rod, driven 30 cm into it, pushes it without Newton stalling.
+#[test]
+fn ipc_rests_a_cube_at_a_resolvable_gap_and_the_rod_pushes_it() {
+    let scene = tabletop(
+        (0.0, 0.0),
+        0.0,
+        &[Piece::cube("cube", 0.0, 0.2)],
+        Contact::Ipc,
+    )
+    .unwrap();
+    let mut sim = Simulator::new(scene.model.clone(), scene.settings.clone()).unwrap();
+    let mut motion = Motion::at_rest(&scene.model, scene.start.clone());
+    let mut control = scene.control.clone();
+    let cube = |motion: &Motion| {
+        Kinematics::new(&scene.model, &motion.state).poses()[scene.pieces[0]]
+            .translation
+            .vector
+    };
+    for step in 0..40 {
+        control.position[1] = (0.01 * step as f64).min(0.3);
+        if let Err(e) = sim.advance(&mut motion, &control) {
+            panic!("IPC fails at step {step} of the push: {e}");
+        }
+        if step == 10 {
+            let gap = cube(&motion).z - 0.5 * CUBE_SIZE;
+            assert!(
+                gap > 1e-2 * IPC_DHAT && gap < 0.5 * IPC_DHAT,
+                "the cube rests {gap} m above the ground (d̂ = {IPC_DHAT} m)"
+            );
+        }
+    }
+    let pushed = cube(&motion).y - 0.2;
+    assert!(pushed > 0.1, "the rod pushed the cube {pushed} m");
 }

@@ -61,6 +61,14 @@ pub const CUBE_MASS: f64 = 0.2;
 /// Side of the square ground grid (m) and its cells per side.
 pub const GROUND: (f64, usize) = (3.0, 2);
 
+/// IPC's activation distance `d̂` (m; the paper is silent).
+pub const IPC_DHAT: f64 = 1e-3;
+/// IPC's barrier stiffness `κ`: a cube rests 75 µm above the ground (7.5% of `d̂`) and the
+/// rod pushes it. IPC's barrier acts on squared distances and pushes with about `2κd̂⁴/d`,
+/// so the 1e3 used before held the cube 7e-9 m up, and Newton stalled (200 iterations) as
+/// soon as the rod pushed it (test `ipc_rests_a_cube_at_a_resolvable_gap_and_the_rod_pushes_it`).
+pub const IPC_STIFFNESS: f64 = 1e7;
+
 /// The names of the rod's joints' links, in DoF order: x, y, z, yaw, roll, pitch.
 const ROD_FRAMES: [&str; 6] = ["rod_x", "rod_y", "rod_z", "rod_yaw", "rod_roll", "rod"];
 
@@ -69,8 +77,8 @@ const ROD_FRAMES: [&str; 6] = ["rod_x", "rod_y", "rod_z", "rod_yaw", "rod_roll",
 pub enum Contact {
     /// The long-range potential (the paper's method), μ = [`STIFFNESS`].
     LongRange,
-    /// The IPC barrier between the meshes (baseline), activation distance 1 mm, stiffness
-    /// 1e3 (the facade's tests' setting under which a block rests on the ground).
+    /// The IPC barrier between the meshes (baseline), activation distance [`IPC_DHAT`],
+    /// stiffness [`IPC_STIFFNESS`].
     Ipc,
     /// The SDRS plane barrier between the convex hulls (baseline).
     Hulls,
@@ -98,8 +106,8 @@ impl Contact {
                 long_range_stiffness,
             )?,
             Contact::Ipc => ContactSettings::new(
-                ContactKind::Ipc(sdrs::contact::ipc::potential::Ipc::new(1e-3)?),
-                1e3,
+                ContactKind::Ipc(sdrs::contact::ipc::potential::Ipc::new(IPC_DHAT)?),
+                IPC_STIFFNESS,
             )?,
             Contact::Hulls => ContactSettings::default_for(CUBE_SIZE)?,
         };

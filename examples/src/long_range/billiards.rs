@@ -28,7 +28,7 @@
 //!
 //! **Measured at the paper's scale** (16 balls of 320 triangles, 100 frames of 0.04 s, 400
 //! iterations, every method from the same guesses with the same bounded Adam, its step
-//! decaying to α/10; 7.5 min for all eight runs on 2 cores shared with a second run, 0.16-0.23 s
+//! decaying to α/10; 7.5 min for all eight runs on 2 cores beside builds and tests, 0.16-0.23 s
 //! per long-range iteration against the paper's 0.6 s per frame;
 //! `long_range_billiards --targets reachable`):
 //!
@@ -37,22 +37,21 @@
 //! | trivial | 0.4209 → **0, both balls within ε (iteration 214)** | 0.4209, gradient 0 | 0.4209, gradient 0 | 0.4209, gradient 0 |
 //! | random | 2.081 → **0 (210)** | 1.301 → 0.4209 (6; then misses, gradient 0) | 0.822 → 0.4157 (3; then misses) | 0.822 → best 0.089 (43) |
 //!
-//! With the paper's random targets (`long_range_billiards`, the same settings, 7.2 min):
+//! With the paper's random targets (`long_range_billiards`, the same settings, 7.6 min):
 //!
 //! | start | long-range | IPC | SDRS hulls | gradient bundle |
 //! |---|---|---|---|---|
-//! | trivial | 0.0717 → best 0.0156 (176) | 0.0717, gradient 0 | 0.0717, gradient 0 | 0.0717 → best 0.0227 (131) |
-//! | random | 0.0504 → best 0.0162 (109) | Newton fails at the impact | 0.708 → best 0.0588 (5) | 0.708 → best 0.0316 (149) |
+//! | trivial | 0.0717 → best 0.0153 (105) | 0.0717, gradient 0 | 0.0717, gradient 0 | 0.0717 → best 0.0239 (183) |
+//! | random | 0.0504 → best 0.0376 (315) | 0.928 → 0.0717 (20; then misses) | 0.708 → 0.0717 (6; then misses) | 0.708 → best 0.0275 (193) |
 //!
 //! Here some of the bundle's samples (σ = 0.05 m/s) give a non-zero gradient from the trivial
-//! start, where with the reachable targets none did.
+//! start, where with the reachable targets none did. Under the constant step the long-range
+//! rows were 0.0156 (176) and 0.0162 (109): these targets may be out of any shot's reach, and
+//! no run of any method gets both balls within ε.
 //!
 //! As in the paper's Fig. 5, the long-range model makes progress from the trivial start where
-//! IPC and the SDRS hulls cannot, and it gets lowest from both starts, with either targets.
-//! No run ends within ε of both targets: the best
-//! trivial iterate has one ball 3.2 cm from its target at most (ε = 3 cm). Adam with the
-//! paper's (β₁, β₂) does not settle: the long-range loss jumps between hits and misses to the
-//! end (final 0.42 and 0.24).
+//! IPC and the SDRS hulls cannot, and with reachable targets it is the only method that
+//! succeeds, from both starts.
 //!
 //! **Adam's step decays** ([`DECAY_TO`], ours; `--decay-to 1` is the paper's constant step).
 //! Adam divides by the gradient's running size, so with the paper's (β₁, β₂) = (0.3, 0.5)

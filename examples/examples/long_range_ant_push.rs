@@ -77,6 +77,11 @@ struct Args {
     /// extrapolated start, whose choice between two starts can make the loss jump at impacts.
     #[arg(long)]
     from_current: bool,
+    /// The fraction of the learning rate Adam's step size decays to over the iterations
+    /// (geometrically, `Adam::with_decay`; ours: 1, the default, keeps the paper's constant
+    /// step).
+    #[arg(long, default_value_t = 1.0)]
+    decay_to: f64,
     /// Which methods run.
     #[command(flatten)]
     methods: MethodChoice,
@@ -108,7 +113,7 @@ fn main() -> anyhow::Result<()> {
         &args.methods.methods(),
         &models,
         &x0,
-        &paper_adam(x0.len(), LEARNING_RATE),
+        &paper_adam(x0.len(), LEARNING_RATE).with_decay(args.decay_to, args.iterations.max(1))?,
         args.iterations,
         until_solved(args.all_iterations),
         1,

@@ -158,7 +158,9 @@ impl PyLink {
 /// (`"centred"`, the paper's eq. 7, by default; `"counted"`, ours, whose push falls with
 /// distance); `"ipc"`, the IPC barrier between collision meshes with activation distance
 /// `support`), its `stiffness`, optional friction of coefficient `mu`; `skip_adjacent` leaves
-/// parent-child pairs out.
+/// parent-child pairs out. For `"ipc"` take `stiffness` near `F / (20 * support**3)` for the
+/// largest contact force `F` (N): IPC's barrier pushes with about `2κd̂⁴/d` at a gap `d`, and
+/// far smaller values hold contacts at gaps too small to resolve, where Newton stalls.
 #[pyclass(name = "ContactSettings", module = "sdrs", frozen, from_py_object)]
 #[derive(Clone)]
 pub struct PyContactSettings(pub ContactSettings);

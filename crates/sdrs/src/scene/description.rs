@@ -139,6 +139,9 @@ pub struct ContactDescription {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub far_field: Option<FarFieldName>,
     /// Contact stiffness κ; with `hulls`, `1e5 N · support²` when only the support is given.
+    /// With `ipc`, about `F / (20 d̂³)` for the largest contact force `F` (N): IPC's barrier
+    /// pushes with about `2κd̂⁴/d` at a gap `d`, so that κ holds `F` at a tenth of `d̂`, and
+    /// far smaller values hold contacts at gaps squared distances cannot resolve.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stiffness: Option<f64>,
     /// Friction coefficient μ (no friction when absent).

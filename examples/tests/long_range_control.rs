@@ -83,24 +83,10 @@ fn billiards_gradient_matches_differences_in_contact() {
     let models = task.contact_models().unwrap();
     // Fast enough to reach the rack within the horizon.
     let c = DVector::from_vec(vec![0.01, 0.02, 0.9, 0.05]);
-    let (value, gradient, _) = task.evaluate(&models.long_range, &c).unwrap();
-    assert!(value > 0.0);
+    assert!(task.evaluate(&models.long_range, &c).unwrap().0 > 0.0);
     // Chained impacts curve the loss strongly: central differences' error falls as h², from
     // 1e-2 at h = 1e-5 to 2e-5 at 1e-7 (relative).
-    let h = 1e-7;
-    for k in 0..4 {
-        let at = |s: f64| {
-            let mut d = c.clone();
-            d[k] += s;
-            task.evaluate(&models.long_range, &d).unwrap().0
-        };
-        let fd = (at(h) - at(-h)) / (2.0 * h);
-        assert!(
-            (fd - gradient[k]).abs() < 1e-4 * fd.abs().max(gradient.abs().max()),
-            "dL/dc[{k}]: adjoint {} vs differences {fd}",
-            gradient[k]
-        );
-    }
+    assert_gradient_matches_differences(&task, &models.long_range, &c, 1e-7, 1e-4);
     assert!(
         task.evaluate(&models.long_range, &DVector::zeros(3))
             .is_err()
@@ -121,19 +107,29 @@ fn ipc_runs_through_the_impacts_and_its_gradient_matches_differences() {
             panic!("IPC fails for the random guess of seed {seed}: {e}");
         }
     }
-    let c = task.random_guess(0);
-    let (_, gradient, _) = task.evaluate(&models.ipc, &c).unwrap();
-    let h = 1e-6;
+    assert_gradient_matches_differences(&task, &models.ipc, &task.random_guess(0), 1e-6, 1e-6);
+}
+
+/// `task`'s gradient at `c` under `contact` against central differences of step `h`: each
+/// entry within `tolerance` of the larger of its difference and the gradient's largest entry.
+fn assert_gradient_matches_differences(
+    task: &Billiards,
+    contact: &ContactSettings,
+    c: &DVector<f64>,
+    h: f64,
+    tolerance: f64,
+) {
+    let (_, gradient, _) = task.evaluate(contact, c).unwrap();
     for k in 0..4 {
         let at = |s: f64| {
             let mut d = c.clone();
             d[k] += s;
-            task.evaluate(&models.ipc, &d).unwrap().0
+            task.evaluate(contact, &d).unwrap().0
         };
         let fd = (at(h) - at(-h)) / (2.0 * h);
         assert!(
-            (fd - gradient[k]).abs() < 1e-6 * gradient.amax(),
-            "IPC dL/dc[{k}]: adjoint {} vs differences {fd}",
+            (fd - gradient[k]).abs() < tolerance * fd.abs().max(gradient.amax()),
+            "dL/dc[{k}]: adjoint {} vs differences {fd}",
             gradient[k]
         );
     }

@@ -15,18 +15,24 @@ use sdrs_examples::long_range::billiards::{
 };
 
 /// Four balls of 80 triangles, racked at `gap`, over `frames` of `dt`.
+fn small(frames: usize, dt: f64, gap: f64) -> Size {
+    Size {
+        balls: 4,
+        level: 1,
+        frames,
+        dt,
+        gap,
+    }
+}
+
+/// The small task with seed 0's targets.
 fn task_at(frames: usize, dt: f64, gap: f64) -> Billiards {
-    Billiards::new(
-        Size {
-            balls: 4,
-            level: 1,
-            frames,
-            dt,
-            gap,
-        },
-        0,
-    )
-    .unwrap()
+    Billiards::new(small(frames, dt, gap), 0).unwrap()
+}
+
+/// The small task at the paper's steps with targets a shot reaches, and that shot.
+fn reachable_task() -> (Billiards, DVector<f64>) {
+    Billiards::reachable(small(FRAMES, DT, GAP), 0).unwrap()
 }
 
 #[test]
@@ -154,14 +160,7 @@ fn the_rack_rests_at_the_default_gap_and_a_tight_rack_flies_apart() {
 
 #[test]
 fn reachable_targets_are_where_a_shot_sends_two_balls() {
-    let size = Size {
-        balls: 4,
-        level: 1,
-        frames: FRAMES,
-        dt: DT,
-        gap: GAP,
-    };
-    let (task, shot) = Billiards::reachable(size, 0).unwrap();
+    let (task, shot) = reachable_task();
     let models = task.contact_models().unwrap();
     let (value, _, _) = task.evaluate(&models.long_range, &shot).unwrap();
     assert_eq!(
@@ -196,14 +195,7 @@ fn reachable_targets_are_where_a_shot_sends_two_balls() {
 #[test]
 fn decaying_adam_brings_both_balls_within_reach_from_the_trivial_start() {
     const ITERATIONS: usize = 400;
-    let size = Size {
-        balls: 4,
-        level: 1,
-        frames: FRAMES,
-        dt: DT,
-        gap: GAP,
-    };
-    let (task, _) = Billiards::reachable(size, 0).unwrap();
+    let (task, _) = reachable_task();
     let models = task.contact_models().unwrap();
     let (lower, upper) = task.control_bounds();
     let mut adam = paper_adam(4, LEARNING_RATE)

@@ -32,11 +32,11 @@
 //! 19 (0.036 at 20) and the loss is 0 at iteration 25 (4.2e-6 at 24), against 77 with the
 //! constant step. With Newton from θ^t as well (`--full --decay-to 0.1 --from-current`,
 //! 16.4 min beside a CI run, 23.4 s per iteration) the ant pushes the box from iteration 8,
-//! holds it within 2.5-12 cm of the target over 12-19 and 21-39 (one kick to 3.2 at 20),
-//! and the loss is 0 at iteration 40, where the constant step got none in 100. Single
-//! chaotic runs each: the decayed step is already 0.029 at the first iteration, so the runs
-//! part from there; but both decaying runs succeed and both settle near the target, where
-//! the constant-step runs lost the box for 40-45 iterations after reaching it.
+//! keeps it 7-40 cm from the target over iterations 12-39 (one kick at 20, loss 3.2), and
+//! the loss is 0 at iteration 40, where the constant step got none in 100. Single chaotic
+//! runs each: the decayed step is already 0.029 at the first iteration, so the runs part
+//! from there; but both decaying runs succeed and stay at the box once they reach it, where
+//! the constant-step runs lost it for 40-45 iterations after reaching it.
 //!
 //! An earlier run, before the stop at a zero loss and before later solver changes, with the
 //! same 30 cm box (`--full`: the paper's H = 240, 100 iterations and optimiser settings;

@@ -84,6 +84,8 @@ struct Args {
 
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
+    // Adam first, so that a bad `--decay-to` is reported before any work.
+    let adam = paper_adam(4, LEARNING_RATE).with_decay(args.decay_to, args.iterations.max(1))?;
     let size = Size {
         balls: args.balls,
         level: args.level,
@@ -127,9 +129,7 @@ fn main() -> anyhow::Result<()> {
     };
     let methods = Method::paper(args.samples, args.sigma, args.seed);
     let (lower, upper) = task.control_bounds();
-    let adam = paper_adam(4, LEARNING_RATE)
-        .with_bounds(lower, upper)?
-        .with_decay(args.decay_to, args.iterations.max(1))?;
+    let adam = adam.with_bounds(lower, upper)?;
     let mut table = Vec::new();
     for (name, x0) in inits {
         println!("initial guess {name}: {:?}", x0.as_slice());

@@ -5,9 +5,13 @@
 //! ```text
 //! cargo run --release -p sdrs-examples --example book_stack -- \
 //!     [DURATION_S=60] [OFFSET=-0.001] [--expect stand|fall] [--mu MU=0.5]
-//!     [--contact S:KAPPA:EPS_V | --long-range COEFFICIENT] [--trace]
+//!     [--contact S:KAPPA:EPS_V | --long-range COEFFICIENT] [--trace] [--out DIR]
 //! cargo run --release -p sdrs-examples --example book_stack -- --table2 [DURATION_S=1]
 //! ```
+//!
+//! Writes under `target/experiments/book_stack/` (or `--out`): a run's interfaces
+//! (`interfaces.csv`) and its motion (`stack.{glb,html}`, the wall time per step beside it);
+//! `--table2` writes `table2.csv` and each coefficient's motion (`table2_mu_MU.{glb,html}`).
 //!
 //! - Default contact: the `World` defaults (SDRS plane barrier) with plane friction (SDRS
 //!   paper sec. V-J). `--contact` overrides the barrier support `s` (m), the stiffness `κ`
@@ -27,13 +31,19 @@
 //!   top plank's contact force from the plank under it against its weight, and whether it
 //!   stood, beside the paper's.
 
+use clap::{Parser, ValueEnum};
 use sdrs::contact::long_range::LongRange;
 use sdrs::prelude::*;
 use sdrs_examples::book_stack::{
     FELL, Interface, LENGTH, MASS, PAPER_OFFSET, PLANKS, Run, Stack, Verdict, interfaces, run,
     stack,
 };
+use sdrs_report::{display_path, target_dir};
+use sdrs_view::glb::Animation;
+use sdrs_view::{Plots, write_run};
 use std::error::Error;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 
 type Result<T> = std::result::Result<T, Box<dyn Error>>;
 
@@ -48,68 +58,63 @@ const TABLE2: [(f64, f64, f64, bool); 5] = [
     (1e-10, 3.13e-5, 6.42e-8, true),
 ];
 
-struct Options {
-    duration: Option<f64>,
-    offset: f64,
-    expect: Option<Verdict>,
-    mu: f64,
-    contact: Option<(f64, f64, f64)>,
-    long_range: Option<f64>,
-    table2: bool,
-    trace: bool,
+/// The verdict `--expect` asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Expect {
+    Stand,
+    Fall,
 }
 
-fn parse() -> Result<Options> {
-    let mut options = Options {
-        duration: None,
-        offset: PAPER_OFFSET,
-        expect: None,
-        mu: 0.5,
-        contact: None,
-        long_range: None,
-        table2: false,
-        trace: false,
-    };
-    let mut positional = 0;
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        let mut value = || args.next().ok_or(format!("{arg} needs a value"));
-        match arg.as_str() {
-            "--expect" => {
-                options.expect = Some(match value()?.as_str() {
-                    "stand" => Verdict::Stood,
-                    "fall" => Verdict::Fell,
-                    other => return Err(format!("--expect stand|fall, not {other}").into()),
-                })
-            }
-            "--trace" => options.trace = true,
-            "--table2" => options.table2 = true,
-            "--mu" => options.mu = value()?.parse()?,
-            "--long-range" => options.long_range = Some(value()?.parse()?),
-            "--contact" => {
-                let parts: Vec<f64> = value()?
-                    .split(':')
-                    .map(str::parse)
-                    .collect::<std::result::Result<_, _>>()?;
-                let [s, k, e] = parts[..] else {
-                    return Err("--contact S:KAPPA:EPS_V".into());
-                };
-                options.contact = Some((s, k, e));
-            }
-            _ => {
-                match positional {
-                    0 => options.duration = Some(arg.parse()?),
-                    1 => options.offset = arg.parse()?,
-                    _ => return Err(format!("unexpected argument {arg}").into()),
-                }
-                positional += 1;
-            }
-        }
+#[derive(Parser, Debug)]
+#[command(
+    about = "The book stack of the SDRS paper (sec. V-J) and the long-range paper's Table 2",
+    allow_negative_numbers = true
+)]
+struct Options {
+    /// Simulated seconds (default 60; with --table2, 1 per coefficient).
+    duration: Option<f64>,
+    /// Overhang beyond the harmonic maximum, as a fraction of the plank length (the papers'
+    /// −0.001 must stand; +0.01 must fall).
+    #[arg(default_value_t = PAPER_OFFSET)]
+    offset: f64,
+    /// Exit with status 1 unless the stack ends this way.
+    #[arg(long, value_enum)]
+    expect: Option<Expect>,
+    /// Friction coefficient (0: none).
+    #[arg(long, default_value_t = 0.5)]
+    mu: f64,
+    /// The plane barrier's support s (m), stiffness κ (N·m²) and friction smoothing ε_v
+    /// (m²/s²), as S:KAPPA:EPS_V (the authors' settings: 0.01:1:1e-6).
+    #[arg(long, value_parser = parse_contact, conflicts_with = "long_range")]
+    contact: Option<(f64, f64, f64)>,
+    /// Step the long-range potential with this coefficient μ instead of the plane barrier.
+    #[arg(long)]
+    long_range: Option<f64>,
+    /// Reproduce the long-range paper's Table 2 (μ = 1e-5 ... 1e-10).
+    #[arg(long, conflicts_with_all = ["long_range", "contact", "expect"])]
+    table2: bool,
+    /// Print every plank's x/z displacement every 0.05 s.
+    #[arg(long)]
+    trace: bool,
+    /// Output directory (default target/experiments/book_stack).
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+/// Parses `S:KAPPA:EPS_V`.
+fn parse_contact(text: &str) -> std::result::Result<(f64, f64, f64), String> {
+    let parts: Vec<f64> = text
+        .split(':')
+        .map(str::parse)
+        .collect::<std::result::Result<_, _>>()
+        .map_err(|e| format!("{text}: {e}; give S:KAPPA:EPS_V, e.g. 0.01:1:1e-6"))?;
+    match parts[..] {
+        [s, k, e] => Ok((s, k, e)),
+        _ => Err(format!(
+            "{text} has {} parts; give S:KAPPA:EPS_V, e.g. 0.01:1:1e-6",
+            parts.len()
+        )),
     }
-    if options.contact.is_some() && options.long_range.is_some() {
-        return Err("--contact (plane barrier) and --long-range exclude each other".into());
-    }
-    Ok(options)
 }
 
 /// The contact settings of `options`: the `World` defaults, the barrier of `--contact`, or the
@@ -153,12 +158,19 @@ fn describe(settings: &ContactSettings) -> String {
     }
 }
 
-/// Builds and runs the stack; prints the trace when asked.
-fn simulate(settings: &ContactSettings, options: &Options, seconds: f64) -> Result<(Stack, Run)> {
+/// Builds and runs the stack, printing the trace when asked; returns the stack, the run and
+/// the state after every step (the start first).
+fn simulate(
+    settings: &ContactSettings,
+    options: &Options,
+    seconds: f64,
+) -> Result<(Stack, Run, Vec<State>)> {
     let mut stack = stack(settings, options.offset)?;
     let dt = stack.sim.settings().dt;
     let trace = options.trace;
-    let result = run(&mut stack, seconds, |step, _, displacement| {
+    let mut states = vec![stack.start.state.clone()];
+    let result = run(&mut stack, seconds, |step, motion, displacement| {
+        states.push(motion.state.clone());
         if !trace || (step + 1) % 5 != 0 {
             return;
         }
@@ -176,14 +188,51 @@ fn simulate(settings: &ContactSettings, options: &Options, seconds: f64) -> Resu
             d.join(" ")
         );
     })?;
-    Ok((stack, result))
+    Ok((stack, result, states))
 }
 
-fn print_run(run: &Run, dt: f64) {
+/// Writes the run's motion as `STEM.{glb,html}` in `dir`, titled `title`, with the wall time
+/// of each step beside it.
+fn write_animation(
+    stack: &Stack,
+    run: &Run,
+    states: &[State],
+    title: &str,
+    dir: &Path,
+    stem: &str,
+) -> Result<()> {
+    let animation = Animation::from_states(&stack.model, stack.sim.settings().dt, states)?;
+    let plots = Plots {
+        loss: Vec::new(),
+        step_ms: run.step_ms.clone(),
+    };
+    for path in write_run(&animation, title, &plots, dir, stem)? {
+        println!("wrote {}", display_path(&path));
+    }
+    Ok(())
+}
+
+/// The verdict in words: `stood`, `fell at T s`, `fell while settling` (the stack has no
+/// equilibrium near its placement) or `undecided (moved D mm)`.
+fn verdict_text(stack: &Stack, run: &Run) -> String {
+    let dt = stack.sim.settings().dt;
+    match run.verdict {
+        Verdict::Stood => "stood".into(),
+        Verdict::Fell if stack.settling > FELL => format!(
+            "fell while settling (a plank moved {:.2} m)",
+            stack.settling
+        ),
+        Verdict::Fell => format!("fell at {:.2} s", run.steps as f64 * dt),
+        Verdict::Undecided => format!("undecided (moved {:.1} mm)", run.moved * 1e3),
+    }
+}
+
+fn print_run(stack: &Stack, run: &Run) {
+    let dt = stack.sim.settings().dt;
     match run.verdict {
         Verdict::Fell => println!(
-            "verdict: FELL after {:.2} s (a plank's centre moved > {FELL} m)",
-            run.steps as f64 * dt
+            "verdict: {} (a plank's centre moved > {FELL} m)",
+            verdict_text(stack, run)
         ),
         verdict => println!(
             "verdict: {} after {:.1} s (largest plank displacement at the end {:.3} mm, during \
@@ -241,8 +290,9 @@ fn print_interfaces(interfaces: &[Interface]) {
     }
 }
 
-/// The long-range paper's Table 2: margin, top-plank force error and stability per `μ`.
-fn table2(options: &Options, seconds: f64) -> Result<()> {
+/// The long-range paper's Table 2: margin, top-plank force error and stability per `μ`,
+/// printed as a table and written to `dir/table2.csv`, each run's motion beside it.
+fn table2(options: &Options, seconds: f64, dir: &Path) -> Result<()> {
     println!(
         "long-range paper Table 2: {PLANKS} planks, overhang L/(2k) {:+.3}% L, friction {}, \
          {seconds} s each",
@@ -250,18 +300,28 @@ fn table2(options: &Options, seconds: f64) -> Result<()> {
         options.mu
     );
     println!(
-        "| μ | margin (m), ours | paper | top plank force error (N), ours | paper | stood, ours | \
+        "| μ | margin (m), ours | paper | top plank force error (N), ours | paper | ours | \
          paper | ms/step |"
     );
     println!("|---|---|---|---|---|---|---|---|");
+    let mut csv = String::from(
+        "mu,margin_m,paper_margin_m,top_force_error_n,paper_top_force_error_n,verdict,\
+         paper_stands,seconds,ms_per_step\n",
+    );
     for (coefficient, margin, error, stood) in TABLE2 {
+        let paper_verdict = if stood { "stands" } else { "falls" };
         let settings = contact(options, Some(coefficient))?;
-        let (mut stack, result) = match simulate(&settings, options, seconds) {
+        let (mut stack, result, states) = match simulate(&settings, options, seconds) {
             Ok(done) => done,
             Err(e) => {
                 println!(
-                    "| {coefficient:e} | failed: {e} | {margin:.2e} | | {error:.2e} | | {stood} | |"
+                    "| {coefficient:e} | failed: {e} | {margin:.2e} | | {error:.2e} | | \
+                     {paper_verdict} | |"
                 );
+                writeln!(
+                    csv,
+                    "{coefficient:e},,{margin:e},,{error:e},failed,{stood},{seconds},"
+                )?;
                 continue;
             }
         };
@@ -270,38 +330,107 @@ fn table2(options: &Options, seconds: f64) -> Result<()> {
         let mean_gap = planks.iter().map(|f| f.gap).sum::<f64>() / planks.len() as f64;
         let top = &found[PLANKS - 1];
         // A stack that did not stand is not at rest: its forces are not a statics error.
-        let top_error = match result.verdict {
-            Verdict::Stood => format!("{:.2e}", (top.force - MASS * 9.81).abs()),
-            _ => "– (moving)".to_string(),
-        };
+        let top_error = (result.verdict == Verdict::Stood).then(|| (top.force - MASS * 9.81).abs());
+        let verdict = verdict_text(&stack, &result);
+        let ms = result.time.as_secs_f64() * 1e3 / result.steps.max(1) as f64;
         println!(
-            "| {coefficient:e} | {mean_gap:.2e} | {margin:.2e} | {top_error} | {error:.2e} | {} | {} | {:.1} |",
-            result.verdict == Verdict::Stood,
-            stood,
-            result.time.as_secs_f64() * 1e3 / result.steps as f64
+            "| {coefficient:e} | {mean_gap:.2e} | {margin:.2e} | {} | {error:.2e} | {verdict} | \
+             {paper_verdict} | {ms:.1} |",
+            top_error.map_or("– (moving)".into(), |e| format!("{e:.2e}")),
         );
+        writeln!(
+            csv,
+            "{coefficient:e},{mean_gap:e},{margin:e},{},{error:e},{verdict},{stood},{seconds},{ms}",
+            top_error.map_or(String::new(), |e| format!("{e:e}")),
+        )?;
+        write_animation(
+            &stack,
+            &result,
+            &states,
+            &format!("book stack, long-range μ = {coefficient:e}: {verdict}"),
+            dir,
+            &format!("table2_mu_{coefficient:e}"),
+        )?;
     }
+    let path = dir.join("table2.csv");
+    std::fs::write(&path, csv)?;
+    println!("wrote {}", display_path(&path));
+    Ok(())
+}
+
+/// Writes each interface's gap, force and centre of pressure beside statics to `path`.
+fn write_interfaces(found: &[Interface], path: &Path) -> Result<()> {
+    let mut csv = String::from(
+        "plank,gap_m,force_n,statics_n,relative_force_error,pressure_x_m,statics_x_m,edge_below_x_m\n",
+    );
+    for (i, f) in found.iter().enumerate() {
+        writeln!(
+            csv,
+            "{i},{:e},{:e},{:e},{:e},{:e},{:e},{:e}",
+            f.gap,
+            f.force,
+            f.statics,
+            (f.force - f.statics) / f.statics,
+            f.pressure_x,
+            f.mass_centre_x,
+            f.edge_x
+        )?;
+    }
+    std::fs::write(path, csv)?;
+    println!("wrote {}", display_path(path));
     Ok(())
 }
 
 fn main() -> Result<()> {
-    let options = parse()?;
+    let options = Options::parse();
+    if let Some(mu) = options.long_range
+        && !(mu > 0.0 && mu.is_finite())
+    {
+        return Err(format!("--long-range {mu}: the coefficient must be positive").into());
+    }
+    if let Some(seconds) = options.duration
+        && !(seconds > 0.0 && seconds.is_finite())
+    {
+        return Err(format!("duration {seconds} s: give a positive number of seconds").into());
+    }
+    let dir = options
+        .out
+        .clone()
+        .unwrap_or_else(|| target_dir().join("experiments").join("book_stack"));
+    std::fs::create_dir_all(&dir)?;
     if options.table2 {
-        return table2(&options, options.duration.unwrap_or(1.0));
+        return table2(&options, options.duration.unwrap_or(1.0), &dir);
     }
     let seconds = options.duration.unwrap_or(60.0);
     let settings = contact(&options, options.long_range)?;
+    let description = describe(&settings);
     println!(
         "book stack: {PLANKS} planks {LENGTH} m long, {MASS} kg, overhang L/(2k) {:+.3}% L, \
-         friction {}, {}, {seconds} s",
+         friction {}, {description}, {seconds} s",
         100.0 * options.offset,
         options.mu,
-        describe(&settings)
     );
-    let (mut stack, result) = simulate(&settings, &options, seconds)?;
-    print_run(&result, stack.sim.settings().dt);
-    print_interfaces(&interfaces(&mut stack, &result.end)?);
-    if let Some(expected) = options.expect
+    let (mut stack, result, states) = simulate(&settings, &options, seconds)?;
+    print_run(&stack, &result);
+    let found = interfaces(&mut stack, &result.end)?;
+    print_interfaces(&found);
+    write_interfaces(&found, &dir.join("interfaces.csv"))?;
+    write_animation(
+        &stack,
+        &result,
+        &states,
+        &format!(
+            "book stack, {description}: {}",
+            verdict_text(&stack, &result)
+        ),
+        &dir,
+        "stack",
+    )?;
+    let expected = options.expect.map(|e| match e {
+        Expect::Stand => Verdict::Stood,
+        Expect::Fall => Verdict::Fell,
+    });
+    if let Some(expected) = expected
         && expected != result.verdict
     {
         eprintln!("expected {expected:?}, got {:?}", result.verdict);

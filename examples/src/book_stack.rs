@@ -51,6 +51,9 @@ pub struct Stack {
     /// Where each plank's centre was placed (bottom first), before settling: displacements
     /// are measured from here, so a stack that slides while it settles has moved.
     pub placed: Vec<Vector3<f64>>,
+    /// The largest distance a plank's centre moved while settling (m): beyond [`FELL`], the
+    /// stack has no equilibrium near its placement and collapsed before its first step.
+    pub settling: f64,
 }
 
 /// The horizontal position of each plank's centre, bottom first: the k-th from the top
@@ -210,12 +213,20 @@ pub fn stack(contact: &ContactSettings, offset: f64) -> Result<Stack, Box<dyn st
     world.set_contact(Some(contact.clone()));
     let (model, sim) = world.build()?;
     let start = settle(&model, sim.settings(), State::zero(&model))?;
+    let planks: Vec<usize> = handles.iter().map(|h| h.link().index()).collect();
+    let poses = Kinematics::new(&model, &start.state).poses().to_vec();
+    let settling = planks
+        .iter()
+        .zip(&placed)
+        .map(|(&l, p)| (poses[l].translation.vector - p).norm())
+        .fold(0.0, f64::max);
     Ok(Stack {
-        planks: handles.iter().map(|h| h.link().index()).collect(),
+        planks,
         model,
         sim,
         start,
         placed,
+        settling,
     })
 }
 
@@ -310,6 +321,8 @@ pub struct Run {
     pub iterations: (usize, usize),
     /// Wall time of the steps.
     pub time: std::time::Duration,
+    /// Wall time of each step (ms).
+    pub step_ms: Vec<f64>,
     /// The end.
     pub end: Motion,
 }
@@ -330,12 +343,15 @@ pub fn run(
     let mut top = Vec::with_capacity(steps);
     let (mut moved, mut largest) = (0.0f64, 0.0f64);
     let (mut iterations, mut most, mut time) = (0, 0, std::time::Duration::ZERO);
+    let mut step_ms = Vec::with_capacity(steps);
     let mut verdict = Verdict::Undecided;
     let mut taken = 0;
     for step in 0..steps {
         let clock = std::time::Instant::now();
         let report = stack.sim.advance(&mut motion, &control)?;
-        time += clock.elapsed();
+        let elapsed = clock.elapsed();
+        time += elapsed;
+        step_ms.push(elapsed.as_secs_f64() * 1e3);
         iterations += report.iterations;
         most = most.max(report.iterations);
         taken += 1;
@@ -373,6 +389,7 @@ pub fn run(
         top: [last, before],
         iterations: (iterations, most),
         time,
+        step_ms,
         end: motion,
     })
 }

@@ -1,13 +1,17 @@
 //! The book stack (SDRS sec. V-J, long-range paper Table 2) at a reduced scale: under the
 //! plane barrier the stack stands and every interface carries the statics solution (the
 //! weight above it, through their centre of mass); under the long-range potential the
-//! resting gap shrinks as the coefficient does, as Table 2's margins do. The 60 s run and
-//! the Table 2 sweep are `examples/examples/book_stack.rs`.
+//! resting gap shrinks as the coefficient does, as Table 2's margins do, and a plank's
+//! pressure on the one below is centred on their overlap (why the stack needs a gap far below
+//! its 2 mm stability margin to stand). The 60 s run and the Table 2 sweep are
+//! `examples/examples/book_stack.rs`.
 
-use sdrs::contact::long_range::LongRange;
+use sdrs::contact::long_range::{LongRange, MeshShape};
+use sdrs::contact::{ContactModel, Order, PairOutcome};
+use sdrs::geometry::TriMesh;
 use sdrs::prelude::*;
 use sdrs_examples::book_stack::{
-    LENGTH, MASS, PAPER_OFFSET, PLANKS, Verdict, interfaces, resting_gap, run, stack,
+    HEIGHT, LENGTH, MASS, PAPER_OFFSET, PLANKS, Verdict, WIDTH, interfaces, resting_gap, run, stack,
 };
 
 fn barrier() -> ContactSettings {
@@ -77,4 +81,44 @@ fn the_long_range_resting_gap_shrinks_with_the_coefficient() {
         assert!((8.0..12.5).contains(&ratio), "gaps {gaps:?}");
     }
     assert!(gaps[2] > 0.0 && gaps[0] < 0.05, "gaps {gaps:?}");
+}
+
+#[test]
+fn the_long_range_pressure_between_two_planks_is_centred_on_their_overlap() {
+    // Plank B lies on plank A shifted by `offset` along x, level, `gap` above it. The
+    // potential's wrench on B puts its centre of pressure at the middle of the overlap
+    // whatever the gap (measured: to 1e-4 m): a plank whose centre of mass lies near the
+    // lower plank's edge is held only once it tilts enough to shift the pressure there, by a
+    // tilt of the order of gap / distance to the edge. The harmonic stack's top plank has its
+    // centre 2 mm inside the edge, and tilting it by more than 2 mm / (H / 2) = 0.02 rad
+    // carries its centre past the edge.
+    let half = Vector3::new(0.5 * LENGTH, 0.5 * WIDTH, 0.5 * HEIGHT);
+    let plank = MeshShape::new(TriMesh::cuboid(half).unwrap()).unwrap();
+    let model = LongRange::new(0.1).unwrap();
+    for offset in [0.5, 0.95, 1.5] {
+        for gap in [1e-3, 1e-4] {
+            let (a, b) = (
+                Isometry3::identity(),
+                Isometry3::translation(offset, 0.0, HEIGHT + gap),
+            );
+            let mut cache = Default::default();
+            let PairOutcome::Separated(c) = model
+                .evaluate(&plank, &a, &plank, &b, &mut cache, Order::Gradient)
+                .unwrap()
+            else {
+                panic!("the planks are {gap} m apart")
+            };
+            // The gradient in B's twist is minus its force and its torque about its centre.
+            let (fx, fz, torque) = (-c.gradient[6], -c.gradient[8], -c.gradient[10]);
+            assert!(fz > 0.0);
+            // τ_y = z F_x − x F_z at B's underside, z = −H/2.
+            let pressure_x = offset + (-0.5 * HEIGHT * fx - torque) / fz;
+            let overlap_middle = 0.5 * ((offset - 0.5 * LENGTH) + 0.5 * LENGTH);
+            assert!(
+                (pressure_x - overlap_middle).abs() < 1e-3,
+                "offset {offset}, gap {gap}: centre of pressure {pressure_x} m, overlap middle \
+                 {overlap_middle} m"
+            );
+        }
+    }
 }

@@ -1,8 +1,8 @@
 //! The long-range paper's Push benchmark under receding-horizon control, reduced (sec. 6,
 //! Fig. 7): the plan objective's gradient from a moving state against finite differences;
-//! from the trivial plan the long-range model's gradient lowers the plan loss and the real
-//! box ends nearer its target than under the trivial plan held, while the baselines' results
-//! are recorded (the SDRS barrier's gradient is exactly zero there).
+//! from the trivial plan the long-range model's gradient lowers the plan loss, with the
+//! baselines' results recorded (the SDRS barrier's gradient is exactly zero there), and over
+//! 20 frames the rod goes round and pushes the real box most of the way to its target.
 
 use sdrs::diff::{ContactChoice, GradientSource, Method, RecedingHorizon};
 use sdrs::prelude::*;
@@ -91,8 +91,8 @@ fn long_range_mpc_lowers_the_plan_loss_from_the_trivial_plan_and_baselines_are_r
     assert!(long_range.error.is_none(), "{:?}", long_range.error);
     assert_eq!(long_range.losses.len(), 4);
     // Six Adam steps on the first window lower its loss by 2.3e-4 relative (0.158266 ->
-    // 0.158230 when written); the real box only starts moving after ~15 frames of h = 16
-    // (the example), too long for CI.
+    // 0.158230 when written); the real box only starts moving after ~11 frames of h = 16
+    // (`long_range_mpc_pushes_the_real_box_most_of_the_way_from_the_trivial_plan`).
     let plan = &long_range.plan_losses[0];
     let (first, last) = (plan[0], *plan.last().unwrap());
     assert!(first - last > 1e-4 * first, "plan loss {first} -> {last}");
@@ -116,6 +116,29 @@ fn long_range_mpc_lowers_the_plan_loss_from_the_trivial_plan_and_baselines_are_r
             run.plan_losses
         );
     }
+}
+
+#[test]
+fn long_range_mpc_pushes_the_real_box_most_of_the_way_from_the_trivial_plan() {
+    // The example's reduced scale (h = 16, 10 Adam iterations per frame) for 20 frames: the
+    // rod starts in front of the box, turns and pushes it. Measured: real loss 0.1575 ->
+    // 0.0129 at frame 20 (0 from frame 24 on).
+    let problem = push(Contact::LongRange).unwrap();
+    let models = contact_models(STIFFNESS).unwrap();
+    let driver = RecedingHorizon::new(20, 16, problem.driven.len(), 10, LEARNING_RATE).unwrap();
+    let runs = compare_mpc(
+        &problem,
+        &[Method::exact(ContactChoice::LongRange)],
+        &models,
+        &driver,
+        1,
+    );
+    let run = &runs[0];
+    assert!(run.error.is_none(), "{:?}", run.error);
+    assert_eq!(run.losses.len(), 21);
+    let (first, last) = (run.losses[0], run.losses[20]);
+    eprintln!("real loss {first} -> {last}: {:?}", run.losses);
+    assert!(last < 0.25 * first, "real loss {first} -> {last}");
 }
 
 #[test]

@@ -63,6 +63,12 @@ pub const RECEDING: usize = 32;
 pub const LEARNING_RATE: f64 = 1e-2;
 /// Table 3: iterations.
 pub const ITERATIONS: usize = 60;
+/// Table 3, Gather-Bunny (the task with non-convex pieces): trajectory horizon H (its h,
+/// learning rate and iterations are Gather's).
+pub const BUNNY_HORIZON: usize = 550;
+/// Table 3, Gather-Bunny: the potential coefficient μ (Gather's is
+/// [`super::tabletop::STIFFNESS`]).
+pub const BUNNY_STIFFNESS: f64 = 5e-9;
 /// Success radius ε_target (m): a cube counts as gathered within 25 cm of the region's
 /// centre (the paper gives no value; 10 cubes of 10 cm fit in such a disc).
 pub const EPSILON: f64 = 0.25;

@@ -2,7 +2,8 @@
 //! [`sdrs_examples::wall`]): box 2 spins into box 1 beside a fixed wall, and friction brings
 //! both to rest. Prints both boxes' yaw angles (rad) every 0.1 s and their final angles,
 //! checks that both came to rest without any hulls touching, and writes every step's angles,
-//! energy and speed to `target/experiments/wall/angles.csv` (or `--out`), and the scene as
+//! energy and speed to `target/experiments/wall/angles.csv` (or `--out`), the yaws as a plot
+//! (`yaw.{csv,svg,png}`), the motion as an animation (`wall.{glb,html}`), and the scene as
 //! `scene.json` for `benches/reference/mujoco_wall.py`.
 //!
 //! `cargo run --release -p sdrs-examples --example wall -- [--seconds T] [--mu MU] [--spin W]`
@@ -12,7 +13,9 @@
 use clap::Parser;
 use sdrs::prelude::*;
 use sdrs_examples::wall::{DT, MU, SPIN, Sample, WallScene, wall_scene};
-use sdrs_report::{display_path, target_dir};
+use sdrs_report::{LinePlot, display_path, target_dir};
+use sdrs_view::glb::Animation;
+use sdrs_view::{Plots, write_run};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -122,9 +125,31 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "distance to the wall at the end: box 1 {:.2e} m, box 2 {:.2e} m",
         last.to_wall[0], last.to_wall[1]
     );
+    println!(
+        "paper (Fig. 24, top): SDRS's and MuJoCo's angle curves nearly coincide; MuJoCo on this \
+         scene: `benches/reference/mujoco_wall.py` with the scene.json written here"
+    );
     let path = out.join("angles.csv");
     std::fs::write(&path, csv)?;
     println!("wrote {}", display_path(&path));
+    let mut plot = LinePlot::new("wall experiment: both boxes' yaw (SDRS Fig. 24, top)")
+        .x_label("time (s)")
+        .y_label("yaw (rad)");
+    for k in 0..2 {
+        plot = plot.series(
+            &format!("box {}", k + 1),
+            samples.iter().map(|s| (s.time, s.yaw[k])).collect(),
+        );
+    }
+    for path in plot.write_all(&out, "yaw")? {
+        println!("wrote {}", display_path(&path));
+    }
+    let states: Vec<State> = samples.iter().map(|s| s.state.clone()).collect();
+    let animation = Animation::from_states(&scene.model, DT, &states)?;
+    let title = "wall experiment: box 2 spun into box 1 beside a wall";
+    for path in write_run(&animation, title, &Plots::default(), &out, "wall")? {
+        println!("wrote {}", display_path(&path));
+    }
     let path = out.join("scene.json");
     std::fs::write(
         &path,

@@ -65,6 +65,8 @@ pub struct Sample {
     pub gap: f64,
     /// Each box's distance to the wall (m; 0 when they overlap).
     pub to_wall: [f64; 2],
+    /// The scene's state (for an animation).
+    pub state: State,
 }
 
 /// Builds the scene with friction `mu` and box 2 spinning at `spin` rad/s about z.
@@ -172,6 +174,7 @@ impl WallScene {
             speed,
             gap: crate::robots::min_distance(&self.model, &kin, true),
             to_wall,
+            state: motion.state.clone(),
         }
     }
 

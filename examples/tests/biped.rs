@@ -148,6 +148,37 @@ fn biped_codesign_lowers_the_loss_without_collisions_or_falls() {
 }
 
 #[test]
+fn biped_control_only_lowers_the_loss_without_collisions_or_falls() {
+    let walker = biped(STEPS).unwrap().upright(UPRIGHT).unwrap();
+    let run = walker
+        .optimise(
+            walker.initial(),
+            None,
+            4,
+            AMPLITUDE,
+            PAPER_RADII.0,
+            PAPER_RADII.1,
+            REACH,
+            StepRule::Fixed,
+            |_| {},
+        )
+        .unwrap();
+    let (first, last) = (run.history[0], *run.history.last().unwrap());
+    assert!(last < first, "the loss went from {first} to {last}");
+    let gap = walker.clearance(&run).unwrap();
+    assert!(gap > 0.0, "hulls touched: smallest gap {gap}");
+    let fell = first_fall(
+        &walker.objective.model,
+        walker.root,
+        &run.end.trajectory.states,
+        FALL_TILT,
+        FALL_DROP,
+    );
+    assert_eq!(fell, None);
+    eprintln!("loss {first} -> {last}, smallest gap {gap:.2e} m");
+}
+
+#[test]
 fn the_level_term_is_the_mean_squared_height_change_of_the_pelvis_corners() {
     let paper = biped(STEPS).unwrap();
     let level = paper.clone().upright(UPRIGHT).unwrap();

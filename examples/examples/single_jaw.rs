@@ -75,6 +75,10 @@ struct Args {
     /// design's gradient leads on its own (ours; `--iterations 0` for the design alone).
     #[arg(long, default_value_t = 0)]
     design_first: usize,
+    /// Optimise the control alone, the jaw held at the solid plate (the control-only baseline
+    /// of the paper's comparisons).
+    #[arg(long, conflicts_with = "design_first")]
+    control_only: bool,
     /// How far a block may move out of the plate, away from the object (m).
     #[arg(long, default_value_t = RETREAT)]
     retreat: f64,
@@ -108,6 +112,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         args.steps
     );
     let (lower, upper) = jaw.bounds();
+    // The design's box: the jaw's bounds, or the solid plate alone for control only.
+    let (lower, upper) = if args.control_only {
+        let plate = DVector::zeros(jaw.parameters());
+        (plate.clone(), plate)
+    } else {
+        (lower, upper)
+    };
     // The control's box: `reach` around the schedule (0 holds it there).
     let blocks = |reach: f64| {
         vec![
@@ -124,6 +135,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 max_radius: 2e-2,
             },
         ]
+    };
+    let label = if args.control_only {
+        "control only"
+    } else {
+        "co-design"
     };
     let objective = |x: &[DVector<f64>]| -> Result<_, Box<dyn std::error::Error>> {
         let e = scene.evaluate(&x[0], &x[1])?;
@@ -147,7 +163,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if args.design_first > 0 {
         phases.push(("design", args.design_first, 0.0));
     }
-    phases.push(("co-design", args.iterations, 0.3));
+    phases.push((label, args.iterations, 0.3));
     for (name, iterations, reach) in phases {
         let bar = sdrs_report::Progress::new(name, iterations as u64, ProgressMode::auto());
         let start = last.as_ref().map_or_else(
@@ -211,12 +227,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .x_label("iteration")
         .y_label("loss (m²)")
         .log_y(true)
-        .series("co-design", history.clone())
+        .series(label, history.clone())
         .write_all(&dir, "convergence")?;
-    for (name, model, e) in [
-        ("start", &scene.model, &first),
-        ("codesign", &optimised, end),
-    ] {
+    let stem = if args.control_only {
+        "control_only"
+    } else {
+        "codesign"
+    };
+    for (name, model, e) in [("start", &scene.model, &first), (stem, &optimised, end)] {
         let animation = Animation::from_states(model, DT, &e.trajectory.states)?;
         let plots = Plots {
             loss: history.clone(),

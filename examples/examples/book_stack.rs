@@ -304,15 +304,11 @@ fn print_interfaces(interfaces: &[Interface]) {
         } else {
             format!("plank {}", i - 1)
         };
+        let [gap, force, statics, error, pressure, centre, edge] = f.row();
         println!(
-            "plank {i:2} on {on:8} | {:8.4} | {:9.5} | {:11.5} | {:+10.2e} | {:.5} | {:.5} | {:.5}",
-            f.gap * 1e3,
-            f.force,
-            f.statics,
-            (f.force - f.statics) / f.statics,
-            f.pressure_x,
-            f.mass_centre_x,
-            f.edge_x
+            "plank {i:2} on {on:8} | {:8.4} | {force:9.5} | {statics:11.5} | {error:+10.2e} | \
+             {pressure:.5} | {centre:.5} | {edge:.5}",
+            gap * 1e3,
         );
     }
 }
@@ -391,17 +387,8 @@ fn write_interfaces(found: &[Interface], path: &Path) -> Result<()> {
         "plank,gap_m,force_n,statics_n,relative_force_error,pressure_x_m,statics_x_m,edge_below_x_m\n",
     );
     for (i, f) in found.iter().enumerate() {
-        writeln!(
-            csv,
-            "{i},{:e},{:e},{:e},{:e},{:e},{:e},{:e}",
-            f.gap,
-            f.force,
-            f.statics,
-            (f.force - f.statics) / f.statics,
-            f.pressure_x,
-            f.mass_centre_x,
-            f.edge_x
-        )?;
+        let values: Vec<String> = f.row().iter().map(|v| format!("{v:e}")).collect();
+        writeln!(csv, "{i},{}", values.join(","))?;
     }
     std::fs::write(path, csv)?;
     println!("wrote {}", display_path(path));

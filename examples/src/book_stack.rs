@@ -250,6 +250,22 @@ pub struct Interface {
     pub edge_x: f64,
 }
 
+impl Interface {
+    /// The columns of a table of interfaces: gap (m), force (N), statics (N), the force's
+    /// relative error, centre of pressure x (m), statics x (m), the edge below (m).
+    pub fn row(&self) -> [f64; 7] {
+        [
+            self.gap,
+            self.force,
+            self.statics,
+            (self.force - self.statics) / self.statics,
+            self.pressure_x,
+            self.mass_centre_x,
+            self.edge_x,
+        ]
+    }
+}
+
 /// Every interface of `stack` at `motion`, bottom (plank on the ground) first.
 pub fn interfaces(
     stack: &mut Stack,

@@ -10,7 +10,9 @@
 //! `cargo run --release -p sdrs-examples --example single_jaw -- --iterations 30`
 //! (`--steps 480 --grid 13,12` is the paper's scale, the default; `--turn` starts from the
 //! paper's re-orienting schedule; `--design-first N` optimises the design alone, the
-//! control held at the schedule, for N iterations before the co-design).
+//! control held at the schedule, for N iterations before the co-design; `--control-only`
+//! optimises the control alone with the plate held solid, the baseline: measured in
+//! `sdrs_examples::single_jaw`'s docs).
 //!
 //! The run that lifts the X (17.4 cm, loss 9.55e-5 from iteration 1330, about 7 min on 2
 //! cores): `cargo run --release -p sdrs-examples --example single_jaw -- --turn

@@ -71,6 +71,12 @@
 //! | (scripted) | 2.40e-2, 1.27e-2, 1.14e-2, 9.91e-3, 9.37e-3, 9.23e-3 | 2 mm | 101.0% | 143 s |
 //! | `--turn --design-first 300 --iterations 0` | 3.77e-2, 3.72e-2, 3.66e-2, 3.47e-2, 3.25e-2, 3.217e-2 | 0 | 96.3% | 108 s |
 //! | `--turn --trust-region` | 3.77e-2, 1.63e-2, 1.49e-2, 1.48e-2, 1.48e-2, 1.479e-2 | 4 mm | 100.1% | 154 s |
+//! | `--turn --control-only` (the plate held solid) | 3.77e-2, 1.54e-2, 1.35e-2, 1.27e-2, 1.27e-2, 1.273e-2 | 1 mm | 100% | 159 s |
+//! | `--control-only` (scripted) | 2.40e-2, 1.27e-2, 1.17e-2, 1.06e-2, 1.03e-2, 9.98e-3 | 0 | 100% | 136 s |
+//!
+//! (The `--control-only` rows: 2026-11-27, beside two other jobs.) Co-design ends 8-11%
+//! below control only from either schedule and neither lifts the X: the design's 2 mm steps
+//! add little to what the control finds.
 //!
 //! Longer, `--iterations 1000`: `--turn` reaches 1.106e-2 at 500 and 1.075e-2 at 1000
 //! (rise 1.0 cm, 104.4% material, 286 s; rows 3-6, columns 3-7 retreated up to 1.3 cm);

@@ -89,6 +89,7 @@
 //! | `--first 1 --cubes 2 --rod 0,-0.55,0 --frames 60` (the paper's h) | 60, 32, 10 (43 run) | 3 min 10 s | 0.2175 → 0 (frame 40) | 2 of 2 (0.213, 0.080 m) |
 //! | `--ell --first 1 --cubes 2 --rod 0,-0.55,0 --horizon 16` | 30, 16, 10 (39 run) | 2 min 9 s | 0.2175 → 0 (frame 20) | 2 of 2 (0.201, 0.112 m) |
 //! | `--bunny-like --stiffness 3e-8 --first 1 --cubes 2 --rod 0,-0.55,0 --horizon 16` | 30, 16, 10 (56 run) | 23 min 16 s | 0.2175 → 0 (frame 21) | 2 of 2 (0.197, 0.101 m) |
+//! | `--bunny-like --first 1 --cubes 2 --rod 0,-0.55,0 --horizon 16` (Gather-Bunny's μ = 5e-9) | 30, 16, 10 (50 run) | 17 min 48 s | 0.2175 → 0 (frame 21) | 2 of 2 (0.226, 0.052 m) |
 //! | `--first 1 --cubes 3 --rod 0,-0.55,0 --horizon 16 --frames 40` | 40, 16, 10 (400 run) | 5 min 54 s | 0.3675 → 0.1500 | 2 of 3 (0.245, 0.035, 0.461 m) |
 //! | `--cubes 4 --rod 0,-0.55,0 --horizon 16` | 30, 16, 10 (300 run) | 9 min 15 s | 0.7875 → 0.5701 | 2 of 4 (0.695, 0.244, 0.078, 0.461 m) |
 //!
@@ -97,10 +98,11 @@
 //! once the other two are in and never turns to it: the same missing far-field signal. The
 //! runs of this table but `--bunny-like` drove the rod's height (`--drive-z` repeats them);
 //! holding it (the default now) the first row ends the same: 2 of 2 at frame 20, misses
-//! 0.204 and 0.085 m (52 s). The `--bunny-like` row (rabbit-shaped pieces of 280
-//! triangles, `Piece::bunny_like`, a generated stand-in for the paper's bunnies) held it; it
-//! ran beside other jobs and a low-priority build (load about 7 on the 2 cores), at 16.2 s
-//! per evaluation. The paper gathers all 10 cubes (H = 300, h = 32, 60 iterations) and
+//! 0.204 and 0.085 m (52 s). The `--bunny-like` rows (rabbit-shaped pieces of 280
+//! triangles, `Piece::bunny_like`, a generated stand-in for the paper's bunnies) held it; the
+//! first (μ = 3e-8, Gather's) ran beside other jobs and a low-priority build (load about 7 on
+//! the 2 cores), at 16.2 s per evaluation, the second (Table 3's Gather-Bunny μ = 5e-9, now
+//! the default for `--bunny-like`; 2026-11-27, load about 4) at 13.4 s. The paper gathers all 10 cubes (H = 300, h = 32, 60 iterations) and
 //! sorts all 10 (H = 700, h = 16, 100 iterations); neither is reproduced here. With the
 //! lying rod sort does not succeed even for two cubes (`sdrs_examples::long_range::sort`'s
 //! docs say why; wall = the printed s/evaluation times the evaluations):

@@ -7,7 +7,8 @@
 //! the gradient bundle the same way; prints each method's final loss, each cube's miss and
 //! success (within ε) beside the paper's, and writes the real loss per frame of all methods
 //! in one plot under `target/experiments/TASK/` (`--out` to change it), with the long-range
-//! run's real motion as an animation (`TASK_long_range.{glb,html}`).
+//! run's real motion as an animation (`TASK_long_range.{glb,html}`; `gather_ell` and
+//! `gather_bunny_like` in place of TASK for the non-convex pieces).
 //!
 //! The defaults are a reduced scale (4 cubes, 30 frames, 10 iterations per frame, the
 //! paper's h); `--full` runs the paper's 10 cubes, H = 300 (gather) or 700 (sort) frames and
@@ -176,8 +177,8 @@ struct Args {
     /// The rod's start x,y,yaw (default the task's `ROD_START`, yaw 0).
     #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
     rod: Option<Vec<f64>>,
-    /// Gather non-convex L-shaped pieces instead of cubes (a generated stand-in for the
-    /// paper's Gather-Bunny, 36 triangles each).
+    /// Gather non-convex L-shaped pieces instead of cubes (generated, 36 triangles each;
+    /// Gather's μ and H).
     #[arg(long, conflicts_with = "bunny_like")]
     ell: bool,
     /// Gather generated rabbit-shaped pieces instead of cubes (`Piece::bunny_like`: 280
@@ -404,7 +405,7 @@ fn main() -> anyhow::Result<()> {
     report_mpc(
         &runs,
         problem.epsilon,
-        &format!("{}: loss per frame (long-range paper Fig. 8)", args.task),
+        &format!("{name}: loss per frame (long-range paper Fig. 8)"),
         "paper (Fig. 8): long-range gathers/sorts all cubes, the baselines make little or no progress",
         &out,
         "convergence",

@@ -11,7 +11,8 @@
 //! [--calibrated-contact] [--trust-region | --plateau N] [--pitch-base] [--hertz] [--draw K]`
 //! (`--plateau N`: the fixed lengths halve, and the iterate goes back to the best point, after
 //! N iterations without a better point, `StepRule::Plateau`, ours; the last three: see the
-//! gait table below)
+//! gait table below). `--resolution` optimises the controller at four resolutions, each for
+//! `--iterations` (about 4 x 40 s at 100 iterations; `--iterations 0` rolls out only).
 //!
 //! Measured (2026-11-27, 2 cores shared with other jobs; the 16-DoF spider of
 //! `sdrs_examples::quadruped`). Since the stepper's damped second round (a step whose 100

@@ -11,8 +11,9 @@
 //! (`--steps 480 --grid 13,12` is the paper's scale, the default; `--turn` starts from the
 //! paper's re-orienting schedule; `--design-first N` optimises the design alone, the
 //! control held at the schedule, for N iterations before the co-design; `--control-only`
-//! optimises the control alone with the plate held solid, the baseline: measured in
-//! `sdrs_examples::single_jaw`'s docs).
+//! optimises the control alone with the plate held solid, the baseline, writing under
+//! `target/experiments/single_jaw_control_only/`: measured in `sdrs_examples::single_jaw`'s
+//! docs).
 //!
 //! The run that lifts the X (17.4 cm, loss 9.55e-5 from iteration 1330, about 7 min on 2
 //! cores): `cargo run --release -p sdrs-examples --example single_jaw -- --turn
@@ -217,9 +218,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             println!("  {}", line.join(" "));
         }
     }
+    // The control-only baseline writes beside, not over, the co-design's files.
+    let folder = if args.control_only {
+        "single_jaw_control_only"
+    } else {
+        "single_jaw"
+    };
     let dir = args
         .out
-        .unwrap_or_else(|| target_dir().join("experiments").join("single_jaw"));
+        .unwrap_or_else(|| target_dir().join("experiments").join(folder));
     let history: Vec<(f64, f64)> = history
         .iter()
         .enumerate()

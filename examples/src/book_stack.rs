@@ -357,10 +357,10 @@ pub fn run(
     let control = Control::passive(&stack.model);
     let mut motion = stack.start.clone();
     let mut top = Vec::with_capacity(steps);
-    let (mut moved, mut largest) = (0.0f64, 0.0f64);
+    // Displacements count from the placement, so settling already moved the planks.
+    let (mut moved, mut largest) = (stack.settling, stack.settling);
     let (mut iterations, mut most, mut time) = (0, 0, std::time::Duration::ZERO);
     let mut step_ms = Vec::with_capacity(steps);
-    let mut verdict = Verdict::Undecided;
     let mut taken = 0;
     for step in 0..steps {
         let clock = std::time::Instant::now();
@@ -385,13 +385,16 @@ pub fn run(
         top.push(displacement[PLANKS - 1]);
         observe(step, &motion, &displacement);
         if moved > FELL {
-            verdict = Verdict::Fell;
             break;
         }
     }
-    if verdict != Verdict::Fell && moved < STOOD {
-        verdict = Verdict::Stood;
-    }
+    let verdict = if largest > FELL {
+        Verdict::Fell
+    } else if moved < STOOD {
+        Verdict::Stood
+    } else {
+        Verdict::Undecided
+    };
     let last = top.last().copied().unwrap_or_else(Vector3::zeros);
     let before = top
         .len()

@@ -1,6 +1,6 @@
 //! The biped benchmark (SDRS sec. V-D) at a reduced scale: 60 steps instead of 400 and 4
 //! iterations of the paper's step lengths (ᾱ_c = 1e-2, ᾱ_d = 4e-3), with the level-pelvis
-//! term of the example. The co-design loss falls, the gradients (controller and foot
+//! term of the example. The loss of control only and of co-design falls, the gradients (controller and foot
 //! vertices, with friction, through the paper's term and the level term) match central
 //! differences, every state of the trajectory is collision-free, no foot vertex goes below
 //! the soles' starting level, the level and progress terms are what their definitions say,

@@ -1,7 +1,8 @@
 //! The quadruped benchmark at a reduced scale: 60 steps instead of 550, 4 iterations with trust radii (0.05, 1e-3) instead of the
-//! paper's (0.3, 4e-3), whose first steps are too long for so short a horizon. The
-//! co-design loss falls, the gradients (controller and foot vertices, with friction) match
-//! central differences, and every state of the trajectory is collision-free.
+//! paper's (0.3, 4e-3), whose first steps are too long for so short a horizon. The loss of
+//! control only and of co-design falls, the gradients (controller and foot vertices, with
+//! friction) match central differences, and every state of the trajectory is collision-free;
+//! over the paper's 550 steps the travel barely depends on the feet's resolution (sec. V-I).
 
 use sdrs::diff::StepRule;
 use sdrs::prelude::DVector;

@@ -312,3 +312,96 @@ fn the_travel_barely_depends_on_the_feet_resolution() {
         "M = 96: {coarse} m, M = 192: {fine} m"
     );
 }
+
+#[test]
+fn an_exported_spider_reloads_with_its_mass_and_its_replay_holds_the_controller() {
+    // `Walker::export`, which the quadruped and biped examples call for the MuJoCo replay
+    // (`benches/reference/mujoco_replay.py`): the URDF reads back with the walker's links
+    // and mass, and `replay.json` holds the run's horizon, gains and every wave of `c`.
+    use sdrs::dynamics::{UrdfOptions, load_urdf};
+    let walker = quadruped(STEPS, 8).unwrap().codesign().unwrap();
+    let c = initial_waves_drawn(walker.dofs.len(), walker.waves, 3);
+    let mut p = DVector::zeros(walker.objective.design.parameters());
+    p[0] = 5e-3;
+    let dir = std::env::temp_dir().join(format!("sdrs-walker-export-{}", std::process::id()));
+    let replay = walker.export(&c, &p, 1.25, &dir).unwrap();
+    let spec: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&replay).unwrap()).unwrap();
+    assert_eq!(spec["steps"], STEPS);
+    assert_eq!(spec["sdrs_travel_m"], 1.25);
+    let joints = spec["joints"].as_array().unwrap();
+    assert_eq!(joints.len(), walker.dofs.len());
+    for (a, joint) in joints.iter().enumerate() {
+        let waves = joint["waves"].as_array().unwrap();
+        assert_eq!(waves.len(), walker.waves);
+        for (w, wave) in waves.iter().enumerate() {
+            for (k, value) in wave.as_array().unwrap().iter().enumerate() {
+                assert_eq!(value.as_f64().unwrap(), c[3 * (a * walker.waves + w) + k]);
+            }
+        }
+    }
+    let urdf = dir.join(spec["urdf"].as_str().unwrap());
+    let options = UrdfOptions {
+        keep_convex_meshes: true,
+        ..UrdfOptions::default()
+    };
+    let back = load_urdf(&urdf, &options).unwrap();
+    let model = &walker.objective.model;
+    let mass = |m: &sdrs::prelude::Model, links: &mut dyn Iterator<Item = usize>| -> f64 {
+        links.map(|l| m.mass(l)).sum()
+    };
+    let robot_mass = mass(model, &mut walker.robot.iter().copied());
+    let back_mass = mass(&back, &mut (0..back.links().len()));
+    eprintln!(
+        "{} links back ({} robot links), mass {back_mass} kg against {robot_mass} kg",
+        back.links().len(),
+        walker.robot.len()
+    );
+    assert!((back_mass - robot_mass).abs() < 1e-9 * robot_mass);
+    for name in spec["links"].as_array().unwrap() {
+        assert!(
+            back.link(name.as_str().unwrap()).is_ok(),
+            "{name} not in the URDF"
+        );
+    }
+    // The foot carries the design: every reloaded hull vertex is a designed one (the
+    // import keeps each piece's extreme points, read in single precision: to 1e-6 m), and
+    // the vertices the design moved are no longer where they started.
+    let designed = walker.objective.design.model(model, &p).unwrap();
+    let foot = &walker.feet[0];
+    let vertices = |m: &sdrs::prelude::Model, l: usize| -> Vec<sdrs::prelude::Point3<f64>> {
+        m.links()[l]
+            .hulls
+            .iter()
+            .flat_map(|h| h.vertices().iter().copied())
+            .collect()
+    };
+    let nearest = |v: &sdrs::prelude::Point3<f64>, among: &[sdrs::prelude::Point3<f64>]| {
+        among
+            .iter()
+            .map(|w| (w - v).norm())
+            .fold(f64::INFINITY, f64::min)
+    };
+    let l = model.link_index(foot).unwrap();
+    let (before, after) = (vertices(model, l), vertices(&designed, l));
+    let reloaded = vertices(&back, back.link_index(foot).unwrap());
+    for v in &reloaded {
+        assert!(
+            nearest(v, &after) < 1e-6,
+            "{v} of the URDF's {foot} is not designed"
+        );
+    }
+    let moved: Vec<_> = before
+        .iter()
+        .zip(&after)
+        .filter(|(a, b)| (*a - *b).norm() > 1e-3)
+        .collect();
+    assert!(!moved.is_empty(), "the design moved no vertex of {foot}");
+    for (start, _) in moved {
+        assert!(
+            nearest(start, &reloaded) > 1e-3,
+            "{start} is still in the URDF"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

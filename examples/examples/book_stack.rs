@@ -31,7 +31,8 @@
 //!   mean margin between planks, the error of the top plank's contact force from the plank
 //!   under it against its weight, and whether it stood, beside the paper's.
 //! - A single number is the duration (`book_stack -- 0.01` runs 10 ms); the offset comes
-//!   second (`book_stack -- 60 0.01`). The animation starts at the settled stack.
+//!   second (`book_stack -- 60 0.01`). The animation's first frame is the placement, its
+//!   second the settled stack (a stack that falls while settling shows its fall there).
 //!
 //! **Table 2, measured** (`book_stack -- --table2 2`: 2 s per coefficient, 2 min 20 s on 2
 //! cores beside another job, 2026-11-27; margin: the mean gap between planks at the end;
@@ -185,7 +186,7 @@ fn describe(settings: &ContactSettings) -> String {
 }
 
 /// Builds and runs the stack, printing the trace when asked; returns the stack, the run and
-/// the state after every step (the start first).
+/// the states: the placement (before settling), the settled start, then every step's.
 fn simulate(
     settings: &ContactSettings,
     options: &Options,
@@ -194,7 +195,7 @@ fn simulate(
     let mut stack = stack(settings, options.offset)?;
     let dt = stack.sim.settings().dt;
     let trace = options.trace;
-    let mut states = vec![stack.start.state.clone()];
+    let mut states = vec![State::zero(&stack.model), stack.start.state.clone()];
     let result = run(&mut stack, seconds, |step, motion, displacement| {
         states.push(motion.state.clone());
         if !trace || (step + 1) % 5 != 0 {

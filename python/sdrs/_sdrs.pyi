@@ -110,6 +110,14 @@ class World:
     def add_urdf(
         self, path: Path, xyz: Optional[ArrayLike] = None, rpy: Optional[ArrayLike] = None, prefix: str = ""
     ) -> RobotHandle: ...
+    def add_mjcf(
+        self,
+        path: Path,
+        xyz: Optional[ArrayLike] = None,
+        rpy: Optional[ArrayLike] = None,
+        prefix: str = "",
+        floor: bool = False,
+    ) -> RobotHandle: ...
     gravity: float
     tolerance: float
     newton_start: Literal["extrapolated", "current"]

@@ -199,6 +199,31 @@ def test_urdf_robots(tmp_path):
     assert robot.joint_dofs(model, "shoulder") == [0] and model.link("r_arm") == 1
 
 
+def test_robot_from_mjcf(tmp_path):
+    mjcf = tmp_path / "pendulum.xml"
+    mjcf.write_text(
+        """<mujoco model="pendulum"><worldbody>
+  <geom name="floor" type="plane" size="1 1 0.1"/>
+  <body name="arm" pos="0 0 1"><joint name="hinge" type="hinge" axis="0 1 0"/>
+    <geom type="capsule" fromto="0 0 0 0 0 -0.5" size="0.05"/></body>
+</worldbody></mujoco>"""
+    )
+    world = sdrs.World(DT)
+    world.add_ground()
+    robot = world.add_mjcf(str(mjcf), prefix="p_")
+    model = world.build().model
+    assert robot.joint_dofs(model, "hinge") == [0] and model.link("p_arm") == 1
+    # Without the world's ground, the MJCF's plane is left out unless `floor` keeps it as a
+    # fixed slab of its own.
+    bare, kept = sdrs.World(DT), sdrs.World(DT)
+    bare.add_mjcf(str(mjcf))
+    kept.add_mjcf(str(mjcf), floor=True)
+    assert bare.build().model.link_names == ["arm"]
+    assert len(kept.build().model.link_names) == 2
+    with pytest.raises(Exception, match="nowhere.xml"):
+        sdrs.World(DT).add_mjcf(str(tmp_path / "nowhere.xml"))
+
+
 def test_policies_adjoint_tangent_and_trajectory_files(tmp_path):
     objective = chain_on_ground()
     sim_world = sdrs.World(DT)

@@ -14,8 +14,8 @@ use sdrs::contact::PlaneBarrier;
 use sdrs::contact::ipc::potential::Ipc;
 use sdrs::contact::long_range::{FarField, LongRange};
 use sdrs::dynamics::{
-    ContactKind, ContactSettings, FrictionSettings, JointKind, Link, MassModel, NewtonStart,
-    UrdfOptions,
+    ContactKind, ContactSettings, FrictionSettings, JointKind, Link, MassModel, MjcfOptions,
+    NewtonStart, UrdfOptions,
 };
 use sdrs::geometry::ConvexHull;
 use sdrs::{ObjectHandle, RobotHandle, Scene, World};
@@ -350,6 +350,29 @@ impl PyWorld {
             .0
             .add_urdf_as(prefix, path, &UrdfOptions::default(), base)
             .raise()?;
+        Ok(PyRobotHandle(robot))
+    }
+
+    /// Adds a robot from an MJCF (MuJoCo XML) file with its root at `xyz`, `rpy`: its bodies,
+    /// joints, geoms and contact exclusions. Its worldbody planes become 1 m thick slabs when
+    /// `floor`, and are left out otherwise (add the world's own ground). Its actuators, time
+    /// step and gravity are not read.
+    #[pyo3(signature = (path, xyz=None, rpy=None, prefix="", floor=false))]
+    fn add_mjcf(
+        &mut self,
+        path: std::path::PathBuf,
+        xyz: Option<&Bound<'_, PyAny>>,
+        rpy: Option<&Bound<'_, PyAny>>,
+        prefix: &str,
+        floor: bool,
+    ) -> PyResult<PyRobotHandle> {
+        let base = arrays::pose(xyz, rpy)?;
+        let defaults = MjcfOptions::default();
+        let options = MjcfOptions {
+            floor: if floor { defaults.floor } else { None },
+            ..defaults
+        };
+        let robot = self.0.add_mjcf_as(prefix, path, &options, base).raise()?;
         Ok(PyRobotHandle(robot))
     }
 

@@ -1,10 +1,10 @@
-//! Building a world: robots (from code or URDF), free objects and a ground, as one model.
+//! Building a world: robots (from code, URDF or MJCF), free objects and a ground, as one model.
 
 use crate::handles::{ObjectHandle, RobotHandle};
 use nalgebra::{Isometry3, Vector3};
 use sdrs_dynamics::{
-    ContactKind, ContactSettings, FrictionSettings, JointKind, Link, LinkId, MassModel, Model,
-    Result, Simulator, StepSettings, UrdfOptions, load_urdf,
+    ContactKind, ContactSettings, FrictionSettings, JointKind, Link, LinkId, MassModel,
+    MjcfOptions, Model, Result, Simulator, StepSettings, UrdfOptions, load_mjcf, load_urdf,
 };
 use sdrs_geometry::{ConvexHull, TriMesh};
 use std::path::Path;
@@ -184,6 +184,49 @@ impl World {
     ) -> Result<RobotHandle> {
         let model = load_urdf(path, options)?;
         Ok(self.add_robot_as(prefix, model.links().to_vec(), base))
+    }
+
+    /// Adds a robot from an MJCF file with its root at `base`: its bodies, joints, geoms
+    /// (tessellated as `options` say) and contact exclusions. Worldbody planes come as
+    /// `options.floor` says; leave them out (`floor: None`) when the world has its own ground
+    /// ([`World::with_ground`]). Actuators, `qpos0`, the time step and gravity are the MJCF
+    /// file's own business: read them with [`load_mjcf`] (e.g. `initial_state`, `control`).
+    ///
+    /// ```
+    /// use sdrs::prelude::*;
+    /// use sdrs::dynamics::MjcfOptions;
+    /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../sdrs-dynamics/tests/data/mjcf/hopper.xml");
+    /// let options = MjcfOptions { floor: None, ..MjcfOptions::default() };
+    /// let mut world = World::new(0.005)?.with_ground();
+    /// let hopper = world.add_mjcf(path, &options, Isometry3::identity())?;
+    /// let (model, mut sim) = world.build()?;
+    /// assert_eq!(hopper.dofs().len(), 6);
+    /// // Zero is at the thigh's limit: start just inside the limits instead.
+    /// let start = model.neutral(sim.settings().limit_support);
+    /// let mut motion = Motion::at_rest(&model, start);
+    /// sim.advance(&mut motion, &Control::passive(&model))?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn add_mjcf(
+        &mut self,
+        path: impl AsRef<Path>,
+        options: &MjcfOptions,
+        base: Isometry3<f64>,
+    ) -> Result<RobotHandle> {
+        self.add_mjcf_as("", path, options, base)
+    }
+
+    /// [`World::add_mjcf`] with `prefix` put before every link and joint name
+    /// ([`World::add_robot_as`]).
+    pub fn add_mjcf_as(
+        &mut self,
+        prefix: &str,
+        path: impl AsRef<Path>,
+        options: &MjcfOptions,
+        base: Isometry3<f64>,
+    ) -> Result<RobotHandle> {
+        let mjcf = load_mjcf(path, options)?;
+        Ok(self.add_robot_as(prefix, mjcf.model.links().to_vec(), base))
     }
 
     /// Adds a free rigid object (6 DoF) named `name`, of `mass` kg with the given hull,

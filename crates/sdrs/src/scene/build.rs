@@ -14,7 +14,8 @@ use sdrs_contact::ipc::potential::Ipc;
 use sdrs_contact::long_range::{FarField, LongRange};
 use sdrs_dynamics::{
     ContactKind, ContactSettings, Control, DynamicsError, JointKind, Link, LinkId, MassModel,
-    Model, Motion, Simulator, Srdf, State, StepSettings, UrdfOptions, load_urdf,
+    MjcfOptions, Model, Motion, Simulator, Srdf, State, StepSettings, UrdfOptions, load_mjcf,
+    load_urdf,
 };
 use sdrs_geometry::{ConvexHull, GeometryError, TriMesh};
 
@@ -295,26 +296,65 @@ fn load_robot(
 ) -> Result<LoadedRobot> {
     let key = KeyPath::entry("robot", i);
     let fail = |field: &str, e: DynamicsError| scene.origin.error(&key.key(field), e);
-    let srdf = match &robot.srdf {
-        Some(path) => {
-            let file = scene.resolve(&key.key("srdf"), path)?;
-            Some(Srdf::from_file(file).map_err(|e| fail("srdf", e))?)
+    let (model, srdf, mut start) = match (&robot.urdf, &robot.mjcf) {
+        (Some(urdf), None) => {
+            let srdf = match &robot.srdf {
+                Some(path) => {
+                    let file = scene.resolve(&key.key("srdf"), path)?;
+                    Some(Srdf::from_file(file).map_err(|e| fail("srdf", e))?)
+                }
+                None => None,
+            };
+            let floating_base = robot
+                .floating_base
+                .or_else(|| srdf.as_ref().and_then(Srdf::floating_base))
+                .unwrap_or(false);
+            let options = UrdfOptions {
+                package_paths: scene.package_folders(),
+                floating_base,
+                ..UrdfOptions::default()
+            };
+            let file = scene.resolve(&key.key("urdf"), urdf)?;
+            let model = load_urdf(file, &options).map_err(|e| fail("urdf", e))?;
+            let start = model.neutral(limit_support);
+            (model, srdf, start)
         }
-        None => None,
+        (None, Some(mjcf)) => {
+            for (field, given) in [
+                ("srdf", robot.srdf.is_some()),
+                ("floating_base", robot.floating_base.is_some()),
+            ] {
+                if given {
+                    return Err(scene.origin.error(
+                        &key.key(field),
+                        "applies to a URDF robot only (an MJCF file declares its own joints)",
+                    ));
+                }
+            }
+            let options = MjcfOptions {
+                floor: None,
+                ..MjcfOptions::default()
+            };
+            let file = scene.resolve(&key.key("mjcf"), mjcf)?;
+            let loaded = load_mjcf(file, &options).map_err(|e| fail("mjcf", e))?;
+            // MuJoCo's qpos0 may sit on a joint's limit (the hopper's thigh); the limit
+            // barrier needs it just inside, as a URDF robot's neutral state is.
+            let mut start = loaded.initial_state();
+            loaded.model.clamp_inside_limits(&mut start, limit_support);
+            (loaded.model, None, start)
+        }
+        (urdf, _) => {
+            return Err(scene.origin.error(
+                &key,
+                if urdf.is_some() {
+                    "give either `urdf` or `mjcf`, not both"
+                } else {
+                    "needs its file: `urdf = \"...\"` or `mjcf = \"...\"`"
+                },
+            ));
+        }
     };
-    let floating_base = robot
-        .floating_base
-        .or_else(|| srdf.as_ref().and_then(Srdf::floating_base))
-        .unwrap_or(false);
-    let options = UrdfOptions {
-        package_paths: scene.package_folders(),
-        floating_base,
-        ..UrdfOptions::default()
-    };
-    let urdf = scene.resolve(&key.key("urdf"), &robot.urdf)?;
-    let model = load_urdf(urdf, &options).map_err(|e| fail("urdf", e))?;
 
-    let mut start = model.neutral(limit_support);
     if let Some(name) = &robot.group_state {
         let Some(srdf) = &srdf else {
             return Err(scene.origin.error(

@@ -35,7 +35,7 @@ pub struct SceneDescription {
     /// Contact model and its settings.
     #[serde(default)]
     pub contact: ContactDescription,
-    /// Robots, from URDF (`[[robot]]` tables).
+    /// Robots, from URDF or MJCF (`[[robot]]` tables).
     #[serde(default, rename = "robot", skip_serializing_if = "Vec::is_empty")]
     pub robots: Vec<RobotDescription>,
     /// Free rigid objects (`[[object]]` tables).
@@ -166,12 +166,19 @@ pub struct PoseDescription {
     pub quaternion: Option<[f64; 4]>,
 }
 
-/// A robot from a URDF (`[[robot]]`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A robot from a URDF or an MJCF file (`[[robot]]`, with exactly one of `urdf` and `mjcf`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RobotDescription {
     /// The URDF file.
-    pub urdf: PathBuf,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub urdf: Option<PathBuf>,
+    /// An MJCF (MuJoCo XML) file: its bodies, joints, geoms and contact exclusions, starting at
+    /// `qpos0` moved just inside any limit it sits on (its worldbody planes are left out: use
+    /// the scene's `ground`). Its actuators,
+    /// time step and gravity are not read; `srdf` and `floating_base` do not apply.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mjcf: Option<PathBuf>,
     /// An SRDF of the robot: its disabled collision pairs apply, and its group states can be
     /// the start configuration.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -18,6 +18,7 @@ use sdrs_dynamics::{
     load_urdf,
 };
 use sdrs_geometry::{ConvexHull, GeometryError, TriMesh};
+use std::path::Path;
 
 /// Segments around a capsule, and rings per hemisphere.
 const CAPSULE_SEGMENTS: usize = 16;
@@ -297,52 +298,8 @@ fn load_robot(
     let key = KeyPath::entry("robot", i);
     let fail = |field: &str, e: DynamicsError| scene.origin.error(&key.key(field), e);
     let (model, srdf, mut start) = match (&robot.urdf, &robot.mjcf) {
-        (Some(urdf), None) => {
-            let srdf = match &robot.srdf {
-                Some(path) => {
-                    let file = scene.resolve(&key.key("srdf"), path)?;
-                    Some(Srdf::from_file(file).map_err(|e| fail("srdf", e))?)
-                }
-                None => None,
-            };
-            let floating_base = robot
-                .floating_base
-                .or_else(|| srdf.as_ref().and_then(Srdf::floating_base))
-                .unwrap_or(false);
-            let options = UrdfOptions {
-                package_paths: scene.package_folders(),
-                floating_base,
-                ..UrdfOptions::default()
-            };
-            let file = scene.resolve(&key.key("urdf"), urdf)?;
-            let model = load_urdf(file, &options).map_err(|e| fail("urdf", e))?;
-            let start = model.neutral(limit_support);
-            (model, srdf, start)
-        }
-        (None, Some(mjcf)) => {
-            for (field, given) in [
-                ("srdf", robot.srdf.is_some()),
-                ("floating_base", robot.floating_base.is_some()),
-            ] {
-                if given {
-                    return Err(scene.origin.error(
-                        &key.key(field),
-                        "applies to a URDF robot only (an MJCF file declares its own joints)",
-                    ));
-                }
-            }
-            let options = MjcfOptions {
-                floor: None,
-                ..MjcfOptions::default()
-            };
-            let file = scene.resolve(&key.key("mjcf"), mjcf)?;
-            let loaded = load_mjcf(file, &options).map_err(|e| fail("mjcf", e))?;
-            // MuJoCo's qpos0 may sit on a joint's limit (the hopper's thigh); the limit
-            // barrier needs it just inside, as a URDF robot's neutral state is.
-            let mut start = loaded.initial_state();
-            loaded.model.clamp_inside_limits(&mut start, limit_support);
-            (loaded.model, None, start)
-        }
+        (Some(urdf), None) => load_urdf_robot(scene, &key, robot, urdf, limit_support)?,
+        (None, Some(mjcf)) => load_mjcf_robot(scene, &key, robot, mjcf, limit_support)?,
         (urdf, _) => {
             return Err(scene.origin.error(
                 &key,
@@ -380,6 +337,71 @@ fn load_robot(
         .check_limits(&start)
         .map_err(|e| scene.origin.error(&start_key, e))?;
     Ok(LoadedRobot { model, srdf, start })
+}
+
+/// A robot's model from its URDF `urdf` (with the robot's SRDF, if any) and its neutral
+/// start.
+fn load_urdf_robot(
+    scene: &Scene,
+    key: &KeyPath,
+    robot: &RobotDescription,
+    urdf: &Path,
+    limit_support: f64,
+) -> Result<(Model, Option<Srdf>, State)> {
+    let fail = |field: &str, e: DynamicsError| scene.origin.error(&key.key(field), e);
+    let srdf = match &robot.srdf {
+        Some(path) => {
+            let file = scene.resolve(&key.key("srdf"), path)?;
+            Some(Srdf::from_file(file).map_err(|e| fail("srdf", e))?)
+        }
+        None => None,
+    };
+    let floating_base = robot
+        .floating_base
+        .or_else(|| srdf.as_ref().and_then(Srdf::floating_base))
+        .unwrap_or(false);
+    let options = UrdfOptions {
+        package_paths: scene.package_folders(),
+        floating_base,
+        ..UrdfOptions::default()
+    };
+    let file = scene.resolve(&key.key("urdf"), urdf)?;
+    let model = load_urdf(file, &options).map_err(|e| fail("urdf", e))?;
+    let start = model.neutral(limit_support);
+    Ok((model, srdf, start))
+}
+
+/// A robot's model from its MJCF file `mjcf` (worldbody planes left out: the scene has its
+/// own ground) and its start at `qpos0`.
+fn load_mjcf_robot(
+    scene: &Scene,
+    key: &KeyPath,
+    robot: &RobotDescription,
+    mjcf: &Path,
+    limit_support: f64,
+) -> Result<(Model, Option<Srdf>, State)> {
+    for (field, given) in [
+        ("srdf", robot.srdf.is_some()),
+        ("floating_base", robot.floating_base.is_some()),
+    ] {
+        if given {
+            return Err(scene.origin.error(
+                &key.key(field),
+                "applies to a URDF robot only (an MJCF file declares its own joints)",
+            ));
+        }
+    }
+    let options = MjcfOptions {
+        floor: None,
+        ..MjcfOptions::default()
+    };
+    let file = scene.resolve(&key.key("mjcf"), mjcf)?;
+    let loaded = load_mjcf(file, &options).map_err(|e| scene.origin.error(&key.key("mjcf"), e))?;
+    // MuJoCo's qpos0 may sit on a joint's limit (the hopper's thigh); the limit barrier needs
+    // it just inside, as a URDF robot's neutral state is.
+    let mut start = loaded.initial_state();
+    loaded.model.clamp_inside_limits(&mut start, limit_support);
+    Ok((loaded.model, None, start))
 }
 
 /// The DoF of the 1-DoF joint `joint` of `model`.

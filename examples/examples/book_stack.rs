@@ -273,7 +273,7 @@ fn print_run(stack: &Stack, run: &Run) {
         last.z * 1e3,
         (last - before).xy().norm()
     );
-    let seconds = run.time.as_secs_f64();
+    let seconds = run.seconds();
     println!(
         "{} steps: {:.3} ms/step, wall {seconds:.2} s; Newton iterations mean {:.2}, max {}",
         run.steps,
@@ -345,7 +345,7 @@ fn table2(options: &Options, seconds: f64, dir: &Path) -> Result<()> {
         // A stack that did not stand is not at rest: its forces are not a statics error.
         let top_error = (result.verdict == Verdict::Stood).then(|| (top.force - top.statics).abs());
         let verdict = verdict_text(&stack, &result);
-        let ms = result.time.as_secs_f64() * 1e3 / result.steps.max(1) as f64;
+        let ms = result.seconds() * 1e3 / result.steps.max(1) as f64;
         println!(
             "| {coefficient:e} | {mean_gap:.2e} | {paper_margin:.2e} | {} | {paper_error:.2e} | {verdict} | \
              {paper_verdict} | {ms:.1} |",

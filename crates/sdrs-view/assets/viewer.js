@@ -112,7 +112,15 @@ function frame(root) {
   } else {
     grid = new THREE.GridHelper(4 * Math.max(size.x, size.z, radius), 20, 0x8a94a3, 0xc3cad3);
   }
-  grid.position.set(center.x, box.min.y, center.z);
+  // The grid lies at the bodies' lowest point, or on the top face of a large fixed part under
+  // them (the ground slab), a hair above it: inside the slab its top face would hide the grid.
+  let floor = box.min.y;
+  parts.forEach((part, k) => {
+    if (!moving[k] && diagonal(spans[k]) > reach && spans[k].max.y < center.y) {
+      floor = Math.max(floor, spans[k].max.y + 1e-3 * radius);
+    }
+  });
+  grid.position.set(center.x, floor, center.z);
   scene.add(grid);
 }
 

@@ -2,7 +2,8 @@
 //! the last frame of a two-box animation; the screenshots (kept under
 //! `<target>/sdrs-out/viewer/`) must show both boxes, and the moving one further right at the end,
 //! and a red contact-force bar unless the fragment hides the contact forces; a 10 cm box that
-//! travels 20 m is followed (large and in place in the view) unless the fragment says not to.
+//! travels 20 m is followed (large and in place in the view) unless the fragment says not to;
+//! the grid shows on a ground slab that a body dips into.
 //! Set `SDRS_SKIP_BROWSER_TESTS=1` to skip when Chromium is not installed.
 
 use std::path::{Path, PathBuf};
@@ -32,11 +33,12 @@ fn cube() -> (Vec<[f32; 3]>, Vec<u16>) {
     (corners, triangles)
 }
 
-/// Key frames of the moving box: 20 keys, 0.1 s apart, x from 0.5 to 0.5 + `travel`.
-fn keys(travel: f32) -> (Vec<f32>, Vec<[f32; 3]>) {
+/// Key frames of the moving box: 20 keys, 0.1 s apart, x from 0.5 to 0.5 + `travel` at
+/// height `y`.
+fn keys(travel: f32, y: f32) -> (Vec<f32>, Vec<[f32; 3]>) {
     let times = (0..20).map(|k| k as f32 * 0.1).collect();
     let xs = (0..20)
-        .map(|k| [0.5 + travel * k as f32 / 19.0, 0.5, 0.0])
+        .map(|k| [0.5 + travel * k as f32 / 19.0, y, 0.0])
         .collect();
     (times, xs)
 }
@@ -45,8 +47,27 @@ fn keys(travel: f32) -> (Vec<f32>, Vec<[f32; 3]>) {
 /// along +x by `travel` over 20 keys, and a thin red bar above the blue box named like a
 /// contact force.
 fn two_box_glb(edge: f32, travel: f32) -> Vec<u8> {
+    let nodes = format!(
+        r#"{{"name":"box_at_rest","mesh":0,"translation":[-1,0.5,0]}},{{"name":"box_moving","mesh":1,"translation":[0.5,0.5,0],"scale":[{edge},{edge},{edge}]}},
+{{"name":"contact_force_0","mesh":2,"translation":[-1,1.5,0],"scale":[0.1,1,0.1]}}"#
+    );
+    boxes_glb(&nodes, 0.5, travel)
+}
+
+/// A glb with a 40 m x 1 m x 40 m green slab at rest, its top at y = 0, and an orange box of
+/// edge 0.2 whose bottom sinks 1 cm into it, moving 0.5 m along +x (as a body's drawn hull
+/// can reach below a ground it rests on).
+fn slab_glb() -> Vec<u8> {
+    let nodes = r#"{"name":"ground","mesh":3,"translation":[0,-0.5,0],"scale":[40,1,40]},{"name":"box_moving","mesh":1,"translation":[0.5,0.09,0],"scale":[0.2,0.2,0.2]},
+{"name":"contact_force_0","mesh":2,"translation":[0.5,0.5,0],"scale":[0.02,0.2,0.02]}"#;
+    boxes_glb(nodes, 0.09, 0.5)
+}
+
+/// A glb of unit cubes: the three `nodes` (JSON) with meshes 0-3 in blue, orange, red and
+/// green; node 1 moves along +x by `travel` over 20 keys at height `y`.
+fn boxes_glb(nodes: &str, y: f32, travel: f32) -> Vec<u8> {
     let (corners, triangles) = cube();
-    let (times, xs) = keys(travel);
+    let (times, xs) = keys(travel, y);
     let mut bin: Vec<u8> = Vec::new();
     corners
         .iter()
@@ -59,10 +80,9 @@ fn two_box_glb(edge: f32, travel: f32) -> Vec<u8> {
         .for_each(|v| bin.extend(v.to_le_bytes()));
     let json = format!(
         r#"{{"asset":{{"version":"2.0"}},"scene":0,"scenes":[{{"nodes":[0,1,2]}}],
-"nodes":[{{"name":"box_at_rest","mesh":0,"translation":[-1,0.5,0]}},{{"name":"box_moving","mesh":1,"translation":[0.5,0.5,0],"scale":[{edge},{edge},{edge}]}},
-{{"name":"contact_force_0","mesh":2,"translation":[-1,1.5,0],"scale":[0.1,1,0.1]}}],
-"meshes":[{{"primitives":[{{"attributes":{{"POSITION":0}},"indices":1,"material":0}}]}},{{"primitives":[{{"attributes":{{"POSITION":0}},"indices":1,"material":1}}]}},{{"primitives":[{{"attributes":{{"POSITION":0}},"indices":1,"material":2}}]}}],
-"materials":[{{"pbrMetallicRoughness":{{"baseColorFactor":[0.1,0.3,0.9,1],"metallicFactor":0}}}},{{"pbrMetallicRoughness":{{"baseColorFactor":[0.95,0.45,0.05,1],"metallicFactor":0}}}},{{"pbrMetallicRoughness":{{"baseColorFactor":[0.9,0.05,0.05,1],"metallicFactor":0}}}}],
+"nodes":[{nodes}],
+"meshes":[{{"primitives":[{{"attributes":{{"POSITION":0}},"indices":1,"material":0}}]}},{{"primitives":[{{"attributes":{{"POSITION":0}},"indices":1,"material":1}}]}},{{"primitives":[{{"attributes":{{"POSITION":0}},"indices":1,"material":2}}]}},{{"primitives":[{{"attributes":{{"POSITION":0}},"indices":1,"material":3}}]}}],
+"materials":[{{"pbrMetallicRoughness":{{"baseColorFactor":[0.1,0.3,0.9,1],"metallicFactor":0}}}},{{"pbrMetallicRoughness":{{"baseColorFactor":[0.95,0.45,0.05,1],"metallicFactor":0}}}},{{"pbrMetallicRoughness":{{"baseColorFactor":[0.9,0.05,0.05,1],"metallicFactor":0}}}},{{"pbrMetallicRoughness":{{"baseColorFactor":[0.1,0.5,0.1,1],"metallicFactor":0}}}}],
 "buffers":[{{"byteLength":{len}}}],
 "bufferViews":[{{"buffer":0,"byteOffset":0,"byteLength":96}},{{"buffer":0,"byteOffset":96,"byteLength":72}},{{"buffer":0,"byteOffset":168,"byteLength":80}},{{"buffer":0,"byteOffset":248,"byteLength":240}}],
 "accessors":[{{"bufferView":0,"componentType":5126,"count":8,"type":"VEC3","min":[-0.5,-0.5,-0.5],"max":[0.5,0.5,0.5]}},
@@ -257,5 +277,41 @@ fn the_camera_follows_a_small_body_that_travels_far() {
     assert!(
         (x_last - x_first).abs() < 20.0,
         "followed, the box moved in the view from x = {x_first:.0} px to {x_last:.0} px"
+    );
+}
+
+/// Pixels of the 3-D view (left of the side panel, above the controls) of the screenshot at
+/// `png` where the green slab does not show: grey grid lines over it (antialiased into the
+/// green) rather than the slab or the orange box.
+fn grid_over_green(png: &Path) -> usize {
+    let img = image::open(png).expect("read screenshot").to_rgb8();
+    img.enumerate_pixels()
+        .filter(|&(x, y, p)| {
+            let [r, g, _] = p.0.map(i32::from);
+            x < 600 && y < 540 && r <= g && g - r < 50
+        })
+        .count()
+}
+
+#[test]
+fn the_grid_lies_on_the_ground_slab_even_when_a_body_dips_into_it() {
+    if !browser_available() {
+        return;
+    }
+    let dir = out_dir();
+    let page = dir.join("slab.html");
+    Viewer::new(&slab_glb(), "a box on a slab")
+        .unwrap()
+        .write_html(&page)
+        .unwrap();
+    let png = dir.join("slab_last.png");
+    screenshot(&page, "t=last&contacts=off", &png);
+    let lines = grid_over_green(&png);
+    let (box_pixels, _) = body_pixels(&png, orange);
+    // At the box's lowest point, under the slab's top, the grid was hidden: 0 pixels.
+    assert!(
+        lines > 2000 && box_pixels > 500,
+        "{lines} grid pixels and {box_pixels} orange ones in {}",
+        png.display()
     );
 }

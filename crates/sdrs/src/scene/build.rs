@@ -14,8 +14,8 @@ use sdrs_contact::ipc::potential::Ipc;
 use sdrs_contact::long_range::{FarField, LongRange};
 use sdrs_dynamics::{
     ContactKind, ContactSettings, Control, DynamicsError, JointKind, Link, LinkId, MassModel,
-    MjcfOptions, Model, Motion, Simulator, Srdf, State, StepSettings, UrdfOptions, load_mjcf,
-    load_urdf,
+    MjcfModel, MjcfOptions, Model, Motion, Simulator, Srdf, State, StepSettings, UrdfOptions,
+    load_mjcf, load_urdf,
 };
 use sdrs_geometry::{ConvexHull, GeometryError, TriMesh};
 use std::path::Path;
@@ -44,11 +44,15 @@ pub struct SceneSetup {
     pub object_links: Vec<LinkId>,
 }
 
-/// A robot read from its URDF (and SRDF), in its own model, with its start configuration.
+/// A robot read from its URDF (and SRDF) or MJCF file, in its own model, with its start
+/// configuration.
 struct LoadedRobot {
     model: Model,
     srdf: Option<Srdf>,
     start: State,
+    /// What the file itself applies to the joints (an MJCF robot's actuators under the scene's
+    /// `ctrl`, its joints' springs and dampers), before the scene's `control` entries.
+    control: Option<Control>,
 }
 
 pub(super) fn build(scene: &Scene) -> Result<SceneSetup> {
@@ -297,7 +301,13 @@ fn load_robot(
 ) -> Result<LoadedRobot> {
     let key = KeyPath::entry("robot", i);
     let fail = |field: &str, e: DynamicsError| scene.origin.error(&key.key(field), e);
-    let (model, srdf, mut start) = match (&robot.urdf, &robot.mjcf) {
+    if robot.mjcf.is_none() && !robot.ctrl.is_empty() {
+        return Err(scene.origin.error(
+            &key.key("ctrl"),
+            "applies to an MJCF robot only (a URDF declares no actuators: use `control`)",
+        ));
+    }
+    let (model, srdf, mut start, control) = match (&robot.urdf, &robot.mjcf) {
         (Some(urdf), None) => load_urdf_robot(scene, &key, robot, urdf, limit_support)?,
         (None, Some(mjcf)) => load_mjcf_robot(scene, &key, robot, mjcf, limit_support)?,
         (urdf, _) => {
@@ -336,8 +346,16 @@ fn load_robot(
     model
         .check_limits(&start)
         .map_err(|e| scene.origin.error(&start_key, e))?;
-    Ok(LoadedRobot { model, srdf, start })
+    Ok(LoadedRobot {
+        model,
+        srdf,
+        start,
+        control,
+    })
 }
+
+/// A robot's model, SRDF, start and the control its file applies.
+type RobotParts = (Model, Option<Srdf>, State, Option<Control>);
 
 /// A robot's model from its URDF `urdf` (with the robot's SRDF, if any) and its neutral
 /// start.
@@ -347,7 +365,7 @@ fn load_urdf_robot(
     robot: &RobotDescription,
     urdf: &Path,
     limit_support: f64,
-) -> Result<(Model, Option<Srdf>, State)> {
+) -> Result<RobotParts> {
     let fail = |field: &str, e: DynamicsError| scene.origin.error(&key.key(field), e);
     let srdf = match &robot.srdf {
         Some(path) => {
@@ -368,18 +386,19 @@ fn load_urdf_robot(
     let file = scene.resolve(&key.key("urdf"), urdf)?;
     let model = load_urdf(file, &options).map_err(|e| fail("urdf", e))?;
     let start = model.neutral(limit_support);
-    Ok((model, srdf, start))
+    Ok((model, srdf, start, None))
 }
 
 /// A robot's model from its MJCF file `mjcf` (worldbody planes left out: the scene has its
-/// own ground) and its start at `qpos0`.
+/// own ground), its start at `qpos0` and the control of its actuators under the robot's
+/// `ctrl` with its joints' springs and dampers.
 fn load_mjcf_robot(
     scene: &Scene,
     key: &KeyPath,
     robot: &RobotDescription,
     mjcf: &Path,
     limit_support: f64,
-) -> Result<(Model, Option<Srdf>, State)> {
+) -> Result<RobotParts> {
     for (field, given) in [
         ("srdf", robot.srdf.is_some()),
         ("floating_base", robot.floating_base.is_some()),
@@ -401,7 +420,36 @@ fn load_mjcf_robot(
     // it just inside, as a URDF robot's neutral state is.
     let mut start = loaded.initial_state();
     loaded.model.clamp_inside_limits(&mut start, limit_support);
-    Ok((loaded.model, None, start))
+    let control = mjcf_control(scene, &key.key("ctrl"), &loaded, &robot.ctrl)?;
+    Ok((loaded.model, None, start, Some(control)))
+}
+
+/// What an MJCF robot's file applies under the controls `ctrl` (all 0 when empty): its
+/// servos and its joints' springs and dampers as stable PD for the scene's Δt, its motors as
+/// joint forces.
+fn mjcf_control(scene: &Scene, key: &KeyPath, loaded: &MjcfModel, ctrl: &[f64]) -> Result<Control> {
+    let n = loaded.actuators.len();
+    let zeros = vec![0.0; n];
+    let ctrl = if ctrl.is_empty() { &zeros[..] } else { ctrl };
+    if ctrl.len() != n {
+        let names = loaded
+            .actuators
+            .iter()
+            .map(|a| format!("{} on {}", a.name.as_deref().unwrap_or("unnamed"), a.joint))
+            .collect::<Vec<_>>()
+            .join(", ");
+        return Err(scene.origin.error(
+            key,
+            format!(
+                "gives {} controls; the file has {n} actuators, in this order: [{names}]",
+                ctrl.len()
+            ),
+        ));
+    }
+    let fail = |e: DynamicsError| scene.origin.error(key, e);
+    let mut control = loaded.control(ctrl, scene.description.dt).map_err(fail)?;
+    control.force = loaded.motor_forces(ctrl).map_err(fail)?;
+    Ok(control)
 }
 
 /// The DoF of the 1-DoF joint `joint` of `model`.
@@ -449,6 +497,20 @@ fn set_control(
 ) -> Result<()> {
     let description = &scene.description.robots[i];
     let key = KeyPath::entry("robot", i).key("control");
+    if let Some(own) = &robot.control {
+        let dofs = offset..offset + robot.model.dof();
+        control.kp.rows_range_mut(dofs.clone()).copy_from(&own.kp);
+        control.kd.rows_range_mut(dofs.clone()).copy_from(&own.kd);
+        control
+            .position
+            .rows_range_mut(dofs.clone())
+            .copy_from(&own.position);
+        control
+            .velocity
+            .rows_range_mut(dofs.clone())
+            .copy_from(&own.velocity);
+        control.force.rows_range_mut(dofs).copy_from(&own.force);
+    }
     let mut entries: Vec<(KeyPath, usize, &JointControlDescription)> = Vec::new();
     for (joint, c) in &description.control {
         if joint != "*" {

@@ -175,8 +175,9 @@ pub struct RobotDescription {
     pub urdf: Option<PathBuf>,
     /// An MJCF (MuJoCo XML) file: its bodies, joints, geoms and contact exclusions, starting at
     /// `qpos0` moved just inside any limit it sits on (its worldbody planes are left out: use
-    /// the scene's `ground`). Its actuators,
-    /// time step and gravity are not read; `srdf` and `floating_base` do not apply.
+    /// the scene's `ground`). Its joints' springs and dampers act, and its actuators under
+    /// `ctrl`. Its time step and gravity are not read (the scene's `dt` and `gravity` hold),
+    /// nor its joints' armature; `srdf` and `floating_base` do not apply.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mjcf: Option<PathBuf>,
     /// An SRDF of the robot: its disabled collision pairs apply, and its group states can be
@@ -201,9 +202,15 @@ pub struct RobotDescription {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prefix: Option<String>,
     /// Control of 1-DoF joints by name (without the prefix); the key `"*"` applies to every
-    /// 1-DoF joint that has no entry of its own.
+    /// 1-DoF joint that has no entry of its own. On an MJCF robot's joint an entry replaces
+    /// the file's actuators, spring and damper there.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub control: BTreeMap<String, JointControlDescription>,
+    /// An MJCF robot's actuator controls, MuJoCo's `ctrl` in the file's actuator order
+    /// (clamped into each `ctrlrange`): motors apply `gear · ctrl`, position and velocity
+    /// servos act as stable PD. Absent, every control is 0, as in MuJoCo.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ctrl: Vec<f64>,
 }
 
 /// The control of one joint: stable PD towards a target, and a constant generalized force.

@@ -224,6 +224,35 @@ def test_robot_from_mjcf(tmp_path):
         sdrs.World(DT).add_mjcf(str(tmp_path / "nowhere.xml"))
 
 
+def test_mjcf_actuators_act_in_a_scene(tmp_path):
+    # A scene's MJCF robot feels its actuators under `ctrl` (MuJoCo's order) and its joints'
+    # dampers: a 2 kg block on a damped slide, pushed by a motor of gear 2.
+    (tmp_path / "slider.xml").write_text(
+        """<mujoco model="slider"><worldbody><body name="block">
+  <joint name="slide" type="slide" axis="1 0 0" damping="4"/>
+  <geom type="box" size="0.1 0.1 0.1" mass="2"/></body></worldbody>
+  <actuator><motor joint="slide" gear="2"/></actuator></mujoco>"""
+    )
+    text = """dt = 0.01
+gravity = 0.0
+[contact]
+model = "none"
+[[robot]]
+mjcf = "slider.xml"
+ctrl = [0.5]
+"""
+    setup = sdrs.Scene.from_str(text, tmp_path).build()
+    assert setup.control.force[0] == 1.0
+    assert setup.control.kd[0] == pytest.approx(0.5 * 4.0 * 0.01)
+    motion = setup.motion
+    for _ in range(1000):
+        setup.simulator.step(motion, setup.control)
+    # The damper's terminal speed F / c = 1 / 4.
+    assert motion.velocity(setup.simulator.model, 0.01)[0] == pytest.approx(0.25, rel=1e-5)
+    with pytest.raises(Exception, match="1 actuator, in this order"):
+        sdrs.Scene.from_str(text.replace("[0.5]", "[0.5, 1.0]"), tmp_path).build()
+
+
 def test_policies_adjoint_tangent_and_trajectory_files(tmp_path):
     objective = chain_on_ground()
     sim_world = sdrs.World(DT)

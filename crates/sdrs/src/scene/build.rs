@@ -441,8 +441,9 @@ fn mjcf_control(scene: &Scene, key: &KeyPath, loaded: &MjcfModel, ctrl: &[f64]) 
         return Err(scene.origin.error(
             key,
             format!(
-                "gives {} controls; the file has {n} actuators, in this order: [{names}]",
-                ctrl.len()
+                "gives {} controls; the file has {n} actuator{}, in this order: [{names}]",
+                ctrl.len(),
+                if n == 1 { "" } else { "s" }
             ),
         ));
     }

@@ -53,6 +53,10 @@
 //! beside CI): 2.3775 → 1.5897, four within ε (cubes 0-3: 0.249, 0.055, 0.235, 0.225 m),
 //! pushed in from the right and then the left; the other six untouched, and from frame 45
 //! the rod wanders off (−1.33, −0.26 m at the end).
+//! Why the rest stay: from a cube's target side, where the rod ends after gathering the cubes
+//! in its way, the gradient says back off (the potential only pushes), and nothing in it
+//! takes the rod around; the paper's 60 iterations per frame change nothing (measured on
+//! three cubes: the same two gathered, the rod backing off faster; `long_range::gather`'s docs).
 //! Sort with the post and all 10 cubes (`sort --post --cubes 10 --counted-far-field
 //! --rod=-0.375,-0.32,0 --frames 150 --keep-on-ground`, 23 min, 0.838 s per evaluation beside
 //! a Table 2 sweep): 9.9750 → 6.4762 at frame 61, three cubes within ε (cubes 0, 1 and 5:

@@ -51,6 +51,26 @@
 //! sideways (frictionless it slides 7.7 cm in a window; with friction it creeps 1e-4 m
 //! diagonally, 4.5e-6 m once settled), and the cubes start 1 mm up rather than at their
 //! resting gap, rising 0.77 mm in the first window.
+//!
+//! **Why the rod leaves cubes behind** (2026-11-28). The potential only pushes, so a cube's
+//! loss falls only while the rod pushes it from the side away from its target. Once the rod
+//! has gathered the cubes in its way it stands on the target side of the others, where
+//! coming closer pushes them away, and the window's gradient says back off; from behind a
+//! cube it says close in (test
+//! `from_a_cubes_target_side_descent_backs_the_rod_off_and_from_behind_it_closes_in`).
+//! Measured on cube 3 alone (at (0.35, −0.3), 0.461 m out; 16 frames,
+//! the counted far field), the rod's targets offset by 10 cm over the window: from
+//! (−0.336, −0.037), where the 3-cube run below leaves the rod, towards the cube (+x) raises
+//! the loss by 1.7e-7 and away (−x) lowers it by 1.1e-7; from (0.35, −0.75), below the cube,
+//! towards it (+y) lowers it by 1.2e-7. Nothing in the gradient takes the rod around a cube
+//! at range. The run (`long_range_tabletop gather --first 1 --cubes 3 --rod 0,-0.55,0
+//! --horizon 16 --frames 40 --counted-far-field`): cubes 1 and 2 within ε by frame 20, then
+//! the rod drifts up and left away from cube 3, 1.3 m in 20 frames (176 s); with the paper's
+//! 60 iterations per frame (`--iterations 60`, 13 min) the same cubes by frame 21, and the
+//! rod backs off faster, 2.25 m from its start at frame 40. So more iterations do not
+//! bring the far cubes: where cubes lie on both sides of the region, as in [`CUBES`], a rod
+//! that gathers those it meets leaves the rest behind it. The paper does not show its layout
+//! or its rod's path.
 
 use super::tabletop::{Contact, Piece, TabletopProblem, TabletopTask, tabletop};
 use sdrs::prelude::*;

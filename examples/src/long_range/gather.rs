@@ -65,9 +65,9 @@
 //! towards it (+y) lowers it by 1.2e-7. Nothing in the gradient takes the rod around a cube
 //! at range. The run (`long_range_tabletop gather --first 1 --cubes 3 --rod 0,-0.55,0
 //! --horizon 16 --frames 40 --counted-far-field`): cubes 1 and 2 within ε by frame 20, then
-//! the rod drifts up and left away from cube 3, 1.3 m in 20 frames (176 s); with the paper's
+//! the rod drifts up and left away from cube 3, 0.78 m in the last 20 frames (176 s); with the paper's
 //! 60 iterations per frame (`--iterations 60`, 13 min) the same cubes by frame 21, and the
-//! rod backs off faster, 2.25 m from its start at frame 40. So more iterations do not
+//! rod backs off faster, 2.25 m along −x from its start by frame 40. So more iterations do not
 //! bring the far cubes: where cubes lie on both sides of the region, as in [`CUBES`], a rod
 //! that gathers those it meets leaves the rest behind it. The paper does not show its layout
 //! or its rod's path.

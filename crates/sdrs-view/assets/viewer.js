@@ -166,7 +166,12 @@ function plot(svg, points) {
     if (text !== undefined) el.textContent = text;
     svg.appendChild(el);
   };
-  if (finite.length === 0) { add('text', { x: 8, y: 70, 'font-size': 11, fill: '#888' }, 'no data'); return; }
+  // A run without this series (a plain simulation has no loss) shows no empty box for it.
+  if (finite.length === 0) {
+    svg.style.display = 'none';
+    svg.previousElementSibling.style.display = 'none';
+    return;
+  }
   const xs = finite.map((p) => p[0]), ys = finite.map((p) => p[1]);
   const x0 = Math.min(...xs), x1 = Math.max(...xs), y0 = Math.min(...ys), y1 = Math.max(...ys);
   const sx = (x) => 36 + (x1 > x0 ? (x - x0) / (x1 - x0) : 0.5) * 196;

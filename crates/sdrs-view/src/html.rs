@@ -1,7 +1,8 @@
 //! The self-contained HTML viewer: one `.html` file that shows a `.glb` animation with three.js
 //! (vendored in `assets/three/`, inlined as `data:` modules of an import map), an orbit camera,
 //! play/pause, a time slider, playback speed, a contact-force toggle (nodes whose names start
-//! with `contact`) and the run's plots (loss curve, per-step timings) as inline SVG. It needs no
+//! with `contact`) and the run's plots (loss curve, per-step timings; each only when the run has
+//! it) as inline SVG. It needs no
 //! server and no internet: it opens from `file://`.
 //!
 //! The camera frames the whole motion, unless the bodies travel more than four times their

@@ -181,6 +181,15 @@ fn blue([r, g, b]: [u8; 3]) -> bool {
     i32::from(b) > i32::from(r) + 60 && i32::from(b) > i32::from(g) + 30
 }
 
+/// Whether the page's plot `id` (its `<svg>` in the DOM `dom`) is hidden.
+fn plot_hidden(dom: &str, id: &str) -> bool {
+    let start = dom
+        .find(&format!(r#"<svg id="{id}""#))
+        .unwrap_or_else(|| panic!("no plot {id} in the page"));
+    let tag = &dom[start..start + dom[start..].find('>').expect("the tag ends")];
+    tag.contains("display: none")
+}
+
 /// Whether Chromium is there to run; without it a browser test fails, unless
 /// `SDRS_SKIP_BROWSER_TESTS=1` asks to skip.
 fn browser_available() -> bool {
@@ -219,6 +228,7 @@ fn chromium_draws_the_first_and_last_frames() {
         "the page did not finish drawing: {}",
         &dom[..dom.len().min(600)]
     );
+    assert!(!plot_hidden(&dom, "loss") && !plot_hidden(&dom, "steps"));
 
     // Screenshot of `page#t=<fragment>`: (orange, blue, red) pixel counts and mean x.
     let shoot = |name: &str, fragment: &str| {
@@ -304,6 +314,9 @@ fn the_grid_lies_on_the_ground_slab_even_when_a_body_dips_into_it() {
         .unwrap()
         .write_html(&page)
         .unwrap();
+    // A run without a loss or step times shows no empty plot for them.
+    let dom = chromium(&page, "t=last", &["--dump-dom".to_owned()]);
+    assert!(plot_hidden(&dom, "loss") && plot_hidden(&dom, "steps"));
     let png = dir.join("slab_last.png");
     screenshot(&page, "t=last&contacts=off", &png);
     let lines = grid_over_green(&png);

@@ -60,6 +60,13 @@
 //! and falls; 5 cm inside, it rocks by 0.01-0.03 rad and stays. Only at μ = 1e-10 (a 24 µm
 //! gap) is the needed tilt small enough. The paper does not say how its stack stands from
 //! 1e-6 on. Our top-plank force error at 1e-10 is 7.8e-6 N against the paper's 6.4e-8 N.
+//! Two parts of it, measured on the settled stack at 1e-10 with Newton's tolerance at 1e-9
+//! (a probe, not kept, 2026-11-28): the upward push of the 18 non-adjacent planks and the
+//! ground on the top plank alone is 3.9e-6 N (2.9e-6 N with the counted far field,
+//! `FarField::Counted`), 60 times the paper's whole error, so the paper's model counts far
+//! less load on non-adjacent pairs; and the settled stack still creeps (2.7e-5 m per 0.1 s
+//! quasi-static step after 70 of them), so the force from the plank below also carries the
+//! top plank's motion.
 
 use clap::{Parser, ValueEnum};
 use sdrs::contact::long_range::LongRange;

@@ -301,12 +301,6 @@ fn load_robot(
 ) -> Result<LoadedRobot> {
     let key = KeyPath::entry("robot", i);
     let fail = |field: &str, e: DynamicsError| scene.origin.error(&key.key(field), e);
-    if robot.mjcf.is_none() && !robot.ctrl.is_empty() {
-        return Err(scene.origin.error(
-            &key.key("ctrl"),
-            "applies to an MJCF robot only (a URDF declares no actuators: use `control`)",
-        ));
-    }
     let (model, srdf, mut start, control) = match (&robot.urdf, &robot.mjcf) {
         (Some(urdf), None) => load_urdf_robot(scene, &key, robot, urdf, limit_support)?,
         (None, Some(mjcf)) => load_mjcf_robot(scene, &key, robot, mjcf, limit_support)?,
@@ -366,6 +360,12 @@ fn load_urdf_robot(
     urdf: &Path,
     limit_support: f64,
 ) -> Result<RobotParts> {
+    if !robot.ctrl.is_empty() {
+        return Err(scene.origin.error(
+            &key.key("ctrl"),
+            "applies to an MJCF robot only (a URDF declares no actuators: use `control`)",
+        ));
+    }
     let fail = |field: &str, e: DynamicsError| scene.origin.error(&key.key(field), e);
     let srdf = match &robot.srdf {
         Some(path) => {

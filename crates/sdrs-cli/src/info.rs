@@ -1,10 +1,11 @@
-//! `sdrs info`: a robot's links, joints, masses, hulls and collision filter.
+//! `sdrs info`: a robot's links, joints, masses, hulls and collision filter, and an MJCF
+//! file's actuators in the order a scene's `ctrl` gives their controls.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use clap::Args;
-use sdrs::dynamics::mjcf::{MjcfOptions, load_mjcf};
+use sdrs::dynamics::mjcf::{Actuator, ActuatorKind, MjcfOptions, load_mjcf};
 use sdrs::dynamics::{JointKind, Model, Srdf, UrdfOptions, load_urdf};
 use serde::Serialize;
 
@@ -58,6 +59,45 @@ struct Report {
     /// Pairs the automatic filter excluded, with their distance (m).
     #[serde(skip_serializing_if = "Option::is_none")]
     excluded_touching: Option<Vec<(String, String, f64)>>,
+    /// An MJCF file's actuators, in `ctrl` order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    actuators: Vec<ActuatorInfo>,
+}
+
+/// One MJCF actuator: what a scene's `ctrl` entry at its index drives.
+#[derive(Debug, Serialize)]
+struct ActuatorInfo {
+    name: Option<String>,
+    joint: String,
+    /// `motor`, `position` or `velocity`.
+    kind: &'static str,
+    /// Position gain (position servos).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kp: Option<f64>,
+    /// Velocity gain (servos).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kv: Option<f64>,
+    gear: f64,
+    ctrlrange: Option<(f64, f64)>,
+}
+
+impl From<&Actuator> for ActuatorInfo {
+    fn from(a: &Actuator) -> Self {
+        let (kind, kp, kv) = match a.kind {
+            ActuatorKind::Motor => ("motor", None, None),
+            ActuatorKind::Position { kp, kv } => ("position", Some(kp), Some(kv)),
+            ActuatorKind::Velocity { kv } => ("velocity", None, Some(kv)),
+        };
+        Self {
+            name: a.name.clone(),
+            joint: a.joint.clone(),
+            kind,
+            kp,
+            kv,
+            gear: a.gear,
+            ctrlrange: a.ctrlrange,
+        }
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -106,14 +146,14 @@ fn report(args: &InfoArgs) -> Result<Report, CliError> {
         .extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
-    let (format, mut model) = match extension.as_deref() {
+    let (format, mut model, actuators) = match extension.as_deref() {
         Some("urdf") => {
             let options = UrdfOptions {
                 floating_base: args.floating,
                 package_paths: args.package_path.clone(),
                 ..UrdfOptions::default()
             };
-            ("URDF", load_urdf(&args.robot, &options)?)
+            ("URDF", load_urdf(&args.robot, &options)?, Vec::new())
         }
         Some("xml") => {
             if args.floating {
@@ -121,10 +161,9 @@ fn report(args: &InfoArgs) -> Result<Report, CliError> {
                     "--floating applies to URDF only; MJCF declares free joints itself".into(),
                 ));
             }
-            (
-                "MJCF",
-                load_mjcf(&args.robot, &MjcfOptions::default())?.model,
-            )
+            let mjcf = load_mjcf(&args.robot, &MjcfOptions::default())?;
+            let actuators = mjcf.actuators.iter().map(ActuatorInfo::from).collect();
+            ("MJCF", mjcf.model, actuators)
         }
         _ => {
             return Err(CliError::FileType {
@@ -177,6 +216,7 @@ fn report(args: &InfoArgs) -> Result<Report, CliError> {
         filtered,
         srdf,
         excluded_touching,
+        actuators,
     })
 }
 
@@ -284,6 +324,31 @@ fn text(report: &Report) -> String {
         );
         for (a, b, d) in excluded {
             let _ = writeln!(out, "  {a} - {b} ({d:.4} m)");
+        }
+    }
+    if !report.actuators.is_empty() {
+        let _ = writeln!(
+            out,
+            "actuators: {} (a scene's `ctrl = [...]` gives their controls in this order)",
+            report.actuators.len()
+        );
+        for (i, a) in report.actuators.iter().enumerate() {
+            let gains = match (a.kp, a.kv) {
+                (Some(kp), Some(kv)) => format!(", kp {kp}, kv {kv}"),
+                (None, Some(kv)) => format!(", kv {kv}"),
+                _ => String::new(),
+            };
+            let range = a
+                .ctrlrange
+                .map_or("unlimited".to_owned(), |(lo, hi)| format!("[{lo}, {hi}]"));
+            let _ = writeln!(
+                out,
+                "  {i}: {} on {}: {}, gear {}{gains}, ctrl {range}",
+                a.name.as_deref().unwrap_or("(unnamed)"),
+                a.joint,
+                a.kind,
+                a.gear
+            );
         }
     }
     for (title, pairs) in [

@@ -117,6 +117,13 @@ fn info_reads_mjcf() {
     let text = stdout_of(sdrs().arg("info").arg(robot_data().join("mjcf/hopper.xml")));
     assert!(text.contains("(MJCF): 7 links, 6 DoF"), "{text}");
     assert!(text.contains("thigh_joint"), "{text}");
+    // Its three motors, in the order a scene's `ctrl` gives their controls.
+    assert!(
+        text.contains("actuators: 3 (a scene's `ctrl = [...]`")
+            && text.contains("  0: (unnamed) on thigh_joint: motor, gear 200, ctrl [-1, 1]")
+            && text.contains("  2: (unnamed) on foot_joint: motor"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -435,7 +435,13 @@ fn mjcf_control(scene: &Scene, key: &KeyPath, loaded: &MjcfModel, ctrl: &[f64]) 
         let names = loaded
             .actuators
             .iter()
-            .map(|a| format!("{} on {}", a.name.as_deref().unwrap_or("unnamed"), a.joint))
+            .map(|a| {
+                format!(
+                    "{} on {}",
+                    a.name.as_deref().unwrap_or("(unnamed)"),
+                    a.joint
+                )
+            })
             .collect::<Vec<_>>()
             .join(", ");
         return Err(scene.origin.error(

@@ -355,8 +355,10 @@ impl PyWorld {
 
     /// Adds a robot from an MJCF (MuJoCo XML) file with its root at `xyz`, `rpy`: its bodies,
     /// joints, geoms and contact exclusions. Its worldbody planes become 1 m thick slabs when
-    /// `floor`, and are left out otherwise (add the world's own ground). Its actuators, time
-    /// step and gravity are not read.
+    /// `floor`, and are left out otherwise (add the world's own ground). Its actuators, joint
+    /// springs and dampers, time step and gravity are not read here (a `Control` is yours to
+    /// fill); a `Scene` with `mjcf = "..."` and `ctrl = [...]` applies its actuators, springs
+    /// and dampers in `SceneSetup.control`.
     #[pyo3(signature = (path, xyz=None, rpy=None, prefix="", floor=false))]
     fn add_mjcf(
         &mut self,

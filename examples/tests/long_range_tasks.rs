@@ -103,11 +103,13 @@ fn from_a_cubes_target_side_descent_backs_the_rod_off_and_from_behind_it_closes_
     // and the gradient says back off; from behind it says close in. The `long_range_tabletop`
     // run `gather --first 1 --cubes 3 --rod 0,-0.55,0 --horizon 16 --frames 40
     // --counted-far-field` gathers cubes 1 and 2, ending at (−0.336, −0.037) on cube 3's
-    // target side, and then drifts 0.9 m away from it.
+    // target side, and then drifts 0.78 m away
+    // from it in the last 20 frames.
     let target_side = approach_derivative((-0.336, -0.037));
     let behind = approach_derivative((0.35, -0.75));
-    assert!(target_side > 0.0, "target side: {target_side:e}");
-    assert!(behind < 0.0, "behind: {behind:e}");
+    // Measured: 1.8e-6 and −8.3e-7, far above the solver's noise.
+    assert!(target_side > 1e-8, "target side: {target_side:e}");
+    assert!(behind < -1e-8, "behind: {behind:e}");
 }
 
 #[test]

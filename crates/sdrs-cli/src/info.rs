@@ -67,6 +67,9 @@ struct Report {
 /// One MJCF actuator: what a scene's `ctrl` entry at its index drives.
 #[derive(Debug, Serialize)]
 struct ActuatorInfo {
+    /// `NAME on JOINT`.
+    #[serde(skip)]
+    label: String,
     name: Option<String>,
     joint: String,
     /// `motor`, `position` or `velocity`.
@@ -89,6 +92,7 @@ impl From<&Actuator> for ActuatorInfo {
             ActuatorKind::Velocity { kv } => ("velocity", None, Some(kv)),
         };
         Self {
+            label: a.label(),
             name: a.name.clone(),
             joint: a.joint.clone(),
             kind,
@@ -343,11 +347,8 @@ fn text(report: &Report) -> String {
                 .map_or("unlimited".to_owned(), |(lo, hi)| format!("[{lo}, {hi}]"));
             let _ = writeln!(
                 out,
-                "  {i}: {} on {}: {}, gear {}{gains}, ctrl {range}",
-                a.name.as_deref().unwrap_or("(unnamed)"),
-                a.joint,
-                a.kind,
-                a.gear
+                "  {i}: {}: {}, gear {}{gains}, ctrl {range}",
+                a.label, a.kind, a.gear
             );
         }
     }

@@ -124,6 +124,17 @@ fn info_reads_mjcf() {
             && text.contains("  2: (unnamed) on foot_joint: motor"),
         "{text}"
     );
+    let json: serde_json::Value = serde_json::from_str(&stdout_of(
+        sdrs()
+            .arg("info")
+            .arg("--json")
+            .arg(robot_data().join("mjcf/hopper.xml")),
+    ))
+    .unwrap();
+    let actuators = json["actuators"].as_array().unwrap();
+    assert_eq!(actuators.len(), 3);
+    assert_eq!(actuators[1]["joint"], "leg_joint");
+    assert_eq!(actuators[1]["gear"], 200.0);
 }
 
 #[test]

@@ -357,8 +357,8 @@ impl PyWorld {
     /// joints, geoms and contact exclusions. Its worldbody planes become 1 m thick slabs when
     /// `floor`, and are left out otherwise (add the world's own ground). Its actuators, joint
     /// springs and dampers, time step and gravity are not read here (a `Control` is yours to
-    /// fill); a `Scene` with `mjcf = "..."` and `ctrl = [...]` applies its actuators, springs
-    /// and dampers in `SceneSetup.control`.
+    /// fill); a `Scene` with `mjcf = "..."` puts its joints' springs and dampers in
+    /// `SceneSetup.control`, and its actuators under `ctrl = [...]`.
     #[pyo3(signature = (path, xyz=None, rpy=None, prefix="", floor=false))]
     fn add_mjcf(
         &mut self,

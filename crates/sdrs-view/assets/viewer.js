@@ -55,7 +55,11 @@ function seek(t) {
 // ground is not a speck. When the bodies travel far beyond their own size (a walker crossing
 // a slope), the camera follows them instead: it frames the moving bodies as they are at one
 // instant and moves with their centre ("follow"; `#follow=off` starts without).
-let movingParts = [], grid = null, cell = 0, lows = [];
+let movingParts = [], grid = null, cell = 0, lows = [], groundTop = null, groundMargin = 0;
+// The grid's height for bodies whose lowest point is at `low`: on the ground's top face when
+// that point is level with it (see `frame`).
+const onGround = (low) =>
+  (groundTop !== null && Math.abs(low - groundTop) < groundMargin ? Math.max(low, groundTop) : low);
 function frame(root) {
   // Bodies only: the contact-force bars come and go with the forces.
   const inContact = (o) => o !== null && (o.name.startsWith('contact') || inContact(o.parent));
@@ -112,15 +116,19 @@ function frame(root) {
   } else {
     grid = new THREE.GridHelper(4 * Math.max(size.x, size.z, radius), 20, 0x8a94a3, 0xc3cad3);
   }
-  // The grid lies at the bodies' lowest point, or on the top face of a large fixed part under
-  // them (the ground slab), a hair above it: inside the slab its top face would hide the grid.
-  let floor = box.min.y;
+  // The grid lies at the bodies' lowest point or, when a large flat fixed part (the ground
+  // slab) has its top face level with that point, a hair above that face: the bodies' boxes
+  // (loose for rotated parts) can dip below it, and the slab's face would hide a grid there.
+  groundTop = null;
+  groundMargin = 0.05 * radius;
   parts.forEach((part, k) => {
-    if (!moving[k] && diagonal(spans[k]) > reach && spans[k].max.y < center.y) {
-      floor = Math.max(floor, spans[k].max.y + 1e-3 * radius);
+    const s = spans[k];
+    const flat = s.max.y - s.min.y < 0.1 * diagonal(s);
+    if (!moving[k] && diagonal(s) > reach && flat && Math.abs(s.max.y - box.min.y) < groundMargin) {
+      groundTop = Math.max(groundTop ?? -Infinity, s.max.y + 1e-3 * radius);
     }
   });
-  grid.position.set(center.x, floor, center.z);
+  grid.position.set(center.x, onGround(box.min.y), center.z);
   scene.add(grid);
 }
 
@@ -139,7 +147,7 @@ function track() {
     const snap = (x) => Math.round(x / cell) * cell;
     const i = duration > 0 ? Math.round(10 * time / duration) : 0;
     const low = Math.min(...lows.slice(Math.max(i - 1, 0), i + 2));
-    grid.position.set(snap(controls.target.x), low, snap(controls.target.z));
+    grid.position.set(snap(controls.target.x), onGround(low), snap(controls.target.z));
   }
 }
 

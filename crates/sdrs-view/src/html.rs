@@ -7,9 +7,10 @@
 //!
 //! The camera frames the whole motion, unless the bodies travel more than four times their
 //! own size (a walker crossing a slope): then it follows them at a few body sizes, over a grid
-//! of body-sized cells that shows the motion (a "follow" toggle turns it off). Otherwise a grid
-//! lies under the bodies: on the top face of the ground slab (a large fixed part below them) if
-//! there is one, since a body's drawn hulls can dip below it, else at their lowest point.
+//! of body-sized cells that shows the motion (a "follow" toggle turns it off); otherwise a grid
+//! lies under them. Either grid lies at the bodies' lowest point, or on the ground slab's top
+//! face (a large, flat fixed part level with that point), since the bodies' bounding boxes can
+//! dip below it.
 //!
 //! The fragment `#t=first`, `#t=last` or `#t=<seconds>` opens the page paused at that time
 //! (`&contacts=off` also hides the contact forces, `&follow=off` starts with the camera still); the

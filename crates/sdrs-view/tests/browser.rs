@@ -297,8 +297,10 @@ fn grid_over_green(png: &Path) -> usize {
     let img = image::open(png).expect("read screenshot").to_rgb8();
     img.enumerate_pixels()
         .filter(|&(x, y, p)| {
-            let [r, g, _] = p.0.map(i32::from);
-            x < 600 && y < 540 && r <= g && g - r < 50
+            let [r, g, b] = p.0.map(i32::from);
+            // Not the page's background (0xe8ecf1), should the slab not fill the view.
+            let background = (r - 0xe8).abs() + (g - 0xec).abs() + (b - 0xf1).abs() < 12;
+            x < 600 && y < 540 && r <= g && g - r < 50 && !background
         })
         .count()
 }

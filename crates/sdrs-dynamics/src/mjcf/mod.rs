@@ -554,6 +554,17 @@ impl MjcfModel {
     }
 }
 
+impl Actuator {
+    /// `NAME on JOINT` (`(unnamed) on JOINT` without a name), as listings show it.
+    pub fn label(&self) -> String {
+        format!(
+            "{} on {}",
+            self.name.as_deref().unwrap_or("(unnamed)"),
+            self.joint
+        )
+    }
+}
+
 fn clamp(u: f64, range: Option<(f64, f64)>) -> f64 {
     match range {
         Some((lo, hi)) => u.clamp(lo.min(hi), hi.max(lo)),

@@ -51,7 +51,8 @@ struct LoadedRobot {
     srdf: Option<Srdf>,
     start: State,
     /// What the file itself applies to the joints (an MJCF robot's actuators under the scene's
-    /// `ctrl`, its joints' springs and dampers), before the scene's `control` entries.
+    /// `ctrl`, its hinge and slide joints' springs and dampers), before the scene's `control`
+    /// entries.
     control: Option<Control>,
 }
 
@@ -360,7 +361,7 @@ fn load_urdf_robot(
     urdf: &Path,
     limit_support: f64,
 ) -> Result<RobotParts> {
-    if !robot.ctrl.is_empty() {
+    if robot.ctrl.is_some() {
         return Err(scene.origin.error(
             &key.key("ctrl"),
             "applies to an MJCF robot only (a URDF declares no actuators: use `control`)",
@@ -420,38 +421,36 @@ fn load_mjcf_robot(
     // it just inside, as a URDF robot's neutral state is.
     let mut start = loaded.initial_state();
     loaded.model.clamp_inside_limits(&mut start, limit_support);
-    let control = mjcf_control(scene, &key.key("ctrl"), &loaded, &robot.ctrl)?;
+    let control = mjcf_control(scene, &key.key("ctrl"), &loaded, robot.ctrl.as_deref())?;
     Ok((loaded.model, None, start, Some(control)))
 }
 
-/// What an MJCF robot's file applies under the controls `ctrl` (all 0 when empty): its
-/// servos and its joints' springs and dampers as stable PD for the scene's Δt, its motors as
-/// joint forces.
-fn mjcf_control(scene: &Scene, key: &KeyPath, loaded: &MjcfModel, ctrl: &[f64]) -> Result<Control> {
+/// What an MJCF robot's file applies under the controls `ctrl` (all 0 when absent): its
+/// servos and its hinge and slide joints' springs and dampers as stable PD for the scene's
+/// Δt, its motors as joint forces.
+fn mjcf_control(
+    scene: &Scene,
+    key: &KeyPath,
+    loaded: &MjcfModel,
+    ctrl: Option<&[f64]>,
+) -> Result<Control> {
     let n = loaded.actuators.len();
     let zeros = vec![0.0; n];
-    let ctrl = if ctrl.is_empty() { &zeros[..] } else { ctrl };
+    let ctrl = ctrl.unwrap_or(&zeros);
     if ctrl.len() != n {
-        let names = loaded
-            .actuators
-            .iter()
-            .map(|a| {
-                format!(
-                    "{} on {}",
-                    a.name.as_deref().unwrap_or("(unnamed)"),
-                    a.joint
-                )
-            })
-            .collect::<Vec<_>>()
-            .join(", ");
-        return Err(scene.origin.error(
-            key,
+        let plural = |k: usize, word: &str| format!("{k} {word}{}", if k == 1 { "" } else { "s" });
+        let message = if n == 0 {
+            "is not allowed: the file declares no actuators".to_owned()
+        } else {
+            let order: Vec<String> = loaded.actuators.iter().map(|a| a.label()).collect();
             format!(
-                "gives {} controls; the file has {n} actuator{}, in this order: [{names}]",
-                ctrl.len(),
-                if n == 1 { "" } else { "s" }
-            ),
-        ));
+                "gives {}; the file has {}, in this order: [{}]",
+                plural(ctrl.len(), "control"),
+                plural(n, "actuator"),
+                order.join(", ")
+            )
+        };
+        return Err(scene.origin.error(key, message));
     }
     let fail = |e: DynamicsError| scene.origin.error(key, e);
     let mut control = loaded.control(ctrl, scene.description.dt).map_err(fail)?;

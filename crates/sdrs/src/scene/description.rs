@@ -175,9 +175,10 @@ pub struct RobotDescription {
     pub urdf: Option<PathBuf>,
     /// An MJCF (MuJoCo XML) file: its bodies, joints, geoms and contact exclusions, starting at
     /// `qpos0` moved just inside any limit it sits on (its worldbody planes are left out: use
-    /// the scene's `ground`). Its joints' springs and dampers act, and its actuators under
-    /// `ctrl`. Its time step and gravity are not read (the scene's `dt` and `gravity` hold),
-    /// nor its joints' armature; `srdf` and `floating_base` do not apply.
+    /// the scene's `ground`). Its hinge and slide joints' springs and dampers act, and its
+    /// actuators under `ctrl`. Its time step and gravity are not read (the scene's `dt` and
+    /// `gravity` hold), nor its joints' armature, nor springs and dampers on ball and free
+    /// joints; `srdf` and `floating_base` do not apply.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mjcf: Option<PathBuf>,
     /// An SRDF of the robot: its disabled collision pairs apply, and its group states can be
@@ -206,11 +207,12 @@ pub struct RobotDescription {
     /// the file's actuators, spring and damper there.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub control: BTreeMap<String, JointControlDescription>,
-    /// An MJCF robot's actuator controls, MuJoCo's `ctrl` in the file's actuator order
-    /// (clamped into each `ctrlrange`): motors apply `gear · ctrl`, position and velocity
-    /// servos act as stable PD. Absent, every control is 0, as in MuJoCo.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub ctrl: Vec<f64>,
+    /// An MJCF robot's actuator controls, MuJoCo's `ctrl` in the file's actuator order, one
+    /// per actuator (clamped into each `ctrlrange`): motors apply `gear · ctrl` (within their
+    /// `forcerange`), position and velocity servos act as stable PD (their `forcerange` is not
+    /// applied). Absent, every control is 0, as in MuJoCo.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ctrl: Option<Vec<f64>>,
 }
 
 /// The control of one joint: stable PD towards a target, and a constant generalized force.

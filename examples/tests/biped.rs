@@ -4,7 +4,8 @@
 //! vertices, with friction, through the paper's term and the level term) match central
 //! differences, every state of the trajectory is collision-free, no foot vertex goes below
 //! the soles' starting level, the level and progress terms are what their definitions say,
-//! and the stepping start changes the hips' first waves alone.
+//! the paper's loss as written negates its terms, and the stepping start changes the hips'
+//! first waves alone.
 
 use sdrs::diff::StepRule;
 use sdrs::prelude::*;
@@ -243,6 +244,62 @@ fn the_progress_term_is_the_papers_term_averaged_over_the_steps() {
     assert_eq!(ahead.paper_loss(&p, &b.trajectory).unwrap(), a.loss);
     assert!(paper.clone().progress(-1.0).is_err());
     assert!(paper.progress(f64::INFINITY).is_err());
+}
+
+#[test]
+fn the_loss_as_written_negates_the_papers_and_progress_terms_and_keeps_the_level_term() {
+    let towards = biped(STEPS)
+        .unwrap()
+        .upright(UPRIGHT)
+        .unwrap()
+        .progress(2.0)
+        .unwrap();
+    let away = towards.clone().as_written();
+    let c = towards.initial();
+    let p = DVector::zeros(0);
+    let a = towards.objective.evaluate(&c, &p).unwrap();
+    let b = away.objective.evaluate(&c, &p).unwrap();
+    // The same rollout: only the loss differs.
+    assert_eq!(a.trajectory.states, b.trajectory.states);
+    let model = &towards.objective.model;
+    let goal = Vector3::from(GOAL);
+    let distance =
+        |s: &State| (centre_of_mass(model, &towards.robot, s).coords - goal).norm_squared();
+    let paper = distance(&a.trajectory.states[STEPS]);
+    let mean = a.trajectory.states[1..].iter().map(distance).sum::<f64>() / STEPS as f64;
+    assert!((towards.paper_loss(&p, &a.trajectory).unwrap() - paper).abs() < 1e-12 * paper);
+    assert_eq!(
+        away.paper_loss(&p, &b.trajectory).unwrap(),
+        -towards.paper_loss(&p, &a.trajectory).unwrap()
+    );
+    // Towards: P + 2 G + U; as written: −P − 2 G + U.
+    let expected = a.loss - 2.0 * (paper + 2.0 * mean);
+    assert!(
+        (b.loss - expected).abs() < 1e-12 * a.loss.abs(),
+        "{} vs {expected}",
+        b.loss
+    );
+    assert!(
+        b.loss < 0.0,
+        "the goal is 3 m away: the distance term dominates"
+    );
+    // Its gradient is the loss's: central differences along the left hip's first amplitude
+    // and the left knee's first frequency.
+    for k in [0, 13] {
+        let loss = |h: f64| {
+            let mut x = c.clone();
+            x[k] += h;
+            away.objective.evaluate(&x, &p).unwrap().loss
+        };
+        check(
+            &format!("dL/dc[{k}]"),
+            b.parameters[k],
+            loss,
+            1e-5,
+            b.parameters.amax(),
+            1e-4,
+        );
+    }
 }
 
 #[test]

@@ -113,6 +113,29 @@ fn quadruped_control_only_and_codesign_lower_the_loss_without_collisions() {
 }
 
 #[test]
+fn the_papers_loss_as_written_drives_the_spider_down_the_slope() {
+    let walker = quadruped(STEPS, 8).unwrap().as_written();
+    let start = walker.initial();
+    let before = *walker.rollout_travel(&start).unwrap().last().unwrap();
+    let run = optimise(&walker, start, 4);
+    let (first, last) = (run.history[0], *run.history.last().unwrap());
+    assert!(last < first, "the loss went from {first} to {last}");
+    assert!(first < 0.0, "R = -|COM - goal|^2 is negative: {first}");
+    let after = *walker
+        .travel(&run.design, &run.end.trajectory)
+        .unwrap()
+        .last()
+        .unwrap();
+    assert!(
+        after < before,
+        "away from the goal is down the slope: travel {before} m -> {after} m"
+    );
+    let gap = walker.clearance(&run).unwrap();
+    assert!(gap > 0.0, "hulls touched: smallest gap {gap}");
+    eprintln!("as written: loss {first} -> {last}, travel {before} -> {after} m");
+}
+
+#[test]
 fn the_walkers_centre_of_mass_is_the_robots() {
     let walker = quadruped(STEPS, 8).unwrap();
     let model = &walker.objective.model;

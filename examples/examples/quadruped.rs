@@ -212,6 +212,10 @@ struct Args {
     /// drives the spider away from the goal, down the slope.
     #[arg(long)]
     towards: bool,
+    /// Start the co-design from the controller control only ended with (a co-optimisation
+    /// stage after the controller's, ours) instead of from the same start.
+    #[arg(long)]
+    staged: bool,
 }
 
 impl Args {
@@ -425,7 +429,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     let c0 = control.initial_drawn(args.draw);
     let (run1, t1) = optimise(&control, c0.clone(), "control only", &args)?;
-    let (run2, t2) = optimise(&codesign, c0, "co-design", &args)?;
+    let c2 = if args.staged {
+        run1.controller.clone()
+    } else {
+        c0
+    };
+    let (run2, t2) = optimise(&codesign, c2, "co-design", &args)?;
     let d1 = *control
         .travel(&run1.design, &run1.end.trajectory)?
         .last()

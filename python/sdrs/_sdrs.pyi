@@ -87,6 +87,11 @@ class RobotHandle:
     def prefix(self) -> str: ...
     def link(self, model: Model, name: str) -> int: ...
     def joint_dofs(self, model: Model, name: str) -> List[int]: ...
+    @property
+    def actuators(self) -> List[str]:
+        """Its MJCF file's actuators in `ctrl` order (empty if not from an MJCF file)."""
+    def set_ctrl(self, control: Control, ctrl: Optional[Sequence[float]] = None, *, dt: float) -> None:
+        """Writes its MJCF actuators, springs and dampers under MuJoCo's `ctrl` into `control`."""
 
 class ObjectHandle:
     """A free object in a world: its link and six coordinates."""

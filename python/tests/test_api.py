@@ -253,6 +253,47 @@ ctrl = [0.5]
         sdrs.Scene.from_str(text.replace("[0.5]", "[0.5, 1.0]"), tmp_path).build()
 
 
+def test_mjcf_actuators_act_through_a_worlds_control(tmp_path):
+    # A World's MJCF robot writes its actuators and dampers into a Control at its own
+    # coordinates: a 2 kg block on a damped slide, behind a free box, pushed by a motor of
+    # gear 2 and held by nothing else.
+    (tmp_path / "slider.xml").write_text(
+        """<mujoco model="slider"><worldbody><body name="block">
+  <joint name="slide" type="slide" axis="1 0 0" damping="4"/>
+  <geom type="box" size="0.1 0.1 0.1" mass="2"/></body></worldbody>
+  <actuator><motor name="push" joint="slide" gear="2"/></actuator></mujoco>"""
+    )
+    world = sdrs.World(DT)
+    world.gravity = 0.0
+    box = world.add_object("box", sdrs.Hull.box([0.1, 0.1, 0.1]), 1.0, xyz=(0.0, 3.0, 0.0))
+    slider = world.add_mjcf(str(tmp_path / "slider.xml"), prefix="s_")
+    assert slider.actuators == ["push on slide"] and list(slider.dofs) == [6]
+    sim = world.build()
+    control = sdrs.Control(sim.model)
+    slider.set_ctrl(control, [0.5], dt=sim.dt)
+    assert control.force[6] == 1.0 and control.kd[6] == pytest.approx(0.5 * 4.0 * DT)
+    assert not control.force[list(box.dofs)].any() and not control.kd[:6].any()
+    motion = sdrs.Motion.at_rest(sim.model, None)
+    for _ in range(1000):
+        sim.step(motion, control)
+    # The damper's terminal speed F / c = 1 / 4; the box stays put.
+    velocity = motion.velocity(sim.model, DT)
+    assert velocity[6] == pytest.approx(0.25, rel=1e-5) and abs(velocity[:6]).max() < 1e-12
+    with pytest.raises(Exception, match="2 controls given; the file has 1 actuator"):
+        slider.set_ctrl(control, [0.5, 1.0], dt=sim.dt)
+    with pytest.raises(Exception, match="dt"):
+        slider.set_ctrl(control, [0.5], dt=-1.0)
+    # A Control of another world, too short for the slider's coordinates.
+    other = sdrs.World(DT)
+    other.add_object("box", sdrs.Hull.box([0.1, 0.1, 0.1]), 1.0)
+    with pytest.raises(Exception, match="has length 6, expected 7"):
+        slider.set_ctrl(sdrs.Control(other.build().model), [0.5], dt=DT)
+    arm = sdrs.World(DT).add_robot(chain_links())
+    assert arm.actuators == []
+    with pytest.raises(ValueError, match="not added from an MJCF file"):
+        arm.set_ctrl(control, dt=DT)
+
+
 def test_policies_adjoint_tangent_and_trajectory_files(tmp_path):
     objective = chain_on_ground()
     sim_world = sdrs.World(DT)

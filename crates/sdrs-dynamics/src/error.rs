@@ -189,6 +189,14 @@ pub enum DynamicsError {
         /// The length allowed.
         expected: usize,
     },
+    /// Controls given for an MJCF model's actuators do not match them in number.
+    #[error("{}", actuator_count(*given, actuators))]
+    ActuatorCount {
+        /// How many controls were given.
+        given: usize,
+        /// The model's actuators in `ctrl` order ([`crate::mjcf::Actuator::label`]).
+        actuators: Vec<String>,
+    },
     /// A setting is out of range.
     #[error("setting {name} = {value} is invalid: must be {allowed}")]
     InvalidSetting {
@@ -321,5 +329,23 @@ pub(crate) fn check_vector(
     match v.iter().position(|x| !x.is_finite()) {
         Some(index) => Err(DynamicsError::NonFinite { what, index }),
         None => Ok(()),
+    }
+}
+
+/// The message of [`DynamicsError::ActuatorCount`].
+fn actuator_count(given: usize, actuators: &[String]) -> String {
+    let plural = |k: usize, word: &str| format!("{k} {word}{}", if k == 1 { "" } else { "s" });
+    if actuators.is_empty() {
+        format!(
+            "{} given, but the file declares no actuators",
+            plural(given, "control")
+        )
+    } else {
+        format!(
+            "{} given; the file has {}, in this order: [{}]",
+            plural(given, "control"),
+            plural(actuators.len(), "actuator"),
+            actuators.join(", ")
+        )
     }
 }

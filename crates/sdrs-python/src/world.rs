@@ -14,12 +14,13 @@ use sdrs::contact::PlaneBarrier;
 use sdrs::contact::ipc::potential::Ipc;
 use sdrs::contact::long_range::{FarField, LongRange};
 use sdrs::dynamics::{
-    ContactKind, ContactSettings, FrictionSettings, JointKind, Link, MassModel, MjcfOptions,
-    NewtonStart, UrdfOptions,
+    ContactKind, ContactSettings, FrictionSettings, JointKind, Link, MassModel, MjcfModel,
+    MjcfOptions, NewtonStart, UrdfOptions, load_mjcf,
 };
 use sdrs::geometry::ConvexHull;
 use sdrs::{ObjectHandle, RobotHandle, Scene, World};
 use std::str::FromStr;
+use std::sync::Arc;
 
 /// Adds the classes of this module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -333,7 +334,7 @@ impl PyWorld {
     ) -> PyResult<PyRobotHandle> {
         let base = arrays::pose(xyz, rpy)?;
         let links = links.into_iter().map(|l| l.0).collect();
-        Ok(PyRobotHandle(self.0.add_robot_as(prefix, links, base)))
+        Ok(PyRobotHandle::new(self.0.add_robot_as(prefix, links, base)))
     }
 
     /// Adds a robot from a URDF file with its root at `xyz`, `rpy`.
@@ -350,15 +351,14 @@ impl PyWorld {
             .0
             .add_urdf_as(prefix, path, &UrdfOptions::default(), base)
             .raise()?;
-        Ok(PyRobotHandle(robot))
+        Ok(PyRobotHandle::new(robot))
     }
 
     /// Adds a robot from an MJCF (MuJoCo XML) file with its root at `xyz`, `rpy`: its bodies,
     /// joints, geoms and contact exclusions. Its worldbody planes become 1 m thick slabs when
-    /// `floor`, and are left out otherwise (add the world's own ground). Its actuators, joint
-    /// springs and dampers, time step and gravity are not read here (a `Control` is yours to
-    /// fill); a `Scene` with `mjcf = "..."` puts its joints' springs and dampers in
-    /// `SceneSetup.control`, and its actuators under `ctrl = [...]`.
+    /// `floor`, and are left out otherwise (add the world's own ground). Its actuators and its
+    /// joints' springs and dampers act through a `Control`: `RobotHandle.set_ctrl(control,
+    /// ctrl, dt)` writes them for MuJoCo's `ctrl`. Its time step and gravity are not read.
     #[pyo3(signature = (path, xyz=None, rpy=None, prefix="", floor=false))]
     fn add_mjcf(
         &mut self,
@@ -374,8 +374,11 @@ impl PyWorld {
             floor: if floor { defaults.floor } else { None },
             ..defaults
         };
-        let robot = self.0.add_mjcf_as(prefix, path, &options, base).raise()?;
-        Ok(PyRobotHandle(robot))
+        let mjcf = load_mjcf(path, &options).raise()?;
+        let robot = self
+            .0
+            .add_robot_as(prefix, mjcf.model.links().to_vec(), base);
+        Ok(PyRobotHandle(robot, Some(Arc::new(mjcf))))
     }
 
     /// Gravity (m/s², along −z).
@@ -490,7 +493,7 @@ impl PyScene {
             motion: Py::new(py, PyMotion(setup.motion))?,
             control: Py::new(py, PyControl(setup.control))?,
             steps: setup.steps,
-            robots: setup.robots.into_iter().map(PyRobotHandle).collect(),
+            robots: setup.robots.into_iter().map(PyRobotHandle::new).collect(),
             objects: setup.object_links.iter().map(|l| l.index()).collect(),
         })
     }
@@ -522,10 +525,18 @@ pub struct PySceneSetup {
     objects: Vec<usize>,
 }
 
-/// A robot in a world: its links, its coordinates and the prefix of its names.
+/// A robot in a world: its links, its coordinates and the prefix of its names, and the MJCF
+/// file it came from, if it did (its actuators, springs and dampers).
 #[pyclass(name = "RobotHandle", module = "sdrs", frozen, from_py_object)]
 #[derive(Clone)]
-pub struct PyRobotHandle(pub RobotHandle);
+pub struct PyRobotHandle(pub RobotHandle, Option<Arc<MjcfModel>>);
+
+impl PyRobotHandle {
+    /// A robot that did not come from an MJCF file.
+    pub fn new(robot: RobotHandle) -> Self {
+        Self(robot, None)
+    }
+}
 
 #[pymethods]
 impl PyRobotHandle {
@@ -558,6 +569,34 @@ impl PyRobotHandle {
     fn joint_dofs(&self, model: &PyModel, name: &str) -> PyResult<Vec<usize>> {
         let joint = self.0.joint(&model.0, name).raise()?;
         Ok(model.0.dofs(joint).collect())
+    }
+
+    /// Its MJCF file's actuators, in `ctrl` order (`"name on joint"`; empty for a robot not
+    /// from an MJCF file).
+    #[getter]
+    fn actuators(&self) -> Vec<String> {
+        self.1
+            .iter()
+            .flat_map(|m| m.actuators.iter().map(|a| a.label()))
+            .collect()
+    }
+
+    /// Writes what its MJCF file applies under MuJoCo's controls `ctrl` (one per actuator,
+    /// in `actuators` order; `None`: all 0) into `control` at its coordinates, for steps of
+    /// `dt` s: motors as joint forces (`gear · ctrl`), position and velocity servos and the
+    /// hinge and slide joints' springs and dampers as stable PD. Other coordinates of
+    /// `control` are left as they are.
+    #[pyo3(signature = (control, ctrl=None, *, dt))]
+    fn set_ctrl(&self, control: &mut PyControl, ctrl: Option<Vec<f64>>, dt: f64) -> PyResult<()> {
+        let Some(mjcf) = &self.1 else {
+            return Err(PyValueError::new_err(format!(
+                "robot {:?} was not added from an MJCF file, so it has no actuators: set the \
+                 Control's kp, kd, position, velocity and force at its dofs instead",
+                self.0.prefix()
+            )));
+        };
+        let own = mjcf.step_control(ctrl.as_deref(), dt).raise()?;
+        control.0.write_at(self.0.dofs().start, &own).raise()
     }
 }
 

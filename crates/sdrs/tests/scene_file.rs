@@ -841,14 +841,14 @@ fn ctrl_is_refused_for_a_urdf_robot_and_must_give_every_actuator_its_control() {
     let message = error.to_string();
     assert!(
         message.contains("robot[0].ctrl")
-            && message.contains("gives 1 control; the file has 2 actuators")
+            && message.contains("1 control given; the file has 2 actuators")
             && message.contains("push on slide, hold on slide"),
         "{message}"
     );
     let error = slider_scene("empty", 0.0, MOTOR_AND_SERVO, "ctrl = []")
         .build()
         .expect_err("an empty ctrl for two actuators");
-    assert!(error.to_string().contains("gives 0 controls"), "{error}");
+    assert!(error.to_string().contains("0 controls given"), "{error}");
     let error = slider_scene("none", 0.0, "", "ctrl = [1.0]")
         .build()
         .expect_err("a file without actuators");

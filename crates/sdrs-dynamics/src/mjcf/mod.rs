@@ -450,6 +450,25 @@ impl MjcfModel {
         self.pd(ctrl, dt, true)
     }
 
+    /// The control of a step of length `dt` for MuJoCo's `ctrl` (one per actuator, in
+    /// the file's order; `None`: all 0): [`MjcfModel::control`] (servos, springs, dampers)
+    /// with the motors' [`MjcfModel::motor_forces`] as its generalized force. What a scene
+    /// applies for a robot's `ctrl`; [`Control::write_at`] puts it at a robot's coordinates
+    /// in a world. A count other than the actuators' is refused, naming them.
+    pub fn step_control(&self, ctrl: Option<&[f64]>, dt: f64) -> Result<Control> {
+        let zeros = vec![0.0; self.actuators.len()];
+        let ctrl = ctrl.unwrap_or(&zeros);
+        if ctrl.len() != self.actuators.len() {
+            return Err(DynamicsError::ActuatorCount {
+                given: ctrl.len(),
+                actuators: self.actuators.iter().map(Actuator::label).collect(),
+            });
+        }
+        let mut control = self.control(ctrl, dt)?;
+        control.force = self.motor_forces(ctrl)?;
+        Ok(control)
+    }
+
     /// As [`MjcfModel::control`], without the joints' springs and dampers.
     pub fn actuator_control(&self, ctrl: &[f64], dt: f64) -> Result<Control> {
         self.pd(ctrl, dt, false)

@@ -543,6 +543,47 @@ impl Control {
         }
     }
 
+    /// Writes `part`, the control of a robot whose coordinates start at `offset` in this
+    /// control's model (e.g. an MJCF robot's [`crate::MjcfModel::step_control`] in a world),
+    /// over those coordinates.
+    ///
+    /// ```
+    /// # use sdrs_dynamics::{Control, JointKind, Link, Model};
+    /// # use nalgebra::{Isometry3, Vector3};
+    /// let hinge = |name: &str, parent| {
+    ///     let axis = Vector3::z();
+    ///     Link::frame(name, parent, Isometry3::identity(), JointKind::Revolute { axis })
+    /// };
+    /// let world = Model::new(vec![hinge("a", None), hinge("b", Some(0))]).unwrap();
+    /// let arm = Model::new(vec![hinge("b", None)]).unwrap();
+    /// let mut part = Control::passive(&arm);
+    /// part.kp[0] = 20.0;
+    /// let mut control = Control::passive(&world);
+    /// control.write_at(1, &part).unwrap();
+    /// assert_eq!(control.kp.as_slice(), &[0.0, 20.0]);
+    /// assert!(control.write_at(2, &part).is_err());
+    /// ```
+    pub fn write_at(&mut self, offset: usize, part: &Control) -> Result<()> {
+        let n = part.kp.len();
+        if offset + n > self.kp.len() {
+            return Err(DynamicsError::LengthMismatch {
+                what: "control (the coordinates a robot's control is written over)",
+                actual: self.kp.len(),
+                expected: offset + n,
+            });
+        }
+        for (whole, own) in [
+            (&mut self.kp, &part.kp),
+            (&mut self.kd, &part.kd),
+            (&mut self.position, &part.position),
+            (&mut self.velocity, &part.velocity),
+            (&mut self.force, &part.force),
+        ] {
+            whole.rows_mut(offset, n).copy_from(own);
+        }
+        Ok(())
+    }
+
     pub(super) fn check(&self, dof: usize) -> Result<()> {
         for (what, v) in [
             ("kp", &self.kp),

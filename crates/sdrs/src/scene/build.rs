@@ -14,8 +14,8 @@ use sdrs_contact::ipc::potential::Ipc;
 use sdrs_contact::long_range::{FarField, LongRange};
 use sdrs_dynamics::{
     ContactKind, ContactSettings, Control, DynamicsError, JointKind, Link, LinkId, MassModel,
-    MjcfModel, MjcfOptions, Model, Motion, Simulator, Srdf, State, StepSettings, UrdfOptions,
-    load_mjcf, load_urdf,
+    MjcfOptions, Model, Motion, Simulator, Srdf, State, StepSettings, UrdfOptions, load_mjcf,
+    load_urdf,
 };
 use sdrs_geometry::{ConvexHull, GeometryError, TriMesh};
 use std::path::Path;
@@ -421,41 +421,12 @@ fn load_mjcf_robot(
     // it just inside, as a URDF robot's neutral state is.
     let mut start = loaded.initial_state();
     loaded.model.clamp_inside_limits(&mut start, limit_support);
-    let control = mjcf_control(scene, &key.key("ctrl"), &loaded, robot.ctrl.as_deref())?;
+    // Its servos and its hinge and slide joints' springs and dampers as stable PD for the
+    // scene's Δt, its motors as joint forces, under `ctrl` (all 0 when absent).
+    let control = loaded
+        .step_control(robot.ctrl.as_deref(), scene.description.dt)
+        .map_err(|e| scene.origin.error(&key.key("ctrl"), e))?;
     Ok((loaded.model, None, start, Some(control)))
-}
-
-/// What an MJCF robot's file applies under the controls `ctrl` (all 0 when absent): its
-/// servos and its hinge and slide joints' springs and dampers as stable PD for the scene's
-/// Δt, its motors as joint forces.
-fn mjcf_control(
-    scene: &Scene,
-    key: &KeyPath,
-    loaded: &MjcfModel,
-    ctrl: Option<&[f64]>,
-) -> Result<Control> {
-    let n = loaded.actuators.len();
-    let zeros = vec![0.0; n];
-    let ctrl = ctrl.unwrap_or(&zeros);
-    if ctrl.len() != n {
-        let plural = |k: usize, word: &str| format!("{k} {word}{}", if k == 1 { "" } else { "s" });
-        let message = if n == 0 {
-            "is not allowed: the file declares no actuators".to_owned()
-        } else {
-            let order: Vec<String> = loaded.actuators.iter().map(|a| a.label()).collect();
-            format!(
-                "gives {}; the file has {}, in this order: [{}]",
-                plural(ctrl.len(), "control"),
-                plural(n, "actuator"),
-                order.join(", ")
-            )
-        };
-        return Err(scene.origin.error(key, message));
-    }
-    let fail = |e: DynamicsError| scene.origin.error(key, e);
-    let mut control = loaded.control(ctrl, scene.description.dt).map_err(fail)?;
-    control.force = loaded.motor_forces(ctrl).map_err(fail)?;
-    Ok(control)
 }
 
 /// The DoF of the 1-DoF joint `joint` of `model`.
@@ -504,18 +475,9 @@ fn set_control(
     let description = &scene.description.robots[i];
     let key = KeyPath::entry("robot", i).key("control");
     if let Some(own) = &robot.control {
-        let dofs = offset..offset + robot.model.dof();
-        control.kp.rows_range_mut(dofs.clone()).copy_from(&own.kp);
-        control.kd.rows_range_mut(dofs.clone()).copy_from(&own.kd);
         control
-            .position
-            .rows_range_mut(dofs.clone())
-            .copy_from(&own.position);
-        control
-            .velocity
-            .rows_range_mut(dofs.clone())
-            .copy_from(&own.velocity);
-        control.force.rows_range_mut(dofs).copy_from(&own.force);
+            .write_at(offset, own)
+            .map_err(|e| scene.origin.error(&key, e))?;
     }
     let mut entries: Vec<(KeyPath, usize, &JointControlDescription)> = Vec::new();
     for (joint, c) in &description.control {

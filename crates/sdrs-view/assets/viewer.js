@@ -69,7 +69,9 @@ function frame(root) {
   for (let i = 0; i <= 10; i++) {
     seek(duration * i / 10);
     root.updateMatrixWorld(true);
-    samples.push(parts.map((part) => new THREE.Box3().setFromObject(part)));
+    // Boxes of the vertices themselves: a rotated part's box from its local box is loose, and
+    // a lying limb's loose box dips below the ground it rests on, hiding the grid under it.
+    samples.push(parts.map((part) => new THREE.Box3().setFromObject(part, true)));
   }
   const moving = parts.map((part, k) => samples.some((boxes) => !boxes[k].equals(samples[0][k])));
   const spans = parts.map((part, k) => samples.reduce((b, boxes) => b.union(boxes[k]), new THREE.Box3()));
@@ -140,7 +142,7 @@ function track() {
   if (!$('follow').checked || movingParts.length === 0) return;
   gltfRoot.updateMatrixWorld(true);
   const box = new THREE.Box3();
-  for (const part of movingParts) box.union(new THREE.Box3().setFromObject(part));
+  for (const part of movingParts) box.union(new THREE.Box3().setFromObject(part, true));
   const shift = box.getCenter(new THREE.Vector3()).sub(controls.target);
   for (const v of [camera.position, controls.target, sun.position, sun.target.position]) v.add(shift);
   if (cell > 0) {

@@ -3,7 +3,8 @@
 //! `<target>/sdrs-out/viewer/`) must show both boxes, and the moving one further right at the end,
 //! and a red contact-force bar unless the fragment hides the contact forces; a 10 cm box that
 //! travels 20 m is followed (large and in place in the view) unless the fragment says not to;
-//! the grid shows on a ground slab that a body dips into.
+//! the grid shows on a ground slab that a body dips into, and on one that a turned octagonal
+//! log rests on (whose loose bounding box dips below it).
 //! Set `SDRS_SKIP_BROWSER_TESTS=1` to skip when Chromium is not installed.
 
 use std::path::{Path, PathBuf};
@@ -329,4 +330,83 @@ fn the_grid_lies_on_the_ground_slab_even_when_a_body_dips_into_it() {
         "{lines} grid pixels and {box_pixels} orange ones in {}",
         png.display()
     );
+}
+
+/// Pixels of grid lines over a light grey slab in the 3-D view: light, slightly blue grey
+/// (the lines' 0x8a94a3 and 0xc3cad3 blended into the slab's grey), not the page's background.
+fn grid_over_grey(png: &Path) -> usize {
+    let img = image::open(png).expect("read screenshot").to_rgb8();
+    img.enumerate_pixels()
+        .filter(|&(x, y, p)| {
+            let [r, g, b] = p.0.map(i32::from);
+            let background = (r - 0xe8).abs() + (g - 0xec).abs() + (b - 0xf1).abs() < 12;
+            x < 600 && y < 540 && r > 150 && b - r > 2 && b - r < 40 && !background
+        })
+        .count()
+}
+
+/// An sdrs run: a 40 m ground slab (top at z = 0) and an octagonal log (radius 0.1 m, 0.6 m
+/// long along x, vertices at multiples of 45° about its axis) turned 45° about that axis,
+/// resting on the slab, sliding 0.5 m along x. Its local bounding box turned with it reaches
+/// 4.1 cm below the slab's top.
+fn log_glb() -> Vec<u8> {
+    use sdrs::dynamics::{JointKind, Link, MassModel, Model, State};
+    use sdrs::geometry::ConvexHull;
+    use sdrs::prelude::{Isometry3, Point3, Translation3, UnitQuaternion, Vector3};
+    let octagon: Vec<Point3<f64>> = (0..8)
+        .flat_map(|k| {
+            let a = f64::from(k) * std::f64::consts::FRAC_PI_4;
+            [-0.3, 0.3].map(|x| Point3::new(x, 0.1 * a.cos(), 0.1 * a.sin()))
+        })
+        .collect();
+    let ground = Link::new(
+        "ground",
+        None,
+        Isometry3::translation(0.0, 0.0, -0.5),
+        JointKind::Fixed,
+        vec![ConvexHull::cuboid(Vector3::new(20.0, 20.0, 0.5)).unwrap()],
+        MassModel::Lumped { mass: 1.0 },
+    );
+    let turned = Isometry3::from_parts(
+        Translation3::new(0.0, 0.0, 0.1),
+        UnitQuaternion::from_axis_angle(&Vector3::x_axis(), std::f64::consts::FRAC_PI_4),
+    );
+    let log = Link::new(
+        "log",
+        None,
+        turned,
+        JointKind::Prismatic { axis: Vector3::x() },
+        vec![ConvexHull::new(octagon).unwrap()],
+        MassModel::Lumped { mass: 1.0 },
+    );
+    let model = Model::new(vec![ground, log]).unwrap();
+    let states: Vec<State> = (0..20)
+        .map(|k| {
+            let mut state = State::zero(&model);
+            state.q[0] = 0.5 * f64::from(k) / 19.0;
+            state
+        })
+        .collect();
+    sdrs_view::glb::Animation::from_states(&model, 0.05, &states)
+        .unwrap()
+        .to_glb()
+        .unwrap()
+}
+
+#[test]
+fn the_grid_lies_on_the_ground_under_a_turned_body_whose_loose_box_dips_below_it() {
+    if !browser_available() {
+        return;
+    }
+    let dir = out_dir();
+    let page = dir.join("log.html");
+    Viewer::new(&log_glb(), "a turned log on a slab")
+        .unwrap()
+        .write_html(&page)
+        .unwrap();
+    let png = dir.join("log_last.png");
+    screenshot(&page, "t=last&contacts=off", &png);
+    // Framed by the log's loose box, the grid lay 4.1 cm under the slab's top: hidden.
+    let lines = grid_over_grey(&png);
+    assert!(lines > 2000, "{lines} grid pixels in {}", png.display());
 }

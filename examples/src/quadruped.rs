@@ -14,9 +14,10 @@
 //! 4.90 → 5.33. So the loss as written is what the paper optimised, and the example
 //! minimises it ([`Walker::as_written`]); the tasks built here minimise `|COM(θ^H) − goal|²`
 //! (up the slope) until `as_written` is called, the reading of our stops up to 2026-11-27
-//! (`quadruped -- --towards`). Measured in `examples/quadruped.rs`: as written, control only
-//! moves −5.5 to −6.3 m, co-design −5.2 to −10.3 m, beside the paper's −4.90 and −5.33; the
-//! MuJoCo replay moves the same way (−6.5 to −7.1 m), where up the slope it did not.
+//! (`quadruped -- --towards`). Measured in `examples/quadruped.rs` (three starting draws):
+//! as written, control only moves −5.5 to −6.8 m, co-design −5.2 to −10.3 m, beside the
+//! paper's −4.90 and −5.33 m; the MuJoCo replay of those robots moves the same way (−4.5 to
+//! −8.9 m), where up the slope it slid down.
 //!
 //! The robot, from the settings: a 1 kg body box of half-extents 0.15 x 0.08 x
 //! 0.03 m (the 0.15 x 0.03 x 0.08 are y-up; our z is up), upper legs capsules of

@@ -46,9 +46,9 @@
 //!
 //! `--staged` starts the co-design from the controller control only ended with (the paper
 //! speaks of a "co-optimization stage"; the same 300 fixed steps, both blocks): the co-design
-//! then keeps control only's distance at least, as the best iterate is kept. Draws 0/1/2:
+//! then ends at control only's loss or lower, as the best iterate is kept. Draws 0/1/2:
 //! −6.261 → −6.261 m (no better point in 300 iterations), −5.541 → −8.028 m (+44.9%),
-//! −6.823 → −8.811 m (+29.2%); mean −6.21 → −7.70 m (+24%), 76-86 s + 105-131 s.
+//! −6.823 → −8.811 m (+29.1%); mean −6.21 → −7.70 m (+24%), 76-86 s + 105-131 s.
 //!
 //! `--pitch-base` (the body pitches instead of turning) under the loss as written is no
 //! benchmark: the body turns over and the spider rolls down the slope, −35.150 m (control
@@ -60,8 +60,8 @@
 //! under `--towards` the optimised runs (40 iterations) parted by 38.5%.
 //!
 //! **Under `--towards`** (`|COM(θ^H) − goal|²`, up the slope: our reading until 2026-11-27;
-//! every measurement from here on, except the resolution ablation's starting-controller
-//! rollouts, which do not depend on the loss).
+//! every measurement from here on unless it says otherwise; rollouts of the starting
+//! controller do not depend on the loss).
 //!
 //! Measured (2026-11-27, 2 cores shared with other jobs; the 16-DoF spider of
 //! `sdrs_examples::quadruped`). Since the stepper's damped second round (a step whose 100
@@ -143,7 +143,7 @@
 //! `--resolution` runs the polyhedron-resolution ablation of sec. V-I instead: the spider
 //! with M = 96, 192, 384, 768 vertices per capsule link (mass spread evenly over them) under
 //! the same starting controller, and the spread of the travel distances (the paper reports
-//! −4.890 ± 0.097 m under its optimised controller; this flag uses the starting one); then
+//! −4.890 ± 0.097 m under its optimised controller; this flag first uses the starting one); then
 //! (Fig. 20, right) the controller optimised alone at each M from that start, `--iterations`
 //! fixed steps each, its convergence plotted (`resolution_convergence.*`) and the spread of
 //! the best losses printed (`--iterations 0` skips it).
@@ -158,8 +158,9 @@
 //! against the paper's −4.890 ± 0.097 m: the feet's resolution moves the optimised gait by
 //! less than the paper's does. The convergence from the same start (losses −167.7 to −166.5):
 //! best −190.2, −235.3, −223.5, −185.8 (−208.7 ± 26.6; walking −3.63, −5.33, −4.85, −3.63 m),
-//! where the paper's curves overlap (5257 ± 20, in its units): ours part, as any change does
-//! under the fixed steps.
+//! where the paper's curves overlap (5257 ± 20: positive, so not in metres squared of the
+//! loss as written, whose values are negative; the paper does not say what it plots): ours
+//! part, as any change does under the fixed steps.
 //!
 //! Under `--towards`: the convergence (`--resolution --iterations 100`, 3.5 min on 2 cores beside other jobs): from
 //! the same start (loss 166.5-167.7) the best losses are 64.4, 51.4, 81.2 and 56.3
@@ -221,8 +222,9 @@ struct Args {
     /// instead of the authors' (support 1 cm, stiffness 1, feet about 2 cm up).
     #[arg(long)]
     calibrated_contact: bool,
-    /// The body pitches instead of turning (`BaseTurn::Pitch`: a front and a back foot stay
-    /// down; the default yaw base stands on one foot at a time).
+    /// The body pitches instead of turning (`BaseTurn::Pitch`): under `--towards` a front and
+    /// a back foot stay down; under the loss as written the body turns over and rolls down
+    /// the slope. The default yaw base stands on one foot at a time.
     #[arg(long)]
     pitch_base: bool,
     /// Read the wave frequencies (3 ± 0.43 within [1.2, 7]) as Hz instead of rad/s
@@ -378,7 +380,7 @@ fn resolution(args: &Args, out: &std::path::Path) -> Result<(), Box<dyn std::err
     let mean = losses.iter().sum::<f64>() / losses.len() as f64;
     let spread = losses.iter().map(|l| (l - mean).abs()).fold(0.0, f64::max);
     println!(
-        "best loss {mean:.3} ± {spread:.3} over M = 96..768 (paper: 5257 ± 20, in its own units)"
+        "best loss {mean:.3} ± {spread:.3} over M = 96..768 (paper: 5257 ± 20, in units and a sign it does not state)"
     );
     for path in convergence.write_all(out, "resolution_convergence")? {
         println!("wrote {}", display_path(&path));
@@ -497,14 +499,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             println!("{k:>9}  {a:>17.4}  {b:>14.4}");
         }
     }
+    // The paper's distances are away from the goal; up the slope, their size is the bar.
+    let paper = if args.towards {
+        (PAPER_DISTANCE.0.abs(), PAPER_DISTANCE.1.abs())
+    } else {
+        PAPER_DISTANCE
+    };
     println!("                 walking distance (m)   paper (m)   wall time (s)");
     println!(
         "control only     {d1:>20.3}   {:>9.2}   {t1:>13.1}",
-        PAPER_DISTANCE.0
+        paper.0
     );
     println!(
         "co-design        {d2:>20.3}   {:>9.2}   {t2:>13.1}",
-        PAPER_DISTANCE.1
+        paper.1
     );
     println!(
         "co-design gain: {:+.2}% (paper {:+.2}%)",

@@ -2,8 +2,8 @@
 //! biped with 12 DoF walks on flat ground under PD control (k_p = 1e3, k_d = 1e2) whose
 //! targets are 4 sine waves per actuated DoF (the quadruped's controller, [`crate::walker`]),
 //! for H = 400 steps, scored by the centre of mass against the goal (0, 3, 0) (it starts at
-//! the origin): the task built here minimises `|COM(θ^H) − (0, 3, 0)|²`, the example the
-//! paper's loss as written, `R = −|COM(θ^H) − (0, 3, 0)|²` ([`crate::walker::Walker::as_written`];
+//! the origin): the task built here minimises `|COM(θ^H) − (0, 3, 0)|²`, the example minimises
+//! the paper's loss as written, `R = −|COM(θ^H) − (0, 3, 0)|²` ([`crate::walker::Walker::as_written`];
 //! [`crate::quadruped`] says why). Its feet start "relatively short
 //! in length" with "smooth contact surfaces": capsules of 96 vertices in 3 convex hulls each
 //! ([`crate::walker::capsule_pieces`]); co-design moves every foot vertex together with the
@@ -39,7 +39,7 @@
 //!
 //! So as written the paper's qualitative claim holds in the default run and under `--hertz`:
 //! control only falls, co-design stays up, and the co-designed controller falls on the
-//! starting feet. But nothing walks: the co-designs end within 10 cm of the start, against the
+//! starting feet. But nothing walks: the co-designs end within 11 cm of the start, against the
 //! paper's −7.666 m. Every trajectory is collision-free (smallest gaps 1.8-1.9 cm). The rest of
 //! these docs was measured under `--towards`.
 //!

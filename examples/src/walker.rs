@@ -278,7 +278,8 @@ pub fn first_fall(
 /// centre of mass *away* from the goal (see [`Walker::as_written`]).
 #[derive(Debug, Clone)]
 pub struct WalkLoss {
-    /// The paper's term.
+    /// The paper's term, `|COM(θ^H) − goal|²` (unsigned: [`Walker::paper_loss`] applies the
+    /// sign of [`Walker::as_written`]).
     pub paper: CentreOfMass,
     /// The paper's term's sign: 1 (towards the goal) or −1 (away from it, as written).
     sign: f64,
@@ -562,8 +563,9 @@ impl Walker {
         Ok(self)
     }
 
-    /// The paper's loss `|COM(θ^H) − goal|²` of a trajectory of the robot built from design
-    /// parameters `p` (without the level-root term of [`Walker::upright`]).
+    /// The paper's loss of a trajectory of the robot built from design parameters `p`:
+    /// `|COM(θ^H) − goal|²`, or `−|COM(θ^H) − goal|²` after [`Walker::as_written`] (without
+    /// the level-root and progress terms).
     pub fn paper_loss(
         &self,
         p: &DVector<f64>,

@@ -303,6 +303,26 @@ fn the_loss_as_written_negates_the_papers_and_progress_terms_and_keeps_the_level
 }
 
 #[test]
+fn the_loss_as_written_negates_the_controller_and_foot_gradients() {
+    // The paper's term alone (no level term), co-design: every gradient flips sign exactly,
+    // the adjoint being linear in the loss's gradient.
+    let towards = biped(STEPS).unwrap().codesign().unwrap();
+    let away = towards.clone().as_written();
+    let c = towards.initial();
+    let p = DVector::zeros(towards.objective.design.parameters());
+    let a = towards.objective.evaluate(&c, &p).unwrap();
+    let b = away.objective.evaluate(&c, &p).unwrap();
+    assert_eq!(b.loss, -a.loss);
+    assert_eq!(b.parameters, -&a.parameters);
+    let (da, db) = (a.design.unwrap(), b.design.unwrap());
+    assert!(
+        da.amax() > 0.0,
+        "the feet's vertices move the centre of mass"
+    );
+    assert_eq!(db, -da);
+}
+
+#[test]
 fn the_gait_start_sets_the_hips_first_waves_and_keeps_the_rest() {
     let walker = biped(STEPS).unwrap();
     let random = walker.initial();

@@ -251,6 +251,12 @@ ctrl = [0.5]
     assert motion.velocity(setup.simulator.model, 0.01)[0] == pytest.approx(0.25, rel=1e-5)
     with pytest.raises(Exception, match="1 actuator, in this order"):
         sdrs.Scene.from_str(text.replace("[0.5]", "[0.5, 1.0]"), tmp_path).build()
+    # A new ctrl for the scene's robot, from Python.
+    slider = setup.robots[0]
+    assert slider.actuators == ["(unnamed) on slide"]
+    control = setup.control
+    slider.set_ctrl(control, [-1.0], dt=0.01)
+    assert control.force[0] == -2.0 and control.kd[0] == pytest.approx(0.5 * 4.0 * 0.01)
 
 
 def test_mjcf_actuators_act_through_a_worlds_control(tmp_path):
@@ -286,11 +292,11 @@ def test_mjcf_actuators_act_through_a_worlds_control(tmp_path):
     # A Control of another world, too short for the slider's coordinates.
     other = sdrs.World(DT)
     other.add_object("box", sdrs.Hull.box([0.1, 0.1, 0.1]), 1.0)
-    with pytest.raises(Exception, match="has length 6, expected 7"):
+    with pytest.raises(Exception, match="at least 7 entries; it has 6"):
         slider.set_ctrl(sdrs.Control(other.build().model), [0.5], dt=DT)
     arm = sdrs.World(DT).add_robot(chain_links())
     assert arm.actuators == []
-    with pytest.raises(ValueError, match="not added from an MJCF file"):
+    with pytest.raises(ValueError, match="did not come from an MJCF file"):
         arm.set_ctrl(control, dt=DT)
 
 

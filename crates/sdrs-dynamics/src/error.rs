@@ -189,6 +189,21 @@ pub enum DynamicsError {
         /// The length allowed.
         expected: usize,
     },
+    /// A control written at a robot's coordinates does not fit the control it goes into.
+    #[error(
+        "a control of {count} coordinates written from coordinate {offset} needs {what} of at least {} entries; it has {length} (make the control from the model the robot is in)",
+        offset.saturating_add(*count)
+    )]
+    InvalidControlSpan {
+        /// The field too short.
+        what: &'static str,
+        /// Its length.
+        length: usize,
+        /// Where the robot's coordinates start.
+        offset: usize,
+        /// How many there are.
+        count: usize,
+    },
     /// Controls given for an MJCF model's actuators do not match them in number.
     #[error("{}", actuator_count(*given, actuators))]
     ActuatorCount {

@@ -358,7 +358,7 @@ impl PyWorld {
     /// joints, geoms and contact exclusions. Its worldbody planes become 1 m thick slabs when
     /// `floor`, and are left out otherwise (add the world's own ground). Its actuators and its
     /// joints' springs and dampers act through a `Control`: `RobotHandle.set_ctrl(control,
-    /// ctrl, dt)` writes them for MuJoCo's `ctrl`. Its time step and gravity are not read.
+    /// ctrl, dt=...)` writes them for MuJoCo's `ctrl`. Its time step and gravity are not read.
     #[pyo3(signature = (path, xyz=None, rpy=None, prefix="", floor=false))]
     fn add_mjcf(
         &mut self,
@@ -375,9 +375,7 @@ impl PyWorld {
             ..defaults
         };
         let mjcf = load_mjcf(path, &options).raise()?;
-        let robot = self
-            .0
-            .add_robot_as(prefix, mjcf.model.links().to_vec(), base);
+        let robot = self.0.add_mjcf_model_as(prefix, &mjcf, base);
         Ok(PyRobotHandle(robot, Some(Arc::new(mjcf))))
     }
 
@@ -493,7 +491,12 @@ impl PyScene {
             motion: Py::new(py, PyMotion(setup.motion))?,
             control: Py::new(py, PyControl(setup.control))?,
             steps: setup.steps,
-            robots: setup.robots.into_iter().map(PyRobotHandle::new).collect(),
+            robots: setup
+                .robots
+                .into_iter()
+                .zip(setup.mjcf)
+                .map(|(robot, mjcf)| PyRobotHandle(robot, mjcf.map(Arc::new)))
+                .collect(),
             objects: setup.object_links.iter().map(|l| l.index()).collect(),
         })
     }
@@ -590,9 +593,10 @@ impl PyRobotHandle {
     fn set_ctrl(&self, control: &mut PyControl, ctrl: Option<Vec<f64>>, dt: f64) -> PyResult<()> {
         let Some(mjcf) = &self.1 else {
             return Err(PyValueError::new_err(format!(
-                "robot {:?} was not added from an MJCF file, so it has no actuators: set the \
-                 Control's kp, kd, position, velocity and force at its dofs instead",
-                self.0.prefix()
+                "the robot at coordinates {:?} did not come from an MJCF file (World.add_mjcf or \
+                 a scene's `mjcf = ...`), so it has no actuators: set the Control's kp, kd, \
+                 position, velocity and force at its dofs instead",
+                self.0.dofs()
             )));
         };
         let own = mjcf.step_control(ctrl.as_deref(), dt).raise()?;

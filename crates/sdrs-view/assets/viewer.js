@@ -119,8 +119,8 @@ function frame(root) {
     grid = new THREE.GridHelper(4 * Math.max(size.x, size.z, radius), 20, 0x8a94a3, 0xc3cad3);
   }
   // The grid lies at the bodies' lowest point or, when a large flat fixed part (the ground
-  // slab) has its top face level with that point, a hair above that face: the bodies' boxes
-  // (loose for rotated parts) can dip below it, and the slab's face would hide a grid there.
+  // slab) has its top face level with that point, a hair above that face: a body resting on
+  // the slab can dip into it by the contact's gap, and the slab's face would hide a grid there.
   groundTop = null;
   groundMargin = 0.05 * radius;
   parts.forEach((part, k) => {

@@ -3,7 +3,7 @@
 use crate::handles::{ObjectHandle, RobotHandle};
 use nalgebra::{Isometry3, Vector3};
 use sdrs_dynamics::{
-    ContactKind, ContactSettings, FrictionSettings, JointKind, Link, LinkId, MassModel,
+    ContactKind, ContactSettings, FrictionSettings, JointKind, Link, LinkId, MassModel, MjcfModel,
     MjcfOptions, Model, Result, Simulator, StepSettings, UrdfOptions, load_mjcf, load_urdf,
 };
 use sdrs_geometry::{ConvexHull, TriMesh};
@@ -190,7 +190,9 @@ impl World {
     /// (tessellated as `options` say) and contact exclusions. Worldbody planes come as
     /// `options.floor` says; leave them out (`floor: None`) when the world has its own ground
     /// ([`World::with_ground`]). Actuators, `qpos0`, the time step and gravity are the MJCF
-    /// file's own business: read them with [`load_mjcf`] (e.g. `initial_state`, `control`).
+    /// file's own business: load it with [`load_mjcf`] and add it with
+    /// [`World::add_mjcf_model_as`] to keep them (e.g. `initial_state`, and `step_control`
+    /// written at the robot's coordinates with [`Control::write_at`]).
     ///
     /// ```
     /// use sdrs::prelude::*;
@@ -225,8 +227,18 @@ impl World {
         options: &MjcfOptions,
         base: Isometry3<f64>,
     ) -> Result<RobotHandle> {
-        let mjcf = load_mjcf(path, options)?;
-        Ok(self.add_robot_as(prefix, mjcf.model.links().to_vec(), base))
+        Ok(self.add_mjcf_model_as(prefix, &load_mjcf(path, options)?, base))
+    }
+
+    /// Adds the robot of a loaded MJCF file (`load_mjcf`) with `prefix` before its names and
+    /// its root at `base`; the file stays yours, for its actuators and `qpos0`.
+    pub fn add_mjcf_model_as(
+        &mut self,
+        prefix: &str,
+        mjcf: &MjcfModel,
+        base: Isometry3<f64>,
+    ) -> RobotHandle {
+        self.add_robot_as(prefix, mjcf.model.links().to_vec(), base)
     }
 
     /// Adds a free rigid object (6 DoF) named `name`, of `mass` kg with the given hull,

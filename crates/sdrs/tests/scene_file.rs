@@ -3,7 +3,7 @@
 
 use nalgebra::{UnitQuaternion, Vector3};
 use sdrs::contact::long_range::FarField;
-use sdrs::dynamics::{ContactKind, Kinematics, NewtonStart, State};
+use sdrs::dynamics::{ContactKind, Control, Kinematics, NewtonStart, State};
 use sdrs::scene::{
     ContactDescription, ContactModelName, JointControlDescription, ObjectDescription,
     PoseDescription, RobotDescription, Scene, SceneDescription, SceneError, ShapeDescription,
@@ -122,6 +122,10 @@ fn robot_from_urdf_and_srdf_with_prefix_group_state_and_object() {
     let scene = Scene::from_str(text).unwrap().with_directory(test_data());
     assert_round_trip(&scene);
     let setup = scene.build().unwrap();
+    assert!(
+        setup.mjcf.len() == 1 && setup.mjcf[0].is_none(),
+        "a URDF robot has no MJCF file"
+    );
     let model = &setup.model;
     let q = |joint: &str| {
         let dof = model.dof_offset(model.joint_link(joint).unwrap());
@@ -764,6 +768,15 @@ fn an_mjcf_robot_feels_its_actuators_under_ctrl_and_its_joint_damper() {
     run(&mut setup, 400);
     let x = setup.motion.state.q[0];
     assert!((x - (0.3 + 2.0 / 50.0)).abs() < 1e-4, "x = {x}");
+
+    // The file comes with the setup: a new ctrl gives what the scene's ctrl would.
+    let file = setup.mjcf[0].as_ref().expect("an MJCF robot's file");
+    let mut again = Control::passive(&setup.model);
+    let offset = setup.robots[0].dofs().start;
+    again
+        .write_at(offset, &file.step_control(Some(&[1.5, 0.3]), dt).unwrap())
+        .unwrap();
+    assert_eq!(again, setup.control);
 
     // Without ctrl every control is 0: the servo holds the block at 0, the damper stays.
     let c = slider_scene("zero", 1.0, MOTOR_AND_SERVO, "")

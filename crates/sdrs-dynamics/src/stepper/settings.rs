@@ -562,15 +562,29 @@ impl Control {
     /// control.write_at(1, &part).unwrap();
     /// assert_eq!(control.kp.as_slice(), &[0.0, 20.0]);
     /// assert!(control.write_at(2, &part).is_err());
+    /// let mut short = part.clone();
+    /// short.kd = nalgebra::DVector::zeros(0);
+    /// assert!(control.write_at(0, &short).is_err());
     /// ```
     pub fn write_at(&mut self, offset: usize, part: &Control) -> Result<()> {
         let n = part.kp.len();
-        if offset + n > self.kp.len() {
-            return Err(DynamicsError::LengthMismatch {
-                what: "control (the coordinates a robot's control is written over)",
-                actual: self.kp.len(),
-                expected: offset + n,
-            });
+        part.check(n)?;
+        let end = offset.saturating_add(n);
+        for (what, v) in [
+            ("kp", &self.kp),
+            ("kd", &self.kd),
+            ("target position", &self.position),
+            ("target velocity", &self.velocity),
+            ("generalized force", &self.force),
+        ] {
+            if v.len() < end {
+                return Err(DynamicsError::InvalidControlSpan {
+                    what,
+                    length: v.len(),
+                    offset,
+                    count: n,
+                });
+            }
         }
         for (whole, own) in [
             (&mut self.kp, &part.kp),

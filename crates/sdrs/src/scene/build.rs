@@ -14,8 +14,8 @@ use sdrs_contact::ipc::potential::Ipc;
 use sdrs_contact::long_range::{FarField, LongRange};
 use sdrs_dynamics::{
     ContactKind, ContactSettings, Control, DynamicsError, JointKind, Link, LinkId, MassModel,
-    MjcfOptions, Model, Motion, Simulator, Srdf, State, StepSettings, UrdfOptions, load_mjcf,
-    load_urdf,
+    MjcfModel, MjcfOptions, Model, Motion, Simulator, Srdf, State, StepSettings, UrdfOptions,
+    load_mjcf, load_urdf,
 };
 use sdrs_geometry::{ConvexHull, GeometryError, TriMesh};
 use std::path::Path;
@@ -40,6 +40,10 @@ pub struct SceneSetup {
     pub steps: Option<usize>,
     /// Each robot's links and coordinates in [`SceneSetup::model`], in the scene's order.
     pub robots: Vec<RobotHandle>,
+    /// Each robot's MJCF file (`None` for a URDF robot), in the scene's order: a new `ctrl`
+    /// for robot `i` is `mjcf[i].step_control(ctrl, dt)` written at `robots[i].dofs().start`
+    /// ([`Control::write_at`]).
+    pub mjcf: Vec<Option<MjcfModel>>,
     /// Each object's link in [`SceneSetup::model`], in the scene's order.
     pub object_links: Vec<LinkId>,
 }
@@ -50,10 +54,15 @@ struct LoadedRobot {
     model: Model,
     srdf: Option<Srdf>,
     start: State,
-    /// What the file itself applies to the joints (an MJCF robot's actuators under the scene's
-    /// `ctrl`, its hinge and slide joints' springs and dampers), before the scene's `control`
-    /// entries.
-    control: Option<Control>,
+    mjcf: Option<MjcfRobot>,
+}
+
+/// An MJCF robot's file and what it applies to the joints (its actuators under the scene's
+/// `ctrl`, its hinge and slide joints' springs and dampers), before the scene's `control`
+/// entries.
+struct MjcfRobot {
+    file: MjcfModel,
+    control: Control,
 }
 
 pub(super) fn build(scene: &Scene) -> Result<SceneSetup> {
@@ -115,6 +124,10 @@ pub(super) fn build(scene: &Scene) -> Result<SceneSetup> {
         motion,
         control,
         steps: d.steps,
+        mjcf: robots
+            .iter()
+            .map(|(_, robot)| robot.mjcf.as_ref().map(|m| m.file.clone()))
+            .collect(),
         robots: robots.into_iter().map(|(handle, _)| handle).collect(),
         object_links: objects,
     })
@@ -302,7 +315,7 @@ fn load_robot(
 ) -> Result<LoadedRobot> {
     let key = KeyPath::entry("robot", i);
     let fail = |field: &str, e: DynamicsError| scene.origin.error(&key.key(field), e);
-    let (model, srdf, mut start, control) = match (&robot.urdf, &robot.mjcf) {
+    let (model, srdf, mut start, mjcf) = match (&robot.urdf, &robot.mjcf) {
         (Some(urdf), None) => load_urdf_robot(scene, &key, robot, urdf, limit_support)?,
         (None, Some(mjcf)) => load_mjcf_robot(scene, &key, robot, mjcf, limit_support)?,
         (urdf, _) => {
@@ -345,12 +358,12 @@ fn load_robot(
         model,
         srdf,
         start,
-        control,
+        mjcf,
     })
 }
 
-/// A robot's model, SRDF, start and the control its file applies.
-type RobotParts = (Model, Option<Srdf>, State, Option<Control>);
+/// A robot's model, SRDF, start and, for an MJCF robot, its file and the control it applies.
+type RobotParts = (Model, Option<Srdf>, State, Option<MjcfRobot>);
 
 /// A robot's model from its URDF `urdf` (with the robot's SRDF, if any) and its neutral
 /// start.
@@ -426,7 +439,12 @@ fn load_mjcf_robot(
     let control = loaded
         .step_control(robot.ctrl.as_deref(), scene.description.dt)
         .map_err(|e| scene.origin.error(&key.key("ctrl"), e))?;
-    Ok((loaded.model, None, start, Some(control)))
+    let model = loaded.model.clone();
+    let mjcf = MjcfRobot {
+        file: loaded,
+        control,
+    };
+    Ok((model, None, start, Some(mjcf)))
 }
 
 /// The DoF of the 1-DoF joint `joint` of `model`.
@@ -474,9 +492,9 @@ fn set_control(
 ) -> Result<()> {
     let description = &scene.description.robots[i];
     let key = KeyPath::entry("robot", i).key("control");
-    if let Some(own) = &robot.control {
+    if let Some(own) = &robot.mjcf {
         control
-            .write_at(offset, own)
+            .write_at(offset, &own.control)
             .map_err(|e| scene.origin.error(&key, e))?;
     }
     let mut entries: Vec<(KeyPath, usize, &JointControlDescription)> = Vec::new();

@@ -48,7 +48,8 @@
 //! speaks of a "co-optimization stage"; the same 300 fixed steps, both blocks): the co-design
 //! then ends at control only's loss or lower, as the best iterate is kept. Draws 0/1/2:
 //! −6.261 → −6.261 m (no better point in 300 iterations), −5.541 → −8.028 m (+44.9%),
-//! −6.823 → −8.811 m (+29.1%); mean −6.21 → −7.70 m (+24%), 76-86 s + 105-131 s.
+//! −6.823 → −8.811 m (+29.1%); mean −6.21 → −7.70 m (+24%), 76-86 s + 105-131 s. Their
+//! MuJoCo replays: −7.126, −8.623 and −10.332 m, within 7-17% of sdrs's.
 //!
 //! `--pitch-base` (the body pitches instead of turning) under the loss as written is no
 //! benchmark: the body turns over and the spider rolls down the slope, −35.150 m (control

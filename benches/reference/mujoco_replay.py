@@ -10,7 +10,11 @@ spider's base hangs by its three prismatic joints and its yaw; every hull is a c
 which MuJoCo collides exactly), adds the slope, drives each joint by a position
 actuator with the same gains (`kp (q* − q) − kd q̇`, plus `kd q̇*` as an applied force: the PD
 of sdrs, `kp (q* − q) + kd (q̇* − q̇)`), runs the horizon with MuJoCo's implicit integrator,
-and prints how far the robot's centre of mass moved along the slope, beside sdrs's distance.
+and prints how far the robot's centre of mass moved along the slope, beside sdrs's distance,
+and whether the robot fell in MuJoCo: the first step at which its root (the floating base,
+`root` in `replay.json`) tipped more than 45° from its starting orientation or sank more than
+15 cm towards the ground (along its normal), the biped example's criterion
+(`sdrs_examples::walker::first_fall`, on flat ground).
 
     cargo run --release -p sdrs-examples --example quadruped
     python3 -m venv target/venv-mujoco && target/venv-mujoco/bin/pip install mujoco
@@ -43,8 +47,10 @@ def quaternion_from_z(normal):
     return [math.cos(half), *(math.sin(half) * axis)]
 
 
-def replay(folder: pathlib.Path) -> tuple[float, float]:
-    """MuJoCo's and sdrs's walking distances (m) for the run in `folder`."""
+def replay(folder: pathlib.Path) -> tuple[float, float, "int | str | None"]:
+    """MuJoCo's and sdrs's walking distances (m) for the run in `folder`, and the step at
+    which the robot fell in MuJoCo (None if it did not; "unknown" for an export without its
+    root)."""
     spec_json = json.loads((folder / "replay.json").read_text())
     spec = mujoco.MjSpec.from_file(str(folder / spec_json["urdf"]))
     spec.option.timestep = spec_json["dt"]
@@ -80,6 +86,12 @@ def replay(folder: pathlib.Path) -> tuple[float, float]:
         masses = model.body_mass[links]
         return (data.xipos[links] * masses[:, None]).sum(0) / masses.sum()
 
+    # Exports before the root was written have none: no fall test for them.
+    root = model.body(spec_json["root"]).id if "root" in spec_json else None
+    normal = np.asarray(ground["normal"], float) / np.linalg.norm(ground["normal"])
+    if root is not None:
+        z0, height0 = data.xmat[root].reshape(3, 3)[:, 2].copy(), float(data.xpos[root] @ normal)
+    fell = None
     start = centre()
     dt = spec_json["dt"]
     for k in range(spec_json["steps"]):
@@ -93,17 +105,24 @@ def replay(folder: pathlib.Path) -> tuple[float, float]:
             data.ctrl[a] = target
             data.qfrc_applied[dof] = joint["kd"] * rate
         mujoco.mj_step(model, data)
+        if root is None:
+            continue
+        z = data.xmat[root].reshape(3, 3)[:, 2]
+        tilt = math.acos(max(-1.0, min(1.0, float(z @ z0))))
+        if fell is None and (tilt > math.pi / 4 or height0 - float(data.xpos[root] @ normal) > 0.15):
+            fell = k + 1
     travel = float((centre() - start) @ direction)
-    return travel, spec_json["sdrs_travel_m"]
+    return travel, spec_json["sdrs_travel_m"], fell if root is not None else "unknown"
 
 
 def main() -> None:
     if len(sys.argv) < 2:
         sys.exit(__doc__)
-    print(f"{'run':<40} {'sdrs (m)':>10} {'MuJoCo (m)':>11}")
+    print(f"{'run':<40} {'sdrs (m)':>10} {'MuJoCo (m)':>11}  MuJoCo: fell")
     for folder in map(pathlib.Path, sys.argv[1:]):
-        theirs, ours = replay(folder)
-        print(f"{folder.name:<40} {ours:>10.3f} {theirs:>11.3f}")
+        theirs, ours, fell = replay(folder)
+        verdict = "no" if fell is None else fell if isinstance(fell, str) else f"at step {fell}"
+        print(f"{folder.name:<40} {ours:>10.3f} {theirs:>11.3f}  {verdict}")
 
 
 if __name__ == "__main__":

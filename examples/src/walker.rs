@@ -869,7 +869,8 @@ impl Walker {
     /// Writes the walker built from design parameters `p` as URDF with OBJ meshes
     /// ([`export_urdf`]) into `folder`, and beside it `replay.json`: what a replay in another
     /// simulator needs (time step, steps, gravity, friction, the slope as a plane through a
-    /// point, the PD gains, and per actuated joint its sine waves `(a, ω, φ)` of
+    /// point, the robot's links and its root (the floating base), the PD gains, and per
+    /// actuated joint its sine waves `(a, ω, φ)` of
     /// [`SineWaves`] under controller `c`, targets taken at the end of each step) and the
     /// distance sdrs walked, `travel`. `benches/reference/mujoco_replay.py` reads it.
     pub fn export(
@@ -933,6 +934,7 @@ impl Walker {
             "ground": { "point": [surface.x, surface.y, surface.z], "normal": [normal.x, normal.y, normal.z] },
             "direction": [self.direction.x, self.direction.y, self.direction.z],
             "links": self.robot.iter().map(|&l| model.links()[l].name.clone()).collect::<Vec<_>>(),
+            "root": model.links()[self.root].name,
             "joints": joints,
             "sdrs_travel_m": travel,
         });

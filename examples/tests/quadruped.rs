@@ -352,6 +352,7 @@ fn an_exported_spider_reloads_with_its_mass_and_its_replay_holds_the_controller(
         serde_json::from_str(&std::fs::read_to_string(&replay).unwrap()).unwrap();
     assert_eq!(spec["steps"], STEPS);
     assert_eq!(spec["sdrs_travel_m"], 1.25);
+    assert_eq!(spec["root"], "body");
     let joints = spec["joints"].as_array().unwrap();
     assert_eq!(joints.len(), walker.dofs.len());
     for (a, joint) in joints.iter().enumerate() {

@@ -43,6 +43,12 @@
 //! 5.5 m), where under `--towards` sdrs walked
 //! up and MuJoCo slid down (below): the loss as written is the reading under which the
 //! optimised gait carries over to another simulator, as the paper's Fig. 22 says it does.
+//! How far it carries depends on MuJoCo's own step, the gaits being chaotic (bounding on one
+//! foot): the same six robots with MuJoCo at 1 ms (`--substeps 10`) move −5.145 / −9.085,
+//! −4.837 / −5.097, −6.877 / −3.752 m (five of six within 1.2 m of sdrs, and draw 0's
+//! co-design again the farther), at 0.5 ms (`--substeps 20`) −3.139 / −3.727, −3.668 /
+//! −4.079, −2.934 / −4.213 m. Every replay goes several metres down the slope, as sdrs does,
+//! at every MuJoCo step; the distances agree within a factor of 1-3.
 //!
 //! `--staged` starts the co-design from the controller control only ended with (the paper
 //! speaks of a "co-optimization stage"; the same 300 fixed steps, both blocks): the co-design

@@ -58,6 +58,10 @@ def main(path):
             quat=b["quat"],
             mass=b["mass"],
             inertia=b["inertia"],
+            # Without it MuJoCo's compiler replaces both by the box geom's (density 1000:
+            # 1.92 kg and a solid box's inertia); the centre of mass is the box's centre.
+            explicitinertial=True,
+            ipos=[0.0, 0.0, 0.0],
         )
         body.add_freejoint()
         body.add_geom(type=mujoco.mjtGeom.mjGEOM_BOX, size=b["half"], friction=friction)

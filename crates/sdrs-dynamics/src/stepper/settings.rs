@@ -570,13 +570,7 @@ impl Control {
         let n = part.kp.len();
         part.check(n)?;
         let end = offset.saturating_add(n);
-        for (what, v) in [
-            ("kp", &self.kp),
-            ("kd", &self.kd),
-            ("target position", &self.position),
-            ("target velocity", &self.velocity),
-            ("generalized force", &self.force),
-        ] {
+        for (what, v) in self.fields() {
             if v.len() < end {
                 return Err(DynamicsError::InvalidControlSpan {
                     what,
@@ -599,15 +593,20 @@ impl Control {
     }
 
     pub(super) fn check(&self, dof: usize) -> Result<()> {
-        for (what, v) in [
+        for (what, v) in self.fields() {
+            check_vector(what, v, dof)?;
+        }
+        Ok(())
+    }
+
+    /// Each vector with the name its errors give it.
+    fn fields(&self) -> [(&'static str, &DVector<f64>); 5] {
+        [
             ("kp", &self.kp),
             ("kd", &self.kd),
             ("target position", &self.position),
             ("target velocity", &self.velocity),
             ("generalized force", &self.force),
-        ] {
-            check_vector(what, v, dof)?;
-        }
-        Ok(())
+        ]
     }
 }

@@ -669,7 +669,8 @@ impl Walker {
 
     /// Minimises the loss from `c` and design `p` (`None`: the base design) for `iterations`
     /// iterations of SDRS eq. 15 with step lengths `control` and `design` (the paper's ᾱ_c,
-    /// ᾱ_d) under `rule` (the paper takes every step, [`StepRule::Fixed`]), wave amplitudes
+    /// ᾱ_d; a control length of 0 holds the controller at `c`) under `rule` (the paper takes
+    /// every step, [`StepRule::Fixed`]), wave amplitudes
     /// within ±`amplitude` rad and vertices within ±`reach` m (and above the [`Walker::floor`]);
     /// `progress` sees every iteration.
     #[allow(clippy::too_many_arguments)]
@@ -686,13 +687,29 @@ impl Walker {
         progress: impl FnMut(&Progress),
     ) -> Result<Run, Box<dyn std::error::Error>> {
         let m = self.objective.design.parameters();
-        let mut blocks = vec![wave_block(
-            self.dofs.len(),
-            self.waves,
-            amplitude,
-            control,
-            self.frequency_unit,
-        )];
+        let mut waves = if control == 0.0 {
+            // Held: a box of the one point `c` (any step length projects onto it).
+            wave_block(
+                self.dofs.len(),
+                self.waves,
+                amplitude,
+                1.0,
+                self.frequency_unit,
+            )
+        } else {
+            wave_block(
+                self.dofs.len(),
+                self.waves,
+                amplitude,
+                control,
+                self.frequency_unit,
+            )
+        };
+        if control == 0.0 {
+            waves.lower = c.clone();
+            waves.upper = c.clone();
+        }
+        let mut blocks = vec![waves];
         let mut start = vec![c];
         if m > 0 {
             let mut block = vertex_block(m, reach, design);

@@ -136,6 +136,34 @@ fn the_papers_loss_as_written_drives_the_spider_down_the_slope() {
 }
 
 #[test]
+fn a_control_step_length_of_zero_moves_the_feet_alone() {
+    // `--feet-only`: the co-design with the controller held where it starts.
+    let walker = quadruped(STEPS, 8)
+        .unwrap()
+        .codesign()
+        .unwrap()
+        .as_written();
+    let c = walker.initial();
+    let run = walker
+        .optimise(
+            c.clone(),
+            None,
+            3,
+            AMPLITUDE,
+            0.0,
+            1e-3,
+            REACH,
+            StepRule::Fixed,
+            |_| {},
+        )
+        .unwrap();
+    assert_eq!(run.controller, c);
+    assert!(run.design.amax() > 0.0, "the feet moved");
+    let (first, last) = (run.history[0], *run.history.last().unwrap());
+    assert!(last < first, "the loss went from {first} to {last}");
+}
+
+#[test]
 fn the_walkers_centre_of_mass_is_the_robots() {
     let walker = quadruped(STEPS, 8).unwrap();
     let model = &walker.objective.model;

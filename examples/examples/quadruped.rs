@@ -352,14 +352,7 @@ fn resolution_rollouts(
             clock.elapsed().as_secs_f64()
         );
         finals.push(*travel.last().unwrap());
-        curves = curves.series(
-            &format!("M = {m}"),
-            travel
-                .iter()
-                .enumerate()
-                .map(|(k, d)| (k as f64, *d))
-                .collect(),
-        );
+        curves = curves.series(&format!("M = {m}"), sdrs_report::indexed(&travel));
     }
     let mean = finals.iter().sum::<f64>() / finals.len() as f64;
     let spread = finals.iter().map(|d| (d - mean).abs()).fold(0.0, f64::max);
@@ -446,14 +439,7 @@ fn mass_ablation(
         let last = *travel.last().ok_or("no states")?;
         println!("{name:<20} travel {last:.4} m under the {label} controller");
         finals.push(last);
-        curves = curves.series(
-            name,
-            travel
-                .iter()
-                .enumerate()
-                .map(|(k, d)| (k as f64, *d))
-                .collect(),
-        );
+        curves = curves.series(name, sdrs_report::indexed(&travel));
     }
     println!(
         "relative difference {:.2}% (paper: -5.063 m vs -5.053 m, 0.19%, under its optimised controller)",

@@ -295,13 +295,11 @@ impl Loss for WalkLoss {
         model: &Model,
         trajectory: &Trajectory,
     ) -> sdrs::diff::Result<(f64, LossGradient)> {
-        let (mut value, mut gradient) = self.paper.evaluate(model, trajectory)?;
-        if self.sign < 0.0 {
-            value = -value;
-            let mut negated = LossGradient::zeros(model, gradient.states.len() - 1);
-            negated.add_scaled(-1.0, &gradient)?;
-            gradient = negated;
-        }
+        // A weighted sum, as `sdrs::diff::Sum` adds its terms.
+        let (v, g) = self.paper.evaluate(model, trajectory)?;
+        let mut value = self.sign * v;
+        let mut gradient = LossGradient::zeros(model, trajectory.steps());
+        gradient.add_scaled(self.sign, &g)?;
         for (weight, corner) in &self.upright {
             let (v, g) = corner.evaluate(model, trajectory)?;
             value += weight * v;
@@ -687,25 +685,17 @@ impl Walker {
         progress: impl FnMut(&Progress),
     ) -> Result<Run, Box<dyn std::error::Error>> {
         let m = self.objective.design.parameters();
-        let mut waves = if control == 0.0 {
-            // Held: a box of the one point `c` (any step length projects onto it).
-            wave_block(
-                self.dofs.len(),
-                self.waves,
-                amplitude,
-                1.0,
-                self.frequency_unit,
-            )
-        } else {
-            wave_block(
-                self.dofs.len(),
-                self.waves,
-                amplitude,
-                control,
-                self.frequency_unit,
-            )
-        };
-        if control == 0.0 {
+        let held = control == 0.0;
+        let radius = if held { 1.0 } else { control };
+        let mut waves = wave_block(
+            self.dofs.len(),
+            self.waves,
+            amplitude,
+            radius,
+            self.frequency_unit,
+        );
+        if held {
+            // A box of the one point `c`: any step length projects onto it.
             waves.lower = c.clone();
             waves.upper = c.clone();
         }

@@ -118,17 +118,18 @@ pub(super) fn build(scene: &Scene) -> Result<SceneSetup> {
             .with_body_velocity(&model, link, v, w, d.dt)
             .map_err(|e| origin.error(&key.key("velocity"), e))?;
     }
+    let (handles, mjcf) = robots
+        .into_iter()
+        .map(|(handle, robot)| (handle, robot.mjcf.map(|m| m.file)))
+        .unzip();
     Ok(SceneSetup {
         model,
         simulator,
         motion,
         control,
         steps: d.steps,
-        mjcf: robots
-            .iter()
-            .map(|(_, robot)| robot.mjcf.as_ref().map(|m| m.file.clone()))
-            .collect(),
-        robots: robots.into_iter().map(|(handle, _)| handle).collect(),
+        robots: handles,
+        mjcf,
         object_links: objects,
     })
 }

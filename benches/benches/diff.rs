@@ -25,6 +25,10 @@
 //! - `chain_reach`: one rollout of H = 250 steps and one adjoint pass over it, for the
 //!   chain-reach co-design scene (25 DoF), with every step's blocks recorded and with states
 //!   only (blocks recomputed in the backward pass).
+//! - `gather_window`: one evaluation (rollout and adjoint) of the first receding-horizon
+//!   window of the long-range paper's Gather at its scale (10 cubes, the rod and the ground
+//!   under long-range contact and friction with the counted far field), 8 frames of the
+//!   trivial plan: the unit of work of `long_range_tabletop gather --full`.
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use nalgebra::DVector;
@@ -33,6 +37,8 @@ use sdrs_diff::{LossGradient, Recording, adjoint, rollout_policy, step_jacobian}
 use sdrs_dynamics::scenes::{billiards, rotating_chains};
 use sdrs_dynamics::{Control, Motion, Simulator, State, StepSettings};
 use sdrs_examples::chain_reach::{STEPS, chain_reach};
+use sdrs_examples::long_range::gather::gather;
+use sdrs_examples::long_range::tabletop::{Contact, counted_far_field};
 
 fn bench_jacobian(c: &mut Criterion) {
     let mut group = c.benchmark_group("step_jacobian");
@@ -232,12 +238,32 @@ fn bench_chain_reach(c: &mut Criterion) {
     group.finish();
 }
 
+fn bench_gather_window(c: &mut Criterion) {
+    let mut group = c.benchmark_group("gather_window");
+    group.sample_size(10);
+    let frames = 8;
+    let mut task = gather(10, frames, Contact::LongRange).expect("task");
+    let contact = task.settings.contact.take().expect("long-range contact");
+    task.settings.contact = Some(counted_far_field(contact).expect("long-range settings"));
+    let plan = task.policy.initial();
+    let design = DVector::zeros(0);
+    group.bench_function(BenchmarkId::new("evaluate", frames), |b| {
+        b.iter(|| {
+            task.evaluate(&plan, &design)
+                .expect("the window evaluates")
+                .loss
+        })
+    });
+    group.finish();
+}
+
 criterion_group!(
     benches,
     bench_jacobian,
     bench_jacobian_robots,
     bench_factor_step,
     bench_jacobian_contact,
-    bench_chain_reach
+    bench_chain_reach,
+    bench_gather_window
 );
 criterion_main!(benches);

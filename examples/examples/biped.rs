@@ -18,7 +18,7 @@
 //!
 //! `cargo run --release -p sdrs-examples --example biped -- [--iterations N] [--steps H]
 //! [--stages K] [--upright W] [--progress V] [--gait A [--gait-omega W] [--gait-offset F]]
-//! [--reach M] [--trust-region] [--calibrated-contact] [--towards] [--hertz]`
+//! [--reach M] [--trust-region] [--calibrated-contact] [--towards] [--hertz] [--draw K]`
 
 use clap::Parser;
 use sdrs::prelude::*;
@@ -83,6 +83,10 @@ struct Args {
     /// Read the wave frequencies as Hz instead of rad/s (`Walker::in_hertz`).
     #[arg(long)]
     hertz: bool,
+    /// Start from this draw of the wave distributions (`Walker::initial_drawn`; 0, the
+    /// default, is the measured tables' start).
+    #[arg(long, default_value_t = 0)]
+    draw: usize,
     /// Minimise `|COM(θ^H) − (0, 3, 0)|²`, walking to the goal along +y, instead of the
     /// paper's loss as written, `R = −|COM(θ^H) − (0, 3, 0)|²` (`Walker::as_written`, the
     /// default), which drives the biped away from it.
@@ -193,8 +197,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let staged = |walker: &Walker, label: &str| -> Result<(Run, f64), Box<dyn std::error::Error>> {
         let (mut c, mut p) = (
             match args.gait {
-                Some(a) => gait_start(walker, a, args.gait_omega, args.gait_offset)?,
-                None => walker.initial(),
+                Some(a) => gait_start(walker, args.draw, a, args.gait_omega, args.gait_offset)?,
+                None => walker.initial_drawn(args.draw),
             },
             None,
         );

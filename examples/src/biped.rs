@@ -272,13 +272,15 @@ pub fn biped_links(segments: usize) -> Result<Vec<Link>, Box<dyn std::error::Err
     Ok(links)
 }
 
-/// The controller's start with a stepping rhythm: the waves ([`Walker::initial`]) with
+/// The controller's start with a stepping rhythm: draw `draw` of the waves
+/// ([`Walker::initial_drawn`]; 0 is [`Walker::initial`]) with
 /// the first wave of each hip replaced by one of amplitude `amplitude` (rad) at `omega`
 /// (rad/s), the right hip's phase `offset` (rad) behind the left's (π: the legs alternate;
 /// 0: they swing together). The wave must lie in the controller's box (|amplitude| within
 /// [`AMPLITUDE`], ω in [1.2, 7] rad/s, `offset` in [0, 2π]), else an error.
 pub fn gait_start(
     walker: &Walker,
+    draw: usize,
     amplitude: f64,
     omega: f64,
     offset: f64,
@@ -299,7 +301,7 @@ pub fn gait_start(
         )
         .into());
     }
-    let mut c = walker.initial();
+    let mut c = walker.initial_drawn(draw);
     let per_dof = 3 * walker.waves;
     // The hips are the first DoF of each leg (hip, knee, ankle).
     for (hip, phase) in [(0, 0.0), (3, -offset)] {

@@ -326,7 +326,7 @@ fn the_loss_as_written_negates_the_controller_and_foot_gradients() {
 fn the_gait_start_sets_the_hips_first_waves_and_keeps_the_rest() {
     let walker = biped(STEPS).unwrap();
     let random = walker.initial();
-    let c = gait_start(&walker, 0.2, 5.0, PI).unwrap();
+    let c = gait_start(&walker, 0, 0.2, 5.0, PI).unwrap();
     // 3 parameters per wave, 4 waves per DoF; the hips are DoFs 0 and 3.
     let (left, right) = (0, 3 * 3 * walker.waves);
     assert_eq!([c[left], c[left + 1], c[left + 2]], [0.2, 5.0, 0.0]);
@@ -336,10 +336,10 @@ fn the_gait_start_sets_the_hips_first_waves_and_keeps_the_rest() {
         assert_eq!(c[k], random[k], "parameter {k}");
     }
     // Outside the controller's box: an error, not a start the optimiser would reject.
-    assert!(gait_start(&walker, 0.7, 5.0, PI).is_err());
-    assert!(gait_start(&walker, 0.2, 8.0, PI).is_err());
-    assert!(gait_start(&walker, 0.2, 5.0, -1.0).is_err());
-    assert!(gait_start(&walker, f64::NAN, 5.0, PI).is_err());
+    assert!(gait_start(&walker, 0, 0.7, 5.0, PI).is_err());
+    assert!(gait_start(&walker, 0, 0.2, 8.0, PI).is_err());
+    assert!(gait_start(&walker, 0, 0.2, 5.0, -1.0).is_err());
+    assert!(gait_start(&walker, 0, f64::NAN, 5.0, PI).is_err());
 }
 
 #[test]

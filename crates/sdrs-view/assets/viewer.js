@@ -167,6 +167,14 @@ function render(now) {
   requestAnimationFrame(render);
 }
 
+// The y axis's end labels: 3 significant digits, more while they would read the same for
+// different values (a loss that falls from 2.3775 to 2.3774 is not labelled 2.38 at both ends).
+function rangeLabels(low, high) {
+  let digits = 3;
+  while (digits < 15 && low !== high && low.toPrecision(digits) === high.toPrecision(digits)) digits += 1;
+  return [low.toPrecision(digits), high.toPrecision(digits)];
+}
+
 function plot(svg, points) {
   const ns = 'http://www.w3.org/2000/svg';
   const finite = points.filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y));
@@ -188,8 +196,9 @@ function plot(svg, points) {
   const sy = (y) => 128 - (y1 > y0 ? (y - y0) / (y1 - y0) : 0.5) * 116;
   add('line', { x1: 36, y1: 128, x2: 232, y2: 128, stroke: '#99a' });
   add('line', { x1: 36, y1: 12, x2: 36, y2: 128, stroke: '#99a' });
-  add('text', { x: 2, y: 16, 'font-size': 9, fill: '#555' }, y1.toPrecision(3));
-  add('text', { x: 2, y: 128, 'font-size': 9, fill: '#555' }, y0.toPrecision(3));
+  const [low, high] = rangeLabels(y0, y1);
+  add('text', { x: 2, y: 16, 'font-size': 9, fill: '#555', class: 'y-high' }, high);
+  add('text', { x: 2, y: 128, 'font-size': 9, fill: '#555', class: 'y-low' }, low);
   add('text', { x: 36, y: 139, 'font-size': 9, fill: '#555' }, String(x0));
   add('text', { x: 232, y: 139, 'font-size': 9, fill: '#555', 'text-anchor': 'end' }, String(x1));
   add('polyline', { points: finite.map(([x, y]) => `${sx(x)},${sy(y)}`).join(' '), fill: 'none', stroke: '#2a6fdb', 'stroke-width': 1.5 });

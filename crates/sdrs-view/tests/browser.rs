@@ -261,6 +261,53 @@ fn chromium_draws_the_first_and_last_frames() {
     );
 }
 
+/// The text of the element of class `class` inside the page's plot `id` (in the DOM `dom`).
+fn plot_label(dom: &str, id: &str, class: &str) -> String {
+    let start = dom
+        .find(&format!(r#"<svg id="{id}""#))
+        .unwrap_or_else(|| panic!("no plot {id} in the page"));
+    let plot = &dom[start..start + dom[start..].find("</svg>").expect("the plot ends")];
+    let at = plot
+        .find(&format!(r#"class="{class}">"#))
+        .unwrap_or_else(|| panic!("no label {class} in plot {id}: {plot}"));
+    let text = &plot[at + class.len() + 9..];
+    text[..text.find('<').expect("the label ends")].to_owned()
+}
+
+#[test]
+fn a_loss_that_changes_in_its_fifth_digit_gets_two_different_axis_labels() {
+    if !browser_available() {
+        return;
+    }
+    let dir = out_dir();
+    // (loss from, to, the labels expected at the low and high ends)
+    let cases = [
+        // A receding-horizon window's loss (the long-range gather example): 2.38 at both ends
+        // before the labels took more digits.
+        ((2.3775, 2.37742), ("2.3774", "2.3775")),
+        // A loss that halves keeps 3 digits.
+        ((4.0, 0.5), ("0.500", "4.00")),
+    ];
+    for (k, ((from, to), (low, high))) in cases.into_iter().enumerate() {
+        let page = dir.join(format!("axis_labels_{k}.html"));
+        Viewer::new(&two_box_glb(1.0, 2.0), "axis labels")
+            .unwrap()
+            .with_loss(vec![(0.0, from), (1.0, to)])
+            .unwrap()
+            .write_html(&page)
+            .unwrap();
+        let dom = chromium(&page, "t=first", &["--dump-dom".to_owned()]);
+        assert_eq!(
+            (
+                plot_label(&dom, "loss", "y-low"),
+                plot_label(&dom, "loss", "y-high")
+            ),
+            (low.to_owned(), high.to_owned()),
+            "the loss plot's labels for a loss from {from} to {to}"
+        );
+    }
+}
+
 #[test]
 fn the_camera_follows_a_small_body_that_travels_far() {
     if !browser_available() {

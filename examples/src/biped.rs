@@ -42,6 +42,37 @@
 //! starting feet. But nothing walks: the co-designs end within 11 cm of the start, against the
 //! paper's −7.666 m. Every trajectory is collision-free (smallest gaps 1.8-1.9 cm).
 //!
+//! **Ten starting controllers** (`biped -- --draw K`, K = 0-9, the defaults otherwise;
+//! 2026-11-28, one thread each, 23-30 s control only and 37-46 s co-design per draw):
+//!
+//! | draw | control only: distance, fall | co-design: distance, fall | co-design's controller, starting feet |
+//! |---|---|---|---|
+//! | 0 | 0.376 m, step 352 | −0.091 m, no | 0.475 m, step 216 |
+//! | 1 | −0.151 m, no | 0.007 m, no | 0.466 m, step 116 |
+//! | 2 | −0.076 m, no | −0.079 m, no | 0.474 m, step 216 |
+//! | 3 | −0.481 m, step 314 | −0.049 m, no | 0.469 m, step 135 |
+//! | 4 | −0.062 m, no | −0.019 m, no | 0.474 m, step 177 |
+//! | 5 | −0.029 m, no | −0.082 m, no | −0.472 m, step 139 |
+//! | 6 | −0.081 m, no | −0.036 m, no | 0.464 m, step 108 |
+//! | 7 | −0.074 m, no | 0.483 m, step 339 | 0.473 m, step 145 |
+//! | 8 | −0.464 m, step 333 | −0.026 m, no | 0.475 m, step 140 |
+//! | 9 | 0.169 m, step 384 | −0.042 m, no | 0.473 m, step 140 |
+//!
+//! The co-design stays up in 9 of 10 draws, control only in 6 of 10, and the co-designed
+//! controller falls on the starting feet in all 10 (steps 108-216): the feet's change is what
+//! keeps that controller up, in every draw, as the paper says; "control only cannot balance"
+//! holds in 4 draws of 10. Nothing walks: the runs that stay up end within 15 cm of the start
+//! (the co-designs within 9.1 cm), and those that fall lie 0.17-0.48 m away. Every trajectory
+//! is collision-free (smallest gaps 1.79-1.92 cm). The same day, one option changed:
+//!
+//! - a stepping start with the legs in phase and the progress term (`--progress 1 --gait 0.2
+//!   --gait-offset 0 --draw K`, K = 0-4): all ten runs stand (control only −0.081 to
+//!   −0.101 m, co-design −0.008 to −0.096 m), and the co-designed controller falls on the
+//!   starting feet in all five draws (steps 148-342);
+//! - `--reach 0.05` (draw 0): the default run to the digit (no foot vertex moves 2 cm);
+//! - `--iterations 1200` (draw 0; 72 s and 111 s): control only falls at step 373 (0.482 m),
+//!   the co-design stands (−0.006 m), its controller falls on the starting feet at step 249.
+//!
 //! In MuJoCo (`benches/reference/mujoco_replay.py` on the default run's exports, which
 //! reports a fall by the same 45° / 15 cm test) both robots fall: control only at step 21,
 //! co-design at step 54; with every wave's amplitude set to 0 (standing still under PD) the

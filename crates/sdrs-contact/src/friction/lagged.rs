@@ -20,7 +20,7 @@ use super::{FrictionCache, FrictionFrame, Lagged, PlaneFriction};
 use crate::barrier::barrier;
 use crate::error::Result;
 use crate::model::{Order, PairContact, VertexDerivatives};
-use nalgebra::{Isometry3, Matrix3, SMatrix, SVector, Vector2, Vector3, Vector4};
+use nalgebra::{Isometry3, Matrix2, Matrix3, SMatrix, SVector, Vector2, Vector3, Vector4};
 use sdrs_geometry::twist::{Matrix12, Vector12};
 
 /// Rows of a sensitivity: the step-(t+1) gradient `G` (12), `Z = ∂U*/∂z` (3) and `U*` (1).
@@ -103,6 +103,12 @@ struct PointState<'a> {
     w: Vector2<f64>,
     /// The optimal plane rotation rate `ω`.
     omega: f64,
+    /// `ρ = √(|w|² + ε_v)`, the damping direction `φ = a w/ρ`, its derivative
+    /// `C = ∂φ/∂w` and the force `B φ/Δt` on the point (constant over the variations).
+    rho: f64,
+    phi: Vector2<f64>,
+    curvature: Matrix2<f64>,
+    force: Vector3<f64>,
 }
 
 impl PlaneFriction {
@@ -158,6 +164,9 @@ impl PlaneFriction {
                     .and_then(|s| barrier(p.distance, s))
                     .unwrap_or_default();
                 let y = poses[p.body] * p.local;
+                let w = d - l.spin * solved.z.z - solved.z.xy();
+                let rho = (w.norm_squared() + self.velocity_epsilon).sqrt();
+                let phi = w * (l.weight / rho);
                 PointState {
                     lagged: l,
                     sign: [-1.0, 1.0][p.body],
@@ -166,8 +175,13 @@ impl PlaneFriction {
                     normal_force: p.normal_force,
                     displacement: y.coords - p.position,
                     arm: y.coords - poses[p.body].translation.vector,
-                    w: d - l.spin * solved.z.z - solved.z.xy(),
+                    w,
                     omega: solved.z.z,
+                    rho,
+                    phi,
+                    curvature: (Matrix2::identity() / rho - w * w.transpose() / rho.powi(3))
+                        * l.weight,
+                    force: frame.basis() * phi / self.dt,
                 }
             })
             .collect();
@@ -291,15 +305,11 @@ impl PlaneFriction {
         let d_spin = d_basis.transpose() * unit.cross(&l.lever)
             + basis.transpose() * (d_unit.cross(&l.lever) + unit.cross(&delta.position_t));
         // w = d − u − ω spin at fixed (u, ω); φ = a w/ρ, ∂φ/∂w = C.
-        let w = state.w;
-        let rho = (w.norm_squared() + self.velocity_epsilon).sqrt();
-        let phi = w * (l.weight / rho);
-        let curvature =
-            (nalgebra::Matrix2::identity() / rho - w * w.transpose() / rho.powi(3)) * l.weight;
+        let (w, rho, phi) = (state.w, state.rho, state.phi);
         let dw = d_slip - d_spin * state.omega;
-        let d_phi = w / rho * d_weight + curvature * dw;
+        let d_phi = w / rho * d_weight + state.curvature * dw;
         // G_b = [F; r × F] with F = B φ / Δt; Z = −[φ; spin·φ]; U* = a ρ.
-        let force = basis * phi / self.dt;
+        let force = state.force;
         let d_force_vec = (d_basis * phi + basis * d_phi) / self.dt;
         let mut out = Outputs::zeros();
         let row = 6 * l.body;

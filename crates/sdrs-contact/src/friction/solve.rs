@@ -30,9 +30,39 @@ fn eigen_pseudo_inverse(h: &Matrix3<f64>) -> Matrix3<f64> {
 /// positive definite, or too close to singular to tell), for the eigendecomposition to decide.
 /// A 3x3 Cholesky is a tenth of the cost of the eigendecomposition.
 fn certified_inverse(h: &Matrix3<f64>) -> Option<Matrix3<f64>> {
-    let inverse = h.cholesky()?.inverse();
+    let inverse = cholesky_inverse(h)?;
     let bound = inverse.norm() * h.trace();
     (bound.is_finite() && bound < 1e12).then_some(inverse)
+}
+
+/// `h⁻¹ = L⁻ᵀ L⁻¹` from the Cholesky factor `h = L Lᵀ` (lower triangle read), written out for
+/// this size: the friction solve inverts a 3x3 Hessian at every step and for every
+/// derivative, and nalgebra's generic factor and inverse cost several times this. `None`
+/// unless every pivot is positive.
+fn cholesky_inverse(h: &Matrix3<f64>) -> Option<Matrix3<f64>> {
+    let pivot = |d: f64| (d > 0.0).then(|| d.sqrt());
+    let l00 = pivot(h[(0, 0)])?;
+    let (l10, l20) = (h[(1, 0)] / l00, h[(2, 0)] / l00);
+    let l11 = pivot(h[(1, 1)] - l10 * l10)?;
+    let l21 = (h[(2, 1)] - l20 * l10) / l11;
+    let l22 = pivot(h[(2, 2)] - l20 * l20 - l21 * l21)?;
+    // M = L⁻¹, lower triangular.
+    let (m00, m11, m22) = (1.0 / l00, 1.0 / l11, 1.0 / l22);
+    let m10 = -l10 * m00 * m11;
+    let m21 = -l21 * m11 * m22;
+    let m20 = -(l20 * m00 + l21 * m10) * m22;
+    // (Mᵀ M)_ij = Σ_{k ≥ max(i, j)} M_ki M_kj.
+    let (a00, a11, a22) = (
+        m00 * m00 + m10 * m10 + m20 * m20,
+        m11 * m11 + m21 * m21,
+        m22 * m22,
+    );
+    let (a10, a20, a21) = (m11 * m10 + m21 * m20, m22 * m20, m22 * m21);
+    Some(Matrix3::new(
+        a00, a10, a20, //
+        a10, a11, a21, //
+        a20, a21, a22,
+    ))
 }
 
 /// The minimiser of `g·s + ½ sᵀHs` over `|s| ≤ radius` for a symmetric positive
@@ -116,6 +146,24 @@ mod tests {
             let eigen = eigen_pseudo_inverse(&h);
             assert!((fast - eigen).norm() < 1e-10 * eigen.norm(), "seed {seed}");
         }
+    }
+
+    #[test]
+    fn the_written_out_cholesky_inverse_is_nalgebras() {
+        for seed in 0..50 {
+            let h = with_spectrum(seed, [3.0, 0.5, 1e-6 * (1 + seed) as f64]);
+            let ours = super::cholesky_inverse(&h).expect("positive definite");
+            let theirs = h.cholesky().expect("positive definite").inverse();
+            assert!(
+                (ours - theirs).norm() < 1e-12 * theirs.norm(),
+                "seed {seed}"
+            );
+            assert_eq!(ours, ours.transpose());
+        }
+        // Indefinite: neither factors.
+        let h = with_spectrum(7, [2.0, 1.0, -1e-3]);
+        assert!(super::cholesky_inverse(&h).is_none() && h.cholesky().is_none());
+        assert!(super::cholesky_inverse(&-Matrix3::identity()).is_none());
     }
 
     #[test]

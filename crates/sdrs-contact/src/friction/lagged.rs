@@ -20,7 +20,7 @@ use super::{FrictionCache, FrictionFrame, Lagged, PlaneFriction};
 use crate::barrier::barrier;
 use crate::error::Result;
 use crate::model::{Order, PairContact, VertexDerivatives};
-use nalgebra::{Isometry3, Matrix2, Matrix3, SMatrix, SVector, Vector2, Vector3, Vector4};
+use nalgebra::{Isometry3, Matrix2, Matrix3, Matrix4, SMatrix, SVector, Vector2, Vector3};
 use sdrs_geometry::twist::{Matrix12, Vector12};
 
 /// Rows of a sensitivity: the step-(t+1) gradient `G` (12), `Z = ∂U*/∂z` (3) and `U*` (1).
@@ -41,47 +41,66 @@ pub struct LaggedContact {
     pub step_mixed: Matrix12,
 }
 
-/// A change of one point's lagged inputs.
-struct Variation {
+/// `N` changes of one point's lagged inputs, one per column.
+struct Variations<const N: usize> {
     /// Of its step-t world position `y^t`.
-    position_t: Vector3<f64>,
+    position_t: SMatrix<f64, 3, N>,
     /// Of its step-(t+1) world position (and so of its arm from the body origin).
-    position: Vector3<f64>,
+    position: SMatrix<f64, 3, N>,
     /// Of the step-t plane `(n, o)`.
-    plane: Vector4<f64>,
+    plane: SMatrix<f64, 4, N>,
     /// Of its normal force, besides what a plane barrier's force does with the plane and the
     /// position (triangle-pair frames, whose forces depend on all six corners).
-    force: f64,
+    force: SMatrix<f64, 1, N>,
 }
 
-impl Variation {
-    fn of_position_t(k: usize) -> Self {
-        Self {
-            position_t: Vector3::ith(k, 1.0),
-            ..Self::none()
-        }
-    }
-
-    fn of_plane(k: usize) -> Self {
-        Self {
-            plane: Vector4::ith(k, 1.0),
-            ..Self::none()
-        }
-    }
-
-    fn of_force() -> Self {
-        Self {
-            force: 1.0,
-            ..Self::none()
-        }
-    }
-
+impl<const N: usize> Variations<N> {
     fn none() -> Self {
         Self {
-            position_t: Vector3::zeros(),
-            position: Vector3::zeros(),
-            plane: Vector4::zeros(),
-            force: 0.0,
+            position_t: SMatrix::zeros(),
+            position: SMatrix::zeros(),
+            plane: SMatrix::zeros(),
+            force: SMatrix::zeros(),
+        }
+    }
+}
+
+impl Variations<3> {
+    /// Of each coordinate of the step-t position.
+    fn of_position_t() -> Self {
+        Self {
+            position_t: Matrix3::identity(),
+            ..Self::none()
+        }
+    }
+
+    /// Of a local vertex along each axis: its step-t and step-(t+1) world positions move by
+    /// the columns of the two rotations.
+    fn of_local(rotation_t: Matrix3<f64>, rotation: Matrix3<f64>) -> Self {
+        Self {
+            position_t: rotation_t,
+            position: rotation,
+            ..Self::none()
+        }
+    }
+}
+
+impl Variations<4> {
+    /// Of each coordinate of the plane.
+    fn of_plane() -> Self {
+        Self {
+            plane: Matrix4::identity(),
+            ..Self::none()
+        }
+    }
+}
+
+impl Variations<1> {
+    /// Of the normal force.
+    fn of_force() -> Self {
+        Self {
+            force: SMatrix::<f64, 1, 1>::new(1.0),
+            ..Self::none()
         }
     }
 }
@@ -188,17 +207,14 @@ impl PlaneFriction {
         // Every point responds to the plane: sum those responses once.
         let mut plane = SMatrix::<f64, 16, 4>::zeros();
         for (state, p) in states.iter().zip(frame.points()) {
-            for k in 0..4 {
-                let mut column = plane.column_mut(k);
-                column += self.variation(frame, state, p.position, &Variation::of_plane(k));
-            }
+            plane += self.variations(frame, state, p.position, &Variations::of_plane());
         }
         // Triangle-pair forces move with every corner: the response to each point's force,
         // and `through_forces(m, δy)`, the response to moving point m's step-t position by δy.
         let by_force: Vec<Outputs> = states
             .iter()
             .zip(frame.points())
-            .map(|(state, p)| self.variation(frame, state, p.position, &Variation::of_force()))
+            .map(|(state, p)| self.variations(frame, state, p.position, &Variations::of_force()))
             .collect();
         let through_forces = |m: usize, dy: &Vector3<f64>| -> Outputs {
             match frame.forces() {
@@ -213,13 +229,11 @@ impl PlaneFriction {
         let mut step: SMatrix<f64, 16, 12> = plane * frame.plane_pose_derivative();
         for (m, (state, p)) in states.iter().zip(frame.points()).enumerate() {
             let r_t = p.position - frame.poses()[p.body].translation.vector;
-            let mut by_position = SMatrix::<f64, 16, 3>::zeros();
+            let mut by_position =
+                self.variations(frame, state, p.position, &Variations::of_position_t());
             for k in 0..3 {
-                by_position.set_column(
-                    k,
-                    &(self.variation(frame, state, p.position, &Variation::of_position_t(k))
-                        + through_forces(m, &Vector3::ith(k, 1.0))),
-                );
+                let mut column = by_position.column_mut(k);
+                column += through_forces(m, &Vector3::ith(k, 1.0));
             }
             let mut cols = step.fixed_view_mut::<16, 6>(0, 6 * p.body);
             let mut v = cols.fixed_view_mut::<16, 3>(0, 0);
@@ -243,18 +257,12 @@ impl PlaneFriction {
         for (state, p) in states.iter().zip(hull_points) {
             let rotation_t: Matrix3<f64> = frame.poses()[p.body].rotation.into();
             let rotation: Matrix3<f64> = poses[p.body].rotation.into();
+            let own = Variations::of_local(rotation_t, rotation);
+            let s = self.variations(frame, state, p.position, &own) + plane * p.plane_derivative;
             let mut gradient = Vector3::zeros();
             let mut mixed = SMatrix::<f64, 12, 3>::zeros();
             for k in 0..3 {
-                let (dy_t, dy) = (rotation_t.column(k), rotation.column(k));
-                let own = Variation {
-                    position_t: dy_t.into_owned(),
-                    position: dy.into_owned(),
-                    ..Variation::none()
-                };
-                let s = self.variation(frame, state, p.position, &own)
-                    + plane * p.plane_derivative.column(k);
-                let (g, v) = total(&s);
+                let (g, v) = total(&s.column(k).into_owned());
                 mixed.set_column(k, &g);
                 gradient[k] = v;
             }
@@ -272,53 +280,61 @@ impl PlaneFriction {
         })
     }
 
-    /// The first-order change of one point's contribution to `(G, Z, U*)` under `delta`, at
-    /// fixed plane velocity. `position_t` is the point's step-t world position.
-    fn variation(
+    /// The first-order changes of one point's contribution to `(G, Z, U*)` under the columns
+    /// of `delta`, at fixed plane velocity (the change is linear in `delta`: all columns are
+    /// taken in one pass). `position_t` is the point's step-t world position.
+    fn variations<const N: usize>(
         &self,
         frame: &FrictionFrame,
         state: &PointState,
         position_t: Vector3<f64>,
-        delta: &Variation,
-    ) -> Outputs {
+        delta: &Variations<N>,
+    ) -> SMatrix<f64, 16, N> {
         let plane = frame.plane();
         let n = plane.xyz();
         let n_norm = n.norm();
         let unit = frame.normal();
         let basis = frame.basis();
-        let (dn, d_offset) = (delta.plane.xyz(), delta.plane.w);
+        let dn = delta.plane.fixed_rows::<3>(0);
         let l = state.lagged;
         // Normal force f = −κ P'(q) |n| with q = σ (n·y^t + o) for a plane barrier (plus any
         // explicit change), and the weight a = μΔt A_ε(f).
-        let dq = state.sign * (dn.dot(&position_t) + d_offset + n.dot(&delta.position_t));
-        let d_force =
-            delta.force - frame.stiffness() * (state.d2 * n_norm * dq + state.d1 * unit.dot(&dn));
+        let dq = (position_t.transpose() * dn
+            + delta.plane.fixed_rows::<1>(3)
+            + n.transpose() * delta.position_t)
+            * state.sign;
+        let d_force = delta.force
+            - (dq * (state.d2 * n_norm) + unit.transpose() * dn * state.d1) * frame.stiffness();
         let f = state.normal_force;
-        let d_weight = self.mu * self.dt * f / (f * f + self.force_epsilon).sqrt() * d_force;
-        // Unit normal and parallel-transported basis.
-        let d_unit = (dn - unit * unit.dot(&dn)) / n_norm;
-        let d_basis = -unit * (d_unit.transpose() * basis);
+        let d_weight = d_force * (self.mu * self.dt * f / (f * f + self.force_epsilon).sqrt());
+        // Unit normal and parallel-transported basis, δB = −n̂ (δn̂ᵀ B): per column
+        // δBᵀ v = −(Bᵀ δn̂)(n̂·v) and δB φ = −n̂ (δn̂·Bφ).
+        let d_unit = (dn - unit * (unit.transpose() * dn)) / n_norm;
+        let bt_d_unit = basis.transpose() * d_unit;
         // Slip d = Bᵀ(y − y^t)/Δt and spin = Bᵀ(n̂ × (y^t − c)).
-        let d_slip = (d_basis.transpose() * state.displacement
+        let d_slip = (-bt_d_unit * unit.dot(&state.displacement)
             + basis.transpose() * (delta.position - delta.position_t))
             / self.dt;
-        let d_spin = d_basis.transpose() * unit.cross(&l.lever)
-            + basis.transpose() * (d_unit.cross(&l.lever) + unit.cross(&delta.position_t));
+        let d_spin = -bt_d_unit * unit.dot(&unit.cross(&l.lever))
+            + basis.transpose()
+                * (-l.lever.cross_matrix() * d_unit + unit.cross_matrix() * delta.position_t);
         // w = d − u − ω spin at fixed (u, ω); φ = a w/ρ, ∂φ/∂w = C.
-        let (w, rho, phi) = (state.w, state.rho, state.phi);
+        let (rho, phi) = (state.rho, state.phi);
         let dw = d_slip - d_spin * state.omega;
-        let d_phi = w / rho * d_weight + state.curvature * dw;
+        let d_phi = state.w / rho * d_weight + state.curvature * dw;
         // G_b = [F; r × F] with F = B φ / Δt; Z = −[φ; spin·φ]; U* = a ρ.
-        let force = state.force;
-        let d_force_vec = (d_basis * phi + basis * d_phi) / self.dt;
-        let mut out = Outputs::zeros();
+        let d_force_vec = (-unit * ((basis * phi).transpose() * d_unit) + basis * d_phi) / self.dt;
+        let mut out = SMatrix::<f64, 16, N>::zeros();
         let row = 6 * l.body;
         out.fixed_rows_mut::<3>(row).copy_from(&d_force_vec);
-        out.fixed_rows_mut::<3>(row + 3)
-            .copy_from(&(state.arm.cross(&d_force_vec) + delta.position.cross(&force)));
+        out.fixed_rows_mut::<3>(row + 3).copy_from(
+            &(state.arm.cross_matrix() * d_force_vec - state.force.cross_matrix() * delta.position),
+        );
         out.fixed_rows_mut::<2>(Z_ROWS).copy_from(&-d_phi);
-        out[Z_ROWS + 2] = -(d_spin.dot(&phi) + l.spin.dot(&d_phi));
-        out[VALUE_ROW] = rho * d_weight + phi.dot(&dw);
+        out.fixed_rows_mut::<1>(Z_ROWS + 2)
+            .copy_from(&-(phi.transpose() * d_spin + l.spin.transpose() * d_phi));
+        out.fixed_rows_mut::<1>(VALUE_ROW)
+            .copy_from(&(d_weight * rho + phi.transpose() * dw));
         out
     }
 }

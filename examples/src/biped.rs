@@ -42,28 +42,33 @@
 //! starting feet. But nothing walks: the co-designs end within 11 cm of the start, against the
 //! paper's −7.666 m. Every trajectory is collision-free (smallest gaps 1.8-1.9 cm).
 //!
-//! **Ten starting controllers** (`biped -- --draw K`, K = 0-9, the defaults otherwise;
-//! 2026-11-28, one thread each, 23-30 s control only and 37-46 s co-design per draw):
+//! **Ten starting controllers** (`biped -- --draw K`, K = 0-9, the defaults otherwise; at
+//! commit 18cf25a, 2026-11-28, one thread each, 20-25 s control only and 31-33 s co-design
+//! per draw):
 //!
 //! | draw | control only: distance, fall | co-design: distance, fall | co-design's controller, starting feet |
 //! |---|---|---|---|
-//! | 0 | 0.376 m, step 352 | −0.091 m, no | 0.475 m, step 216 |
-//! | 1 | −0.151 m, no | 0.007 m, no | 0.466 m, step 116 |
-//! | 2 | −0.076 m, no | −0.079 m, no | 0.474 m, step 216 |
-//! | 3 | −0.481 m, step 314 | −0.049 m, no | 0.469 m, step 135 |
-//! | 4 | −0.062 m, no | −0.019 m, no | 0.474 m, step 177 |
-//! | 5 | −0.029 m, no | −0.082 m, no | −0.472 m, step 139 |
-//! | 6 | −0.081 m, no | −0.036 m, no | 0.464 m, step 108 |
-//! | 7 | −0.074 m, no | 0.483 m, step 339 | 0.473 m, step 145 |
-//! | 8 | −0.464 m, step 333 | −0.026 m, no | 0.475 m, step 140 |
-//! | 9 | 0.169 m, step 384 | −0.042 m, no | 0.473 m, step 140 |
+//! | 0 | 0.193 m, step 398 | −0.060 m, no | 0.474 m, step 209 |
+//! | 1 | −0.056 m, no | −0.066 m, no | 0.478 m, step 149 |
+//! | 2 | −0.071 m, no | −0.035 m, no | −0.470 m, step 199 |
+//! | 3 | −0.465 m, step 376 | −0.038 m, no | 0.473 m, step 217 |
+//! | 4 | −0.037 m, no | 0.033 m, no | −0.472 m, step 145 |
+//! | 5 | −0.029 m, no | −0.058 m, no | 0.468 m, step 218 |
+//! | 6 | −0.078 m, no | −0.104 m, no | 0.471 m, step 241 |
+//! | 7 | −0.035 m, no | −0.093 m, no | 0.475 m, step 201 |
+//! | 8 | 0.473 m, step 354 | −0.044 m, no | 0.468 m, step 119 |
+//! | 9 | −0.481 m, step 340 | −0.484 m, step 371 | 0.479 m, step 179 |
 //!
 //! The co-design stays up in 9 of 10 draws, control only in 6 of 10, and the co-designed
-//! controller falls on the starting feet in all 10 (steps 108-216): the feet's change is what
+//! controller falls on the starting feet in all 10 (steps 119-241): the feet's change is what
 //! keeps that controller up, in every draw, as the paper says; "control only cannot balance"
-//! holds in 4 draws of 10. Nothing walks: the runs that stay up end within 15 cm of the start
-//! (the co-designs within 9.1 cm), and those that fall lie 0.17-0.48 m away. Every trajectory
-//! is collision-free (smallest gaps 1.79-1.92 cm). The same day, one option changed:
+//! holds in 4 draws of 10. The same ten draws one commit earlier (66a2707, before the friction
+//! solve's 3x3 inverse was written out, which changes its round-off and these chaotic runs
+//! with it; the default run then gave 0.376 m, fallen at step 352, and −0.091 m) came out the
+//! same way in number: 9 co-designs up, 4 control-only falls, 10 falls on the starting feet.
+//! Nothing walks: the runs that stay up end within 10.4 cm of the start, and those that fall
+//! lie 0.19-0.48 m away. Every trajectory is collision-free (smallest gaps 1.78-1.92 cm).
+//! Measured at 66a2707, one option changed:
 //!
 //! - a stepping start with the legs in phase and the progress term (`--progress 1 --gait 0.2
 //!   --gait-offset 0 --draw K`, K = 0-4): all ten runs stand (control only −0.081 to

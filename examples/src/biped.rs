@@ -28,7 +28,8 @@
 //! −7.666 m, away from its goal). It rewards moving along −y, so a fall backwards (−0.47 m,
 //! paper's loss about −12) pays as a fall forwards does under `--towards` (below). Measured
 //! (`cargo run --release -p sdrs-examples --example biped`, 400 iterations per run in 4 stages,
-//! 2 cores shared with other jobs; distance along y, fall, paper's loss, wall time):
+//! 2 cores shared with other jobs, before commit 96c9537 (the ten draws below give the current
+//! numbers); distance along y, fall, paper's loss, wall time):
 //!
 //! | options | control only | co-design | co-design's controller, starting feet |
 //! |---|---|---|---|

@@ -15,12 +15,13 @@
 //! `target/experiments/single_jaw_control_only/`: measured in `sdrs_examples::single_jaw`'s
 //! docs).
 //!
-//! The run that lifts the X (17.4 cm, loss 9.55e-5 from iteration 1330, about 7 min on 2
-//! cores): `cargo run --release -p sdrs-examples --example single_jaw -- --turn
-//! --design-first 1400 --iterations 0 --undamped-newton`. It needs the stepper without its
-//! damped round: its path to the lift passes through a rollout that fails at the Newton cap
-//! (iteration 1108), after which the next step is half as long; with the damped round that
-//! rollout converges, the full step is taken and the same command ends at 2.625e-2 (2.3 cm).
+//! The run that lifts the X (17.5 cm, loss 5.64e-5 from iteration 1186, 354 s on one
+//! thread): `cargo run --release -p sdrs-examples --example single_jaw -- --turn
+//! --design-first 1400 --iterations 0` (the design alone under the paper's re-orienting
+//! schedule, the control held). The path is chaotic in the solver's round-off: before commit
+//! 96c9537 (the friction solve's 3x3 inverse written out) this command ended at a 2.3 cm rise
+//! and the lift needed `--undamped-newton` (17.4 cm from iteration 1330), which now ends at
+//! 2.5174e-2 (2.2 cm).
 //! Co-design from the solid plate does not find the pocket: `sdrs_examples::single_jaw`'s
 //! docs give the runs.
 //!

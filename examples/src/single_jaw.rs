@@ -58,7 +58,12 @@
 //! | N = 1400, `--plateau 100` (before it went back to the best point) | 3.204e-2 | 0 | 96.0% | 516 s |
 //!
 //! The lift is one path of a chaotic optimisation, reached by a half-length step at the right
-//! iteration, not a robust optimum of the fixed-step method.
+//! iteration, not a robust optimum of the fixed-step method. It moves with the solver's
+//! round-off: at commit 18cf25a (2026-11-28; the friction solve's 3x3 inverse written out in
+//! 96c9537) the default stepper's `--turn --design-first 1400 --iterations 0` lifts the X
+//! 17.5 cm (loss 3.187e-2 to iteration 1182, 2.39e-4 at 1183, **5.64e-5** from 1186; 96.9% of
+//! the plate kept; pocket in columns 5-7, rows 5-6 from the bottom retreated 3.1-3.4 cm; 354 s
+//! on one thread) and the same with `--undamped-newton` ends at 2.5174e-2 (2.2 cm, 372 s).
 //!
 //! Measured at paper scale (156 blocks, 3900 design parameters with the retreats, H = 480,
 //! the paper's eq. 15 steps α_c = 5e-2, α_d = 2e-3, 2 cores shared with another job; loss in

@@ -64,6 +64,10 @@
 //! 17.5 cm (loss 3.187e-2 to iteration 1182, 2.39e-4 at 1183, **5.64e-5** from 1186; 96.9% of
 //! the plate kept; pocket in columns 5-7, rows 5-6 from the bottom retreated 3.1-3.4 cm; 354 s
 //! on one thread) and the same with `--undamped-newton` ends at 2.5174e-2 (2.2 cm, 372 s).
+//! `--turn --design-first 1400 --iterations 100` repeats that lift and its 100 co-design
+//! iterations find nothing better (5.64e-5, 380 s); co-design from the solid plate with both
+//! blocks from the start (`--turn --iterations 1400`) still ends at the control-only
+//! compromise: 1.0564e-2, a 1.0 cm rise, 104.7% material, 318 s.
 //!
 //! Measured at paper scale (156 blocks, 3900 design parameters with the retreats, H = 480,
 //! the paper's eq. 15 steps α_c = 5e-2, α_d = 2e-3, 2 cores shared with another job; loss in

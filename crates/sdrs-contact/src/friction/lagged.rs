@@ -183,9 +183,7 @@ impl PlaneFriction {
                     .and_then(|s| barrier(p.distance, s))
                     .unwrap_or_default();
                 let y = poses[p.body] * p.local;
-                let w = d - l.spin * solved.z.z - solved.z.xy();
-                let rho = (w.norm_squared() + self.velocity_epsilon).sqrt();
-                let phi = w * (l.weight / rho);
+                let term = self.term(l, d, &solved.z);
                 PointState {
                     lagged: l,
                     sign: [-1.0, 1.0][p.body],
@@ -194,13 +192,12 @@ impl PlaneFriction {
                     normal_force: p.normal_force,
                     displacement: y.coords - p.position,
                     arm: y.coords - poses[p.body].translation.vector,
-                    w,
+                    w: d - l.spin * solved.z.z - solved.z.xy(),
                     omega: solved.z.z,
-                    rho,
-                    phi,
-                    curvature: (Matrix2::identity() / rho - w * w.transpose() / rho.powi(3))
-                        * l.weight,
-                    force: frame.basis() * phi / self.dt,
+                    rho: term.rho,
+                    phi: term.gradient,
+                    curvature: term.curvature,
+                    force: frame.basis() * term.gradient / self.dt,
                 }
             })
             .collect();

@@ -184,11 +184,16 @@ fn blue([r, g, b]: [u8; 3]) -> bool {
 
 /// Whether the page's plot `id` (its `<svg>` in the DOM `dom`) is hidden.
 fn plot_hidden(dom: &str, id: &str) -> bool {
+    let svg = plot(dom, id);
+    svg[..svg.find('>').expect("the tag ends")].contains("display: none")
+}
+
+/// The page's plot `id` in the DOM `dom`: its `<svg>` element up to its closing tag.
+fn plot<'a>(dom: &'a str, id: &str) -> &'a str {
     let start = dom
         .find(&format!(r#"<svg id="{id}""#))
         .unwrap_or_else(|| panic!("no plot {id} in the page"));
-    let tag = &dom[start..start + dom[start..].find('>').expect("the tag ends")];
-    tag.contains("display: none")
+    &dom[start..start + dom[start..].find("</svg>").expect("the plot ends")]
 }
 
 /// Whether Chromium is there to run; without it a browser test fails, unless
@@ -263,14 +268,12 @@ fn chromium_draws_the_first_and_last_frames() {
 
 /// The text of the element of class `class` inside the page's plot `id` (in the DOM `dom`).
 fn plot_label(dom: &str, id: &str, class: &str) -> String {
-    let start = dom
-        .find(&format!(r#"<svg id="{id}""#))
-        .unwrap_or_else(|| panic!("no plot {id} in the page"));
-    let plot = &dom[start..start + dom[start..].find("</svg>").expect("the plot ends")];
-    let at = plot
-        .find(&format!(r#"class="{class}">"#))
-        .unwrap_or_else(|| panic!("no label {class} in plot {id}: {plot}"));
-    let text = &plot[at + class.len() + 9..];
+    let svg = plot(dom, id);
+    let opening = format!(r#"class="{class}">"#);
+    let at = svg
+        .find(&opening)
+        .unwrap_or_else(|| panic!("no label {class} in plot {id}: {svg}"));
+    let text = &svg[at + opening.len()..];
     text[..text.find('<').expect("the label ends")].to_owned()
 }
 

@@ -202,6 +202,14 @@
 //!   Every hinge turns about x: nothing can shift the weight sideways onto the stance foot or
 //!   hold the pelvis level while a knee bends (the pelvis follows the thigh unless the hip's
 //!   sines happen to cancel it);
+//!   turning the ankles to roll (about y) does not help (a probe, not kept, 2026-11-28, on
+//!   commit 031c3da): with both feet flat the legs and pelvis form a closed chain whose only
+//!   roll hinges are the two ankles, which cannot sway (both ankles rolling 0.2 rad moved the
+//!   pelvis 9 mm sideways), and every gait of alternating knee lifts (0.2 or 0.4 rad) with
+//!   ankle roll waves (−0.2 to 0.2 rad, in phase with the lifts) and hip swings (0 to 0.2 rad)
+//!   at 3, 5 or 7 rad/s fell (108 of 108 forward rollouts; the 36 with hip swings alone fell
+//!   too). A sideways sway in double support needs roll hinges at both the hips and the
+//!   ankles, which leaves one pitch hinge per leg of the three that 12 DoF on 7 links give;
 //! - the paper's fixed step ᾱ_c = 1e-2 moves the 72 controller parameters by at most 4 (in
 //!   norm) in 400 iterations: from a standing start that found standing or falling, never a
 //!   gait.

@@ -24,6 +24,15 @@
 //! starting controller (waves of 0.01-0.04 rad) it rocks and falls backwards at step 169
 //! (pelvis tilted 23° and 3 cm down at step 150, flat at 200; `--iterations 0 --stages 1`).
 //!
+//! The authors' C++ code (github.com/XiaohanYE99/fastSDRS, `ArticulatedLoader::createBipedal`;
+//! read for its structure only) builds its biped with 3-DoF hips, knee hinges and feet fixed
+//! to the shins, 14 DoF with a free root. A probe with that structure at the paper's 12 DoF
+//! (2-DoF hips, `JointKind::Universal` pitch then roll, without limits; knee hinges; fixed
+//! feet; not kept, 2026-11-28 on commit 031c3da, the example's default command) came out as
+//! ours does: control only fell at step 398 (−0.235 m), the co-design stood (−0.075 m) and its
+//! controller fell on the starting feet at step 374. The replay export refuses such a robot
+//! (it drives one-DoF joints only).
+//!
 //! **The loss as written** (the example's default since 2026-11-28; the paper's biped moves
 //! −7.666 m, away from its goal). It rewards moving along −y, so a fall backwards (−0.47 m,
 //! paper's loss about −12) pays as a fall forwards does under `--towards` (below). Measured

@@ -912,25 +912,30 @@ impl Walker {
             .dofs
             .iter()
             .enumerate()
-            .map(|(a, &j)| {
+            .map(|(a, &j)| -> Result<serde_json::Value, String> {
                 let link = (0..model.links().len())
                     .find(|&l| model.dof_offset(l) == j && model.links()[l].joint.dof() == 1)
-                    .expect("the walker's actuated DoFs are hinges");
+                    .ok_or_else(|| {
+                        format!(
+                            "replay export: actuated DoF {j} is not a one-DoF joint's; the replay \
+                             drives hinges and sliders only"
+                        )
+                    })?;
                 let waves: Vec<[f64; 3]> = (0..self.waves)
                     .map(|w| {
                         let at = 3 * (a * self.waves + w);
                         [c[at], c[at + 1], c[at + 2]]
                     })
                     .collect();
-                serde_json::json!({
+                Ok(serde_json::json!({
                     "joint": model.links()[link].joint_label(),
                     "kp": control.kp[j],
                     "kd": control.kd[j],
                     "base_target": control.position[j],
                     "waves": waves,
-                })
+                }))
             })
-            .collect();
+            .collect::<Result<_, _>>()?;
         let settings = &self.objective.settings;
         let spec = serde_json::json!({
             "urdf": export.urdf.file_name().map(|f| f.to_string_lossy().into_owned()),

@@ -457,3 +457,40 @@ fn an_exported_spider_reloads_with_its_mass_and_its_replay_holds_the_controller(
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_walker_with_a_two_dof_hip_is_refused_by_the_replay_export_with_a_message() {
+    // The MuJoCo replay drives one-DoF joints; a universal hip is named, not a panic.
+    use sdrs::prelude::*;
+    use sdrs_examples::walker::{build_world, capsule_pieces};
+    let pelvis = Link::new(
+        "pelvis",
+        None,
+        Isometry3::identity(),
+        JointKind::Free,
+        vec![ConvexHull::cuboid(Vector3::new(0.1, 0.05, 0.04)).unwrap()],
+        MassModel::Lumped { mass: 1.0 },
+    );
+    let leg = Link::new(
+        "leg_foot",
+        Some(0),
+        Isometry3::translation(0.0, 0.0, -0.04),
+        JointKind::Universal {
+            first: Vector3::x(),
+            second: Vector3::y(),
+        },
+        capsule_pieces(0.02, 0.1, -Vector3::z(), 8).unwrap(),
+        MassModel::Lumped { mass: 0.3 },
+    );
+    let world = build_world(vec![pelvis, leg], 0.0, 2e-4, 0.8, 0.01, None).unwrap();
+    let goal = Vector3::new(0.0, 3.0, 0.0);
+    let walker = Walker::new(world, "pelvis", (1e3, 1e2), goal, Vector3::y(), 10, 1).unwrap();
+    let c = DVector::zeros(sdrs::diff::Policy::parameters(&walker.objective.policy));
+    let p = DVector::zeros(walker.objective.design.parameters());
+    let dir = std::env::temp_dir().join(format!("sdrs-walker-universal-{}", std::process::id()));
+    let error = walker.export(&c, &p, 0.0, &dir).unwrap_err().to_string();
+    assert!(
+        error.contains("is not a one-DoF joint's") && error.contains("hinges and sliders"),
+        "{error}"
+    );
+}

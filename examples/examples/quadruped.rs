@@ -87,9 +87,11 @@
 //! benchmark: the body turns over and the spider rolls down the slope, −35.150 m (control
 //! only) and −72.291 m (co-design) in 5.5 s.
 //!
-//! The mass-distribution ablation (`--mass --iterations 300`, Fig. 21): −2.9516 / −2.9288 m
-//! (0.77%) under the starting controller, −6.2614 / −6.3339 m (1.16%) under the optimised one
-//! (vertex-concentrated / evenly distributed), against the paper's −5.063 / −5.053 m (0.19%);
+//! The mass-distribution ablation (`--mass --iterations 300`, Fig. 21; at commit 031c3da, 82 s):
+//! −2.9516 / −2.9288 m (0.77%) under the starting controller, −10.2001 / −9.9915 m (2.04%)
+//! under the optimised one (vertex-concentrated / evenly distributed), against the paper's
+//! −5.063 / −5.053 m (0.19%); before commit 96c9537 the optimised runs gave −6.2614 /
+//! −6.3339 m (1.16%);
 //! under `--towards` the optimised runs (40 iterations) parted by 38.5%.
 //!
 //! **Under `--towards`** (`|COM(θ^H) − goal|²`, up the slope: our reading until 2026-11-27;
@@ -184,16 +186,18 @@
 //! Then, as the paper's left plot does ("under the same PD control signals"), the controller
 //! optimised at M = 96 is rolled out at every M.
 //!
-//! Measured under the loss as written (`--resolution --iterations 100`, 2026-11-28, 3.5 min):
-//! under the starting controller −2.952, −2.925, −2.911, −2.902 m for M = 96 to 768,
-//! −2.922 ± 0.029 m (the default spider pivoting down the slope on one foot, `BaseTurn`);
-//! under M = 96's optimised controller −3.630, −3.657, −3.600, −3.607 m, **−3.623 ± 0.033 m**
-//! against the paper's −4.890 ± 0.097 m: the feet's resolution moves the optimised gait by
-//! less than the paper's does. The convergence from the same start (losses −167.7 to −166.5):
-//! best −190.2, −235.3, −223.5, −185.8 (−208.7 ± 26.6; walking −3.63, −5.33, −4.85, −3.63 m),
-//! where the paper's curves overlap (5257 ± 20: positive, so not in metres squared of the
-//! loss as written, whose values are negative; the paper does not say what it plots): ours
-//! part, as any change does under the fixed steps.
+//! Measured under the loss as written (`--resolution --iterations 100`, at commit 031c3da,
+//! 2026-11-28, 2 min 34 s beside one other job): under the starting controller −2.952,
+//! −2.925, −2.911, −2.902 m for M = 96 to 768, −2.922 ± 0.029 m (the default spider pivoting
+//! down the slope on one foot, `BaseTurn`); under M = 96's optimised controller −6.037,
+//! −6.056, −6.035, −6.014 m, **−6.036 ± 0.022 m** against the paper's −4.890 ± 0.097 m: the
+//! feet's resolution moves the optimised gait by less than the paper's does. The convergence
+//! from the same start (losses −167.7 to −166.5): best −257.9, −216.4, −243.1, −250.4
+//! (−241.9 ± 25.5; walking −6.04, −4.70, −5.52, −5.82 m), where the paper's curves overlap
+//! (5257 ± 20: positive, so not in metres squared of the loss as written, whose values are
+//! negative; the paper does not say what it plots): ours part, as any change does under the
+//! fixed steps. Before commit 96c9537 (the friction solve's round-off change) the same command
+//! gave −3.623 ± 0.033 m under M = 96's optimised controller and best losses −208.7 ± 26.6.
 //!
 //! Under `--towards`: the convergence (`--resolution --iterations 100`, 3.5 min on 2 cores beside other jobs): from
 //! the same start (loss 166.5-167.7) the best losses are 64.4, 51.4, 81.2 and 56.3

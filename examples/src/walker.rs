@@ -889,11 +889,10 @@ impl Walker {
     ) -> Result<std::path::PathBuf, Box<dyn std::error::Error>> {
         let model = self.objective.design.model(&self.objective.model, p)?;
         // The whole robot: from the root's topmost ancestor (a base of joint frames above it).
-        let mut top = self.root;
-        while let Some(parent) = model.links()[top].parent {
-            top = parent;
+        let mut topmost = self.root;
+        while let Some(parent) = model.links()[topmost].parent {
+            topmost = parent;
         }
-        let export = export_urdf(&model, &model.links()[top].name, folder, "walker")?;
         let (ground, top) = ground_top(&model)?;
         let slab = model.links()[ground].attachment;
         let surface = slab * Point3::new(0.0, 0.0, top);
@@ -936,6 +935,7 @@ impl Walker {
                 }))
             })
             .collect::<Result<_, _>>()?;
+        let export = export_urdf(&model, &model.links()[topmost].name, folder, "walker")?;
         let settings = &self.objective.settings;
         let spec = serde_json::json!({
             "urdf": export.urdf.file_name().map(|f| f.to_string_lossy().into_owned()),

@@ -493,4 +493,5 @@ fn a_walker_with_a_two_dof_hip_is_refused_by_the_replay_export_with_a_message() 
         error.contains("is not a one-DoF joint's") && error.contains("hinges and sliders"),
         "{error}"
     );
+    assert!(!dir.exists(), "a refused export wrote {}", dir.display());
 }

@@ -46,15 +46,16 @@
 //! optimised frames (40 iterations), joints moving up to 0.25 rad, within ε at frame 11 (miss
 //! 3.4 cm). Why the rabbit goes so much more easily was not investigated.
 //!
-//! Where the time goes (measured on the 2-core development machine): a long-range window
-//! evaluation (rollout and adjoint) costs ~11 ms per step without arm–ground contact, so
-//! `--full` (200 frames x 51 evaluations x 48 steps) would take ~1.5 h; with `--arm-ground`
-//! it costs 31-33 times more. `perf` on the reduced test with arm–ground contact: 62% of the
-//! time in the long-range friction of triangle pairs (`PlaneFriction::solve`, whose
-//! pseudo-inverse runs a symmetric eigen-decomposition per pair: 27% of all time), 25% in the
-//! potential's hierarchy and exact triangle pairs: the arm links' 200-300 triangles each
-//! against the ground's eight 1.5 m triangles (likely because spheres that large keep the
-//! far-field, radial replacement from taking over; not verified).
+//! Where the time goes (measured on the 2-core development machine): a long-range window evaluation
+//! (rollout and adjoint) costs ~11 ms per step without arm–ground contact, so `--full` would take
+//! ~1.5 h if it optimised every frame (200 frames x 51 evaluations x 48 steps); holding the frames
+//! whose plan is already at 0 (below) brings it to 1 min 41 s. With `--arm-ground` it costs 31-33
+//! times more. `perf` on the reduced test with arm–ground contact: 62% of the time in the
+//! long-range friction of triangle pairs (`PlaneFriction::solve`, whose pseudo-inverse runs a
+//! symmetric eigen-decomposition per pair: 27% of all time), 25% in the potential's hierarchy and
+//! exact triangle pairs: the arm links' 200-300 triangles each against the ground's eight 1.5 m
+//! triangles (likely because spheres that large keep the far-field, radial replacement from taking
+//! over; not verified).
 //!
 //! `cargo run --release -p sdrs-examples --example long_range_franka -- --baselines`
 //!

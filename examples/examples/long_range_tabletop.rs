@@ -24,25 +24,24 @@
 //! free to turn, `--post` replaces sort's lying rod by a standing 4 × 4 × 16 cm post
 //! (`RodShape::POST`), `--keep-on-ground` bounds the rod's x, y targets to the ground.
 //!
-//! **Measured** (2-core machine shared with two other jobs, so wall times are pessimistic;
-//! the paper gives none for these tasks). From the default rod start, 45 cm in front of the
-//! nearest cube, gather does not succeed (the default command: 4 cubes, 30 frames, 10
-//! iterations, h = 32; 2 min 17 s): the rod drifts 17 cm along −x, the loss rises from
-//! 0.7875 to 0.7878 and no cube ends within ε, because the long-range gradient at that range
-//! has no usable sign against the cubes' friction (the diagnosis is in
-//! `sdrs_examples::long_range::gather`'s docs). The cause is the paper's far field (eq. 7),
-//! whose push grows where node pairs blend; with `--counted-far-field` (ours: one centred term
-//! per replaced triangle pair, ε = 0.5) the default command does what the paper reports: the
-//! rod comes 0.62 m forward from 45 cm away and pushes three of the four cubes towards the
-//! region, loss 0.7875 -> 0.2207 in 30 frames (misses 0.695 -> 0.365, 0.424 -> 0.144,
-//! 0.403 -> 0.137 m, the fourth cube's 0.461 m untouched; none within ε yet), 1.8 s per
-//! evaluation against the paper's field's 0.46 (the wider margin keeps more pairs exact),
-//! 9 min on 2 shared cores; with `--frames 60` three of the four end within ε (misses 0.248,
-//! 0.247, 0.021 m; loss 0.1500 from frame 37, 11.6 min): the fourth, 0.461 m out at
-//! (0.35, −0.30), is never reached, the rod wandering off the other way once the three are in.
-//! Kept over the ground (`--counted-far-field --frames 60 --keep-on-ground`, 8 min 30 s,
-//! 0.773 s per evaluation) the same: three within ε by frame 35 (misses 0.250, 0.149, 0.142 m;
-//! loss 0.14998), the fourth untouched, the rod 1.0 m off along −x at the end.
+//! **Measured** (2-core machine shared with two other jobs, so wall times are pessimistic; the
+//! paper gives none for these tasks). From the default rod start, 45 cm in front of the nearest
+//! cube, gather does not succeed (the default command: 4 cubes, 30 frames, 10 iterations, h = 32;
+//! 2 min 17 s): the rod drifts 17 cm along −x, the loss rises from 0.7875 to 0.7878 and no cube
+//! ends within ε, because the long-range gradient at that range has no usable sign against the
+//! cubes' friction (the diagnosis is in `sdrs_examples::long_range::gather`'s docs). The cause is
+//! the paper's far field (eq. 7), whose push grows where node pairs blend; with
+//! `--counted-far-field` (ours: one centred term per replaced triangle pair, ε = 0.5) the default
+//! command does what the paper reports: the rod comes 0.62 m forward from 45 cm away and pushes
+//! three of the four cubes towards the region, loss 0.7875 -> 0.2207 in 30 frames (misses 0.695 ->
+//! 0.365, 0.424 -> 0.144, 0.403 -> 0.137 m: the last two within ε = 0.25 m; the fourth cube's
+//! 0.461 m untouched), 1.8 s per evaluation against the paper's field's 0.46 (the wider margin
+//! keeps more pairs exact), 9 min on 2 shared cores; with `--frames 60` three of the four end
+//! within ε (misses 0.248, 0.247, 0.021 m; loss 0.1500 from frame 37, 11.6 min): the fourth,
+//! 0.461 m out at (0.35, −0.30), is never reached, the rod wandering off the other way once the
+//! three are in. Kept over the ground (`--counted-far-field --frames 60 --keep-on-ground`, 8 min
+//! 30 s, 0.773 s per evaluation) the same: three within ε by frame 35 (misses 0.250, 0.149,
+//! 0.142 m; loss 0.14998), the fourth untouched, the rod 1.0 m off along −x at the end.
 //!
 //! **All 10 cubes** (`gather --cubes 10 --counted-far-field --frames 60 --keep-on-ground`,
 //! 39 min, 3.55 s per evaluation beside other jobs): the loss goes 2.3775 → 1.4733. The rod

@@ -27,11 +27,12 @@
 //! (`long_range_billiards --targets reachable`).
 //!
 //! **Measured at the paper's scale** (16 balls of 320 triangles, 100 frames of 0.04 s, 400
-//! iterations, every method from the same guesses with the same bounded Adam, its step
-//! decaying to α/10; 7.5 min for all eight runs on 2 cores beside builds and tests, 0.16-0.23 s
-//! per long-range iteration of 100 frames forward and back, i.e. 1.6-2.3 ms per frame for
-//! 5120 triangles in all, against the paper's 0.6 s per frame for 512 triangles and 3.18 s
-//! for 6208 (its appendix, "average time per frame" of the full optimisation);
+//! iterations, every method from the same guesses (the same controls, so the same start loss from
+//! the trivial start; a random guess's shot hits differently under each contact model) with the
+//! same bounded Adam, its step decaying to α/10; 7.5 min for all eight runs on 2 cores beside
+//! builds and tests, 0.16-0.23 s per long-range iteration of 100 frames forward and back, i.e.
+//! 1.6-2.3 ms per frame for 5120 triangles in all, against the paper's 0.6 s per frame for 512
+//! triangles and 3.18 s for 6208 (its appendix, "average time per frame" of the full optimisation);
 //! `long_range_billiards --targets reachable`):
 //!
 //! | start | long-range | IPC | SDRS hulls | gradient bundle |

@@ -7,8 +7,8 @@
 //!   and friction, and the force each plank carries agrees with the statics solution.
 //! - Long-range paper sec. 6, Table 2: under the long-range potential (globally supported,
 //!   so every plank pushes on every other) the margin between planks and the error of the
-//!   top plank's contact force depend on the potential coefficient `μ`; the stack stands
-//!   for `μ ≤ 1e-6`.
+//!   top plank's contact force depend on the potential coefficient `μ`; the paper reports
+//!   that the stack stands for `μ ≤ 1e-6` (ours does not: the `book_stack` example's docs).
 //!
 //! The statics solution ([`Interface`]): the interface under plank `i` (0 at the bottom)
 //! carries the weight of planks `i..N`, `(N − i) m g`, through a centre of pressure under

@@ -2,9 +2,9 @@
 //! plane barrier the stack stands and every interface carries the statics solution (the
 //! weight above it, through their centre of mass); under the long-range potential the
 //! resting gap shrinks as the coefficient does, as Table 2's margins do, and a plank's
-//! pressure on the one below is centred on their overlap (why the stack needs a gap far below
-//! its 2 mm stability margin to stand). The 60 s run and the Table 2 sweep are
-//! `examples/examples/book_stack.rs`.
+//! pressure on the one below is centred on their overlap, so a plank whose centre lies 2 mm
+//! inside the edge below tips, the faster the larger the gap (why the long-range stack does
+//! not stand). The 60 s run and the Table 2 sweep are `examples/examples/book_stack.rs`.
 
 use sdrs::contact::long_range::{LongRange, MeshShape};
 use sdrs::contact::{ContactModel, Order, PairOutcome};
@@ -121,4 +121,72 @@ fn the_long_range_pressure_between_two_planks_is_centred_on_their_overlap() {
             );
         }
     }
+}
+
+/// The largest pitch (rad) the upper of two planks reaches in `seconds` under the long-range
+/// potential with `coefficient` (friction 0.5): the lower plank fixed, the upper overhanging
+/// it as the stack's top plank does (`L/2` less the papers' 0.1% of `L`: its centre 2 mm
+/// inside the lower's edge), placed level at its [`resting_gap`].
+fn upper_plank_pitch(coefficient: f64, seconds: f64) -> f64 {
+    let contact = ContactSettings::new(
+        ContactKind::LongRange(LongRange::new(0.1).unwrap()),
+        coefficient,
+    )
+    .unwrap()
+    .with_friction(FrictionSettings::new(0.5).unwrap());
+    let overhang = 0.5 * LENGTH + PAPER_OFFSET * LENGTH;
+    let gap = resting_gap(&contact, Some(overhang), MASS * 9.81).unwrap();
+    let half = Vector3::new(0.5 * LENGTH, 0.5 * WIDTH, 0.5 * HEIGHT);
+    let plank = ConvexHull::cuboid(half).unwrap();
+    let mut world = World::new(0.01).unwrap();
+    let lower = Link::new(
+        "lower",
+        None,
+        Isometry3::translation(0.0, 0.0, 0.5 * HEIGHT),
+        JointKind::Fixed,
+        vec![plank.clone()],
+        MassModel::Lumped { mass: MASS },
+    )
+    .with_mesh(TriMesh::cuboid(half).unwrap());
+    world.add_robot(vec![lower], Isometry3::identity());
+    let upper = world.add_object(
+        "upper",
+        plank,
+        MASS,
+        Isometry3::translation(overhang, 0.0, 1.5 * HEIGHT + gap),
+    );
+    world.set_contact(Some(contact));
+    let (model, mut sim) = world.build().unwrap();
+    let mut motion = Motion::at_rest(&model, State::zero(&model));
+    let control = Control::passive(&model);
+    let mut largest = 0.0f64;
+    for _ in 0..(seconds / 0.01).round() as usize {
+        sim.advance(&mut motion, &control).unwrap();
+        let pose = Kinematics::new(&model, &motion.state).poses()[upper.link().index()];
+        let r = pose.rotation.to_rotation_matrix();
+        largest = largest.max(r[(2, 0)].atan2(r[(0, 0)]).abs());
+    }
+    largest
+}
+
+#[test]
+fn the_long_range_potential_lets_the_top_plank_tip_the_faster_the_larger_its_gap() {
+    // Why the long-range stack does not stand (`book_stack --table2`). Tilting by
+    // 2 mm / (H / 2) = 0.02 rad carries the top plank's centre past the edge below it, and the
+    // potential moves its pressure towards that edge only as the plank tilts. From level on a
+    // fixed plank it tips: at the paper's μ = 1e-7 (a 4 mm gap) past 0.02 rad within 0.3 s
+    // (measured 0.044 rad, going on at 0.17 rad/s; the same with the friction's smoothing at
+    // 1e-12 instead of 1e-6, so it is not friction creep), at 1e-10 (a 0.13 mm gap) more
+    // slowly (0.0057 rad at 0.3 s, 0.02 rad at 1.5 s, 0.058 rad at 3 s).
+    let tipping = 2.0 * PAPER_OFFSET.abs() * LENGTH / HEIGHT;
+    let paper_gap = upper_plank_pitch(1e-7, 0.3);
+    assert!(
+        paper_gap > tipping,
+        "μ = 1e-7: largest pitch {paper_gap} rad"
+    );
+    let tiny_gap = upper_plank_pitch(1e-10, 0.3);
+    assert!(
+        tiny_gap > 0.1 * tipping && tiny_gap < 0.5 * tipping,
+        "μ = 1e-10: largest pitch {tiny_gap} rad"
+    );
 }

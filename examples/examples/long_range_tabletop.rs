@@ -51,7 +51,12 @@
 //! The same with Newton started at θ^t (`--from-current`, 42 min, 3.81 s per evaluation
 //! beside CI): 2.3775 → 1.5897, four within ε (cubes 0-3: 0.249, 0.055, 0.235, 0.225 m),
 //! pushed in from the right and then the left; the other six untouched, and from frame 45
-//! the rod wanders off (−1.33, −0.26 m at the end).
+//! the rod wanders off (−1.33, −0.26 m at the end). With the rod's height driven as well, the
+//! paper's control (`--drive-z`, 36 min, 3.27 s per evaluation beside CI, 2026-11-28):
+//! 2.3775 → 1.6190 (best 1.6182 at frame 53), three within ε (cubes 1-3: 0.197, 0.242,
+//! 0.230 m; cube 0 at 0.303 m), the other six untouched; the rod stays within 2 cm of its
+//! height and ends 1.5 m off (−0.90, +1.19 m), so the extra DoF does not take it around the
+//! cubes either.
 //! Why the rest stay: from a cube's target side, where the rod ends after gathering the cubes
 //! in its way, the gradient says back off (the potential only pushes), and nothing in it
 //! takes the rod around; the paper's 60 iterations per frame change nothing (measured on

@@ -63,7 +63,7 @@
 //! edge; the top plank's centre is 2 mm inside the edge, and a tilt beyond 2 mm / (H/2) =
 //! 0.02 rad carries it past. The top plank alone on a fixed plank (test
 //! `the_long_range_potential_lets_the_top_plank_tip_the_faster_the_larger_its_gap`) tips from
-//! level: at 1e-7 (a 4 mm gap) past 0.02 rad within 0.3 s, at 1e-10 (about 0.13 mm) by 1.5 s;
+//! level: at 1e-7 (a 4 mm gap) past 0.02 rad within 0.3 s, at 1e-10 (a 0.12 mm gap) by 1.5 s;
 //! the friction's smoothing (1e-12 instead of 1e-6) changes neither, nor the settling of the
 //! full stack at 1e-8. 5 cm inside the edge, the plank rocks by 0.01-0.03 rad at 1e-7 and
 //! stays (a scratch probe). The paper does not say how its stack stands from 1e-6 on, nor for

@@ -176,7 +176,7 @@ fn the_long_range_potential_lets_the_top_plank_tip_the_faster_the_larger_its_gap
     // potential moves its pressure towards that edge only as the plank tilts. From level on a
     // fixed plank it tips: at the paper's μ = 1e-7 (a 4 mm gap) past 0.02 rad within 0.3 s
     // (measured 0.044 rad, going on at 0.17 rad/s; the same with the friction's smoothing at
-    // 1e-12 instead of 1e-6, so it is not friction creep), at 1e-10 (about a 0.13 mm gap) more
+    // 1e-12 instead of 1e-6, so it is not friction creep), at 1e-10 (a 0.12 mm gap) more
     // slowly (0.0057 rad at 0.3 s, 0.02 rad at 1.5 s, 0.058 rad at 3 s).
     let tipping = 2.0 * PAPER_OFFSET.abs() * LENGTH / HEIGHT;
     let paper_gap = upper_plank_pitch(1e-7, 0.3);

@@ -5,6 +5,7 @@
 //! deterministic generators as the tests (`sdrs_geometry::testing`), so a benchmark input is
 //! always a valid test input.
 
+pub mod motion;
 pub mod robots;
 
 use criterion::measurement::WallTime;

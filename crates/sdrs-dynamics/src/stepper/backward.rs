@@ -2,8 +2,9 @@
 //! theorem): with respect to the step-t coordinates, the previous poses, the PD targets and
 //! the design (hull vertices and attachment points).
 
+use super::Simulator;
 use super::assembly::CrossComposites;
-use super::{Simulator, StepData};
+use super::evaluation::StepData;
 use crate::energy::{link_energy, link_energy_cross};
 use crate::error::Result;
 use crate::kinematics::Kinematics;

@@ -360,9 +360,11 @@ pub struct StepSettings {
     pub tolerance: f64,
     /// Newton iteration cap.
     pub max_iterations: usize,
-    /// Whether a step whose `max_iterations` undamped Newton iterations do not converge goes
-    /// on from there for as many again, damped (default on; see [`super::Simulator::step`]).
-    /// Off, the step fails at the cap as it did before the damped round existed.
+    /// Whether Newton damps its direction after cut line-search steps (Levenberg-Marquardt,
+    /// decaying back to pure Newton after full steps) and, when `max_iterations` iterations do
+    /// not converge, goes on from there for as many again, damped (default on; see
+    /// [`super::Simulator::step`]). Off, every iteration is pure Newton and the step fails at
+    /// the cap.
     pub damped_round: bool,
     /// Where Newton starts (default [`NewtonStart::Extrapolated`]).
     pub start: NewtonStart,

@@ -1,73 +1,132 @@
-//! Runs the motion workloads (`sdrs_benches::motion`) and prints per-step statistics.
-use sdrs_dynamics::{FrictionSettings, Simulator};
+//! The motion suite (`cargo xtask bench motion`): runs every workload of
+//! `sdrs_benches::motion` and prints one markdown table with, per workload, the step time,
+//! Newton iterations (mean and max), line-search trials, the cost of one iteration, and,
+//! beside them, a peer's step time on the same scene and the ratio.
+//!
+//! ```text
+//! cargo run --release -p sdrs-benches --example motion -- [--peer FILE.json] [--repeat N]
+//!     [--out FILE.md] [WORKLOAD...]
+//! ```
+//!
+//! `--peer` reads the JSON that `benches/reference/mujoco_motion.py` writes (ns per step and
+//! the tracked body's final position per workload). Each workload's rollout is run `--repeat`
+//! times (default 3) and the fastest run is reported: the least disturbed on a shared machine,
+//! as the peer script does.
+use sdrs_benches::motion::{Measured, workloads};
+use std::fmt::Write as _;
+
+struct Args {
+    peer: Option<std::path::PathBuf>,
+    repeat: usize,
+    out: Option<std::path::PathBuf>,
+    only: Vec<String>,
+}
+
+fn args() -> Result<Args, String> {
+    let mut args = Args {
+        peer: None,
+        repeat: 3,
+        out: None,
+        only: Vec::new(),
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(a) = it.next() {
+        let mut value = |name: &str| it.next().ok_or(format!("{name} needs a value"));
+        match a.as_str() {
+            "--peer" => args.peer = Some(value("--peer")?.into()),
+            "--out" => args.out = Some(value("--out")?.into()),
+            "--repeat" => {
+                args.repeat = value("--repeat")?
+                    .parse()
+                    .map_err(|e| format!("--repeat: {e}"))?
+            }
+            flag if flag.starts_with("--") => {
+                return Err(format!(
+                    "unknown option {flag} (allowed: --peer FILE, --repeat N, --out FILE)"
+                ));
+            }
+            name => args.only.push(name.to_owned()),
+        }
+    }
+    Ok(args)
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let only: Vec<String> = std::env::args().skip(1).collect();
-    for mut w in sdrs_benches::motion::workloads()? {
-        if !only.is_empty() && !only.iter().any(|o| o == w.name) {
+    let args = args()?;
+    let peer: Option<serde_json::Value> = match &args.peer {
+        Some(path) => Some(serde_json::from_str(
+            &std::fs::read_to_string(path)
+                .map_err(|e| format!("reading the peer's timings {}: {e}", path.display()))?,
+        )?),
+        None => None,
+    };
+    let peer_name = peer
+        .as_ref()
+        .and_then(|p| p["peer"].as_str())
+        .unwrap_or("peer")
+        .to_owned();
+    let mut table = format!(
+        "| workload | DoF | step (µs) | Newton iterations: mean / max | line-search trials per step | per iteration (µs) | {peer_name} step (µs) | ratio | final position (m): sdrs / peer |\n|---|---|---|---|---|---|---|---|---|\n"
+    );
+    let mut notes = String::new();
+    let all = workloads()?;
+    let known: Vec<&str> = all.iter().map(|w| w.name).collect();
+    if let Some(bad) = args.only.iter().find(|o| !known.contains(&o.as_str())) {
+        return Err(format!("no workload '{bad}' (known: {})", known.join(", ")).into());
+    }
+    for mut w in all {
+        if !args.only.is_empty() && !args.only.iter().any(|o| o == w.name) {
             continue;
         }
-        let mut settings = w.sim.settings().clone();
-        if let Ok(e) = std::env::var("EPSV") {
-            let c = settings.contact.as_mut().unwrap();
-            let mu = c.friction.as_ref().unwrap().mu;
-            c.friction = Some(FrictionSettings::new(mu)?.with_velocity_epsilon(e.parse()?)?);
-        }
-        if std::env::var("NOFRICTION").is_ok() {
-            settings.contact.as_mut().unwrap().friction = None;
-        }
-        if let Ok(t) = std::env::var("TOL") {
-            settings.tolerance = t.parse()?;
-        }
-        if std::env::var("CURRENT").is_ok() {
-            settings.start = sdrs_dynamics::NewtonStart::Current;
-        }
-        w.sim = Simulator::new(w.model.clone(), settings)?;
-        if let Ok(k) = std::env::var("TRACE_STEP") {
-            let k: usize = k.parse()?;
-            let mut motion = w.start.clone();
-            let mut control = sdrs_dynamics::Control::passive(&w.model);
-            for s in 0..=k {
-                (w.schedule)(s, &mut control);
-                eprintln!("STEP {s}");
-                let r = w.sim.advance(&mut motion, &control)?;
-                if s == k {
-                    println!(
-                        "step {s}: {} iterations, residual {:.3e}, active {}",
-                        r.iterations, r.residual, r.active_pairs
-                    );
-                }
+        let mut best: Option<Measured> = None;
+        for _ in 0..args.repeat.max(1) {
+            let m = w.run()?;
+            if best.as_ref().is_none_or(|b| m.mean_step() < b.mean_step()) {
+                best = Some(m);
             }
-            return Ok(());
         }
-        let m = w.run()?;
-        println!(
-            "{:<14} {:>3} DoF  step {:>9.1} µs  iterations {:>5.2} (max {:>3})  trials {:>5.2}  per iteration {:>7.1} µs  final base {:?}",
+        let m = best.expect("at least one run");
+        let ours = 1e6 * m.mean_step();
+        let theirs = peer
+            .as_ref()
+            .and_then(|p| p["rows"][w.name].as_f64())
+            .map(|ns| ns / 1e3);
+        let position = |p: &[f64]| format!("({:.3}, {:.3}, {:.3})", p[0], p[1], p[2]);
+        let peer_position = peer
+            .as_ref()
+            .and_then(|p| p["final"][w.name].as_array().cloned())
+            .map(|v| position(&v.iter().filter_map(|x| x.as_f64()).collect::<Vec<_>>()))
+            .unwrap_or_else(|| "–".into());
+        let _ = writeln!(
+            table,
+            "| {} | {} | {:.1} | {:.2} / {} | {:.2} | {} | {} | {} | {} / {} |",
             w.name,
             w.model.dof(),
-            1e6 * m.mean_step(),
+            ours,
             m.mean_iterations(),
             m.max_iterations(),
             m.mean_trials(),
-            1e6 * m.per_iteration().unwrap_or(0.0),
-            &m.final_q[..3.min(m.final_q.len())]
+            m.per_iteration()
+                .map_or("–".into(), |s| format!("{:.1}", 1e6 * s)),
+            theirs.map_or("–".into(), |t| format!("{t:.1}")),
+            theirs.map_or("–".into(), |t| format!("{:.1}x", ours / t)),
+            position(&m.final_position),
+            peer_position,
         );
-        if std::env::var("HIST").is_ok() {
-            let mut worst: Vec<(usize, usize, usize)> = m
-                .iterations
-                .iter()
-                .zip(&m.trials)
-                .enumerate()
-                .map(|(k, (&i, &t))| (i, t, k))
-                .collect();
-            worst.sort();
-            println!("worst {:?}", &worst[worst.len() - 15..]);
-            let mut hist = [0usize; 8];
-            for &i in &m.iterations {
-                hist[(i as f64).log2().floor().max(0.0).min(7.0) as usize
-                    + if i == 0 { 0 } else { 0 }] += 1;
-            }
-            println!("hist (log2 buckets) {:?}", hist);
+        let _ = writeln!(notes, "- `{}`: {}", w.name, w.what);
+    }
+    let report = format!(
+        "Robots in motion: {} steps of 5 ms per workload, the fastest of {} runs.\n\n{table}\n{notes}",
+        "400",
+        args.repeat.max(1)
+    );
+    print!("{report}");
+    if let Some(out) = &args.out {
+        if let Some(dir) = out.parent() {
+            std::fs::create_dir_all(dir)?;
         }
+        std::fs::write(out, &report)?;
+        eprintln!("wrote {}", out.display());
     }
     Ok(())
 }

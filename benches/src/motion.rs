@@ -11,11 +11,11 @@
 //! Users give PD gains in SI units (stiffness N·m/rad, damping N·m·s/rad); [`pd_gains`]
 //! converts them to the paper's form that [`Control`] holds (`k_p = K/2`, `k_d = D Δt/2`).
 
-use nalgebra::{DVector, Isometry3, UnitQuaternion, Vector3};
+use nalgebra::{Isometry3, Point3, Vector3};
 use sdrs::World;
 use sdrs_dynamics::{
-    Control, DynamicsError, MjcfModel, MjcfOptions, Model, Motion, Simulator, State, StepReport,
-    load_mjcf,
+    Control, DynamicsError, JointKind, Kinematics, Link, MassModel, MjcfModel, MjcfOptions, Model,
+    Motion, Simulator, State, StepReport, load_mjcf,
 };
 use sdrs_geometry::ConvexHull;
 use std::f64::consts::PI;
@@ -43,6 +43,8 @@ pub struct Workload {
     pub steps: usize,
     /// Writes step `k`'s control into the given one (which starts as the passive control).
     pub schedule: Schedule,
+    /// The link whose final position the report compares with the peer's.
+    pub tracked: usize,
 }
 
 /// What one rollout of a workload measured.
@@ -54,8 +56,8 @@ pub struct Measured {
     pub iterations: Vec<usize>,
     /// Line-search trials per step (evaluations of a trial state, the full step's included).
     pub trials: Vec<usize>,
-    /// The final state's coordinates.
-    pub final_q: Vec<f64>,
+    /// The tracked link's final position (m).
+    pub final_position: [f64; 3],
 }
 
 impl Measured {
@@ -102,7 +104,8 @@ impl Workload {
             measured.iterations.push(report.iterations);
             measured.trials.push(report.line_search_trials);
         }
-        measured.final_q = motion.state.q.as_slice().to_vec();
+        let kin = Kinematics::new(&self.model, &motion.state);
+        measured.final_position = kin.poses()[self.tracked].translation.vector.into();
         Ok(measured)
     }
 }
@@ -138,8 +141,10 @@ const ANT_ANKLES: [f64; 4] = [1.0, -1.0, -1.0, 1.0];
 /// The lowest point of a robot above the ground at its start (m).
 pub const CLEARANCE: f64 = 0.005;
 
-/// An MJCF robot on the default ground with friction `mu`, its start at `qpos` (the base height
-/// replaced so that the lowest point is [`CLEARANCE`] above the ground), at rest.
+/// An MJCF robot on the default ground with friction `mu`, its start at `qpos` (MuJoCo's
+/// `qpos0` if `None`; moved just inside any limit, and the base height replaced so that the
+/// lowest point is [`CLEARANCE`] above the ground), at rest. Pairs touching there are left out
+/// of contact, as `Model::exclude_touching` does for any robot.
 fn mjcf_on_ground(
     file: &str,
     mu: f64,
@@ -152,27 +157,37 @@ fn mjcf_on_ground(
     let mjcf = load_mjcf(mjcf_path(file), &options)?;
     let mut world = World::new(DT)?.with_ground().with_friction(mu)?;
     let robot = world.add_mjcf_model_as("", &mjcf, Isometry3::identity());
-    let (model, sim) = world.build()?;
     let own = match qpos {
         Some(qpos) => mjcf.state_from_qpos(qpos)?,
         None => mjcf.initial_state(),
     };
-    let mut state = State::zero(&model);
-    let dofs = robot.dofs();
-    state.q.rows_mut(dofs.start, dofs.len()).copy_from(&own.q);
-    for (link, reference) in robot.link_range().zip(own.references.iter()) {
-        state.references[link] = *reference;
-    }
-    model.clamp_inside_limits(&mut state, 2.0 * sim.settings().limit_support);
-    let lowest = lowest_point(&model, &state, robot.link_range());
-    // The free joint's z translation is the robot's third DoF.
-    state.q[dofs.start + 2] += CLEARANCE - lowest;
-    Ok((model.clone(), sim, Motion::at_rest(&model, state), mjcf))
+    let mut start = None;
+    let (model, sim) = world.build_with(|model, settings| {
+        let mut state = State::zero(model);
+        let dofs = robot.dofs();
+        state.q.rows_mut(dofs.start, dofs.len()).copy_from(&own.q);
+        for (link, reference) in robot.link_range().zip(own.references.iter()) {
+            state.references[link] = *reference;
+        }
+        model.clamp_inside_limits(&mut state, 2.0 * settings.limit_support);
+        let lowest = lowest_point(model, &state, robot.link_range());
+        // The free joint's z translation is the robot's third DoF.
+        state.q[dofs.start + 2] += CLEARANCE - lowest;
+        let support = settings
+            .contact
+            .as_ref()
+            .map_or(0.0, |c| c.support_distance());
+        model.exclude_touching(&state, support)?;
+        start = Some(state);
+        Ok(())
+    })?;
+    let start = start.expect("set by build_with");
+    Ok((model.clone(), sim, Motion::at_rest(&model, start), mjcf))
 }
 
 /// The lowest hull vertex of the links `links` at `state` (m).
 fn lowest_point(model: &Model, state: &State, links: std::ops::Range<usize>) -> f64 {
-    let kin = sdrs_dynamics::Kinematics::new(model, state);
+    let kin = Kinematics::new(model, state);
     links
         .flat_map(|i| {
             let pose = kin.poses()[i];
@@ -209,9 +224,8 @@ pub fn trot_targets(
 /// under joint PD (40 N·m/rad, 1 N·m·s/rad), μ = 0.8, Δt = 5 ms.
 pub fn ant_trot() -> Result<Workload> {
     let mut qpos = vec![0.0, 0.0, 0.55, 1.0, 0.0, 0.0, 0.0];
-    for (k, a) in ANT_ANKLES.iter().enumerate() {
-        let _ = k;
-        qpos.extend([0.0, *a]);
+    for ankle in ANT_ANKLES {
+        qpos.extend([0.0, ankle]);
     }
     let (model, sim, start, mjcf) = mjcf_on_ground("ant.xml", ROBOT_FRICTION, Some(&qpos))?;
     // Hip and ankle DoF of legs 1-4 (MuJoCo order of the joints after the root).
@@ -242,6 +256,7 @@ pub fn ant_trot() -> Result<Workload> {
         }
     });
     Ok(Workload {
+        tracked: model.link_index("torso")?,
         name: "ant_trot",
         what: "ant.xml stands 0.5 s, trots 1.5 s under joint PD 40 N·m/rad, 1 N·m·s/rad; μ 0.8"
             .into(),
@@ -253,10 +268,281 @@ pub fn ant_trot() -> Result<Workload> {
     })
 }
 
-/// Every workload, in report order.
-pub fn workloads() -> Result<Vec<Workload>> {
-    Ok(vec![ant_trot()?])
+/// The gymnasium humanoid (`humanoid.xml`: 27 DoF, capsules) released at `qpos0` just above
+/// the ground: it collapses and lies there (2 s, μ = 0.8, its joints' springs and dampers as
+/// PD, motors off).
+pub fn humanoid_lying() -> Result<Workload> {
+    let (model, sim, start, mjcf) = mjcf_on_ground("humanoid.xml", ROBOT_FRICTION, None)?;
+    let passive = mjcf.step_control(None, DT)?;
+    let schedule: Schedule = Box::new(move |_, control| {
+        control
+            .write_at(0, &passive)
+            .expect("the humanoid's coordinates come first");
+    });
+    Ok(Workload {
+        tracked: model.link_index("torso")?,
+        name: "humanoid_lying",
+        what: "humanoid.xml falls from qpos0 and lies on the ground; μ 0.8".into(),
+        model,
+        sim,
+        start,
+        steps: (2.0 / DT).round() as usize,
+        schedule,
+    })
 }
 
-#[allow(dead_code)]
-fn unused(_: UnitQuaternion<f64>, _: Vector3<f64>, _: ConvexHull, _: DVector<f64>) {}
+/// A free box of half extent `half` and mass `mass` at `pose`.
+fn free_box(world: &mut World, name: &str, half: f64, mass: f64, pose: Isometry3<f64>) {
+    let hull = ConvexHull::cuboid(Vector3::repeat(half)).expect("positive extents");
+    world.add_object(name, hull, mass, pose);
+}
+
+/// A fixed box (half extents `half`) at `pose`, e.g. a table or an incline.
+fn fixed_box(world: &mut World, name: &str, half: Vector3<f64>, pose: Isometry3<f64>) {
+    let hull = ConvexHull::cuboid(half).expect("positive extents");
+    let link = Link::new(
+        name,
+        None,
+        pose,
+        JointKind::Fixed,
+        vec![hull],
+        MassModel::Lumped { mass: 1.0 },
+    );
+    world.add_robot(vec![link], Isometry3::identity());
+}
+
+/// A workload of free boxes built by `scene` (on the default ground if `ground`), run passively
+/// or under a constant generalized force `force` (DoF, N).
+fn box_workload(
+    [name, what, tracked]: [&'static str; 3],
+    (mu, ground): (f64, bool),
+    scene: impl FnOnce(&mut World),
+    force: Option<(usize, f64)>,
+) -> Result<Workload> {
+    let mut world = World::new(DT)?;
+    if ground {
+        world = world.with_ground();
+    }
+    let mut world = world.with_friction(mu)?;
+    scene(&mut world);
+    let (model, sim) = world.build()?;
+    let start = Motion::at_rest(&model, State::zero(&model));
+    let schedule: Schedule = Box::new(move |_, control| {
+        if let Some((dof, f)) = force {
+            control.force[dof] = f;
+        }
+    });
+    Ok(Workload {
+        tracked: model.link_index(tracked)?,
+        name,
+        what: what.into(),
+        model,
+        sim,
+        start,
+        steps: (2.0 / DT).round() as usize,
+        schedule,
+    })
+}
+
+/// Gap under a resting box at the start (m), about where the default barrier holds it.
+const BOX_GAP: f64 = 0.0008;
+
+/// A 20 cm, 1 kg box pushed along the ground by 5 N for 2 s, μ = 0.3 (it accelerates at
+/// 5/1 − 0.3 g = 2.06 m/s²).
+pub fn box_push() -> Result<Workload> {
+    let pose = Isometry3::translation(0.0, 0.0, 0.1 + BOX_GAP);
+    box_workload(
+        [
+            "box_push",
+            "a 20 cm, 1 kg box pushed by 5 N along the ground, μ 0.3",
+            "box",
+        ],
+        (0.3, true),
+        |w| free_box(w, "box", 0.1, 1.0, pose),
+        Some((0, 5.0)),
+    )
+}
+
+/// A 20 cm, 1 kg box released on a 30° incline, μ = 0.3: it slides down at
+/// g (sin 30° − 0.3 cos 30°) = 2.36 m/s².
+pub fn box_incline() -> Result<Workload> {
+    let tilt = Isometry3::rotation(Vector3::y() * (PI / 6.0));
+    box_workload(
+        [
+            "box_incline",
+            "a 20 cm, 1 kg box sliding down a 30° incline, μ 0.3",
+            "box",
+        ],
+        (0.3, false),
+        |w| {
+            fixed_box(
+                w,
+                "incline",
+                Vector3::new(20.0, 20.0, 0.5),
+                tilt * Isometry3::translation(0.0, 0.0, -0.5),
+            );
+            free_box(
+                w,
+                "box",
+                0.1,
+                1.0,
+                tilt * Isometry3::translation(0.0, 0.0, 0.1 + BOX_GAP),
+            );
+        },
+        None,
+    )
+}
+
+/// A 20 cm, 1 kg box resting on the ground, μ = 0.5.
+pub fn resting_box() -> Result<Workload> {
+    let pose = Isometry3::translation(0.0, 0.0, 0.1 + BOX_GAP);
+    box_workload(
+        [
+            "resting_box",
+            "a 20 cm, 1 kg box at rest on the ground, μ 0.5",
+            "box",
+        ],
+        (0.5, true),
+        |w| free_box(w, "box", 0.1, 1.0, pose),
+        None,
+    )
+}
+
+/// Five such boxes stacked, μ = 0.5.
+pub fn stack_5() -> Result<Workload> {
+    box_workload(
+        [
+            "stack_5",
+            "five 20 cm, 1 kg boxes stacked on the ground, μ 0.5",
+            "box4",
+        ],
+        (0.5, true),
+        |w| {
+            for k in 0..5 {
+                let z = 0.1 + BOX_GAP + (0.2 + BOX_GAP) * k as f64;
+                free_box(
+                    w,
+                    &format!("box{k}"),
+                    0.1,
+                    1.0,
+                    Isometry3::translation(0.0, 0.0, z),
+                );
+            }
+        },
+        None,
+    )
+}
+
+/// A box link of an arm: half extents `(length/2, 0.02, 0.02)` from its joint along x, solid
+/// of mass `mass`.
+fn arm_link(name: &str, parent: Option<usize>, at: Isometry3<f64>, length: f64, mass: f64) -> Link {
+    let (hx, h) = (length / 2.0, 0.02);
+    let corners = [-1.0, 1.0]
+        .iter()
+        .flat_map(|&sx| {
+            [-1.0, 1.0].iter().flat_map(move |&sy| {
+                [-1.0, 1.0]
+                    .iter()
+                    .map(move |&sz| Point3::new(hx + sx * hx, sy * h, sz * h))
+            })
+        })
+        .collect();
+    let hull = ConvexHull::new(corners).expect("a box");
+    let density = mass / (length * 4.0 * h * h);
+    Link::new(
+        name,
+        parent,
+        at,
+        JointKind::Revolute { axis: Vector3::z() },
+        vec![hull],
+        MassModel::Solid { density },
+    )
+}
+
+/// A 3-link arm (yaw hinges, 0.3 + 0.3 + 0.2 m, 1 + 1 + 0.5 kg) at the edge of a table sweeps a
+/// stack of three 10 cm, 0.5 kg cubes off it: the base joint's PD target (200 N·m/rad,
+/// 5 N·m·s/rad) turns from −90° to +60° between 0.25 s and 1.25 s; μ = 0.5, 2 s.
+pub fn arm_sweep() -> Result<Workload> {
+    let mut world = World::new(DT)?.with_ground().with_friction(0.5)?;
+    fixed_box(
+        &mut world,
+        "table",
+        Vector3::new(0.4, 0.4, 0.2),
+        Isometry3::translation(0.6, 0.0, 0.2),
+    );
+    let arm = world.add_robot(
+        vec![
+            arm_link(
+                "link1",
+                None,
+                Isometry3::translation(0.0, 0.0, 0.45),
+                0.3,
+                1.0,
+            ),
+            arm_link(
+                "link2",
+                Some(0),
+                Isometry3::translation(0.3, 0.0, 0.0),
+                0.3,
+                1.0,
+            ),
+            arm_link(
+                "link3",
+                Some(1),
+                Isometry3::translation(0.3, 0.0, 0.0),
+                0.2,
+                0.5,
+            ),
+        ],
+        Isometry3::identity(),
+    );
+    for k in 0..3 {
+        let z = 0.451 + 0.101 * k as f64;
+        free_box(
+            &mut world,
+            &format!("cube{k}"),
+            0.05,
+            0.5,
+            Isometry3::translation(0.6, 0.0, z),
+        );
+    }
+    let (model, sim) = world.build()?;
+    let joints = arm.dofs();
+    let mut state = State::zero(&model);
+    state.q[joints.start] = -PI / 2.0;
+    let start = Motion::at_rest(&model, state);
+    let (kp, kd) = pd_gains(200.0, 5.0, DT);
+    let schedule: Schedule = Box::new(move |k, control| {
+        let t = k as f64 * DT;
+        let turn = ((t - 0.25) / 1.0).clamp(0.0, 1.0);
+        for dof in joints.clone() {
+            control.kp[dof] = kp;
+            control.kd[dof] = kd;
+            control.position[dof] = 0.0;
+        }
+        control.position[joints.start] = -PI / 2.0 + turn * (PI / 2.0 + PI / 3.0);
+    });
+    Ok(Workload {
+        tracked: model.link_index("cube0")?,
+        name: "arm_sweep",
+        what: "a 3-link arm sweeps three stacked cubes off a table; PD 200 N·m/rad, 5 N·m·s/rad; μ 0.5".into(),
+        model,
+        sim,
+        start,
+        steps: (2.0 / DT).round() as usize,
+        schedule,
+    })
+}
+
+/// Every workload, in report order.
+pub fn workloads() -> Result<Vec<Workload>> {
+    Ok(vec![
+        ant_trot()?,
+        humanoid_lying()?,
+        box_push()?,
+        box_incline()?,
+        arm_sweep()?,
+        resting_box()?,
+        stack_5()?,
+    ])
+}

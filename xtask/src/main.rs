@@ -7,6 +7,9 @@
 //! Peer libraries' timings of the same benchmarks (`benches/reference/*_timings.json`, written
 //! by the scripts there) appear beside them with the ratio (see `report.rs` for the format).
 //!
+//! `cargo xtask bench motion` times robots in motion beside MuJoCo on the same models, both in
+//! one run (see [`motion`]).
+//!
 //! `cargo xtask test [ARGS]` is the README's test command: it puts the browser tools in place
 //! (see [`test`]) and runs `cargo test --workspace ARGS`.
 //!
@@ -15,6 +18,7 @@
 //! the failures (see [`fuzz`]).
 
 mod fuzz;
+mod motion;
 mod report;
 mod test;
 
@@ -34,6 +38,7 @@ const SUITES: &[&str] = &[
     "algorithms",
     "ncp_solver",
     "ncp",
+    "motion",
 ];
 
 /// Suites with their own harness that write a Markdown table (not criterion's estimates):
@@ -86,6 +91,9 @@ fn workspace_root() -> PathBuf {
 
 fn run_suite(root: &Path, suite: &str, quick: bool) -> Result<PathBuf> {
     let out_dir = root.join("target").join("sdrs-report");
+    if suite == "motion" {
+        return motion::run(root, quick, &out_dir);
+    }
     if let Some((_, variable, table)) = TABLE_SUITES.iter().find(|t| t.0 == suite) {
         let dir = out_dir.join(suite);
         let mut cmd = bench_command(suite, quick);

@@ -4,8 +4,10 @@
 //! is not reachable: the gradient is a sum of terms far larger than the residual (a barrier's
 //! force, the body's weight, a stiff PD spring), and each carries the round-off of the
 //! configuration it was computed from, about `ε · Σ_j |H_ij| · max(|θ_j|, 1)` on coordinate
-//! `i` ([`round_off_floor`]). An iterate that no line search can improve and whose gradient is
-//! at that floor is converged, whatever the tolerance; [`DynamicsError::NotConverged`] is kept
+//! `i` ([`round_off_floor`]). An iterate that no line search can improve, and whose gradient is
+//! at that floor or whose Newton step promises a decrease below the energy's round-off
+//! ([`resolvable_change`]: the inner solves' accuracy and the energy's round-off bound what
+//! any step can show), is converged, whatever the tolerance; [`DynamicsError::NotConverged`] is kept
 //! for steps that stop above it, and its message names the coordinate that did not converge and
 //! the terms that pull on it ([`Simulator::not_converged`]).
 
@@ -13,6 +15,12 @@ use super::evaluation::{Evaluation, Infinite, StepData};
 use super::{DynamicsError, Simulator};
 use crate::kinematics::{Kinematics, State};
 use std::fmt::Write as _;
+
+/// The smallest change of an energy of value `value` that its round-off lets a line search
+/// see: `64 ε max(|value|, 1)`.
+pub(super) fn resolvable_change(value: f64) -> f64 {
+    64.0 * f64::EPSILON * value.abs().max(1.0)
+}
 
 /// The safety factor of [`round_off_floor`] over the bare estimate.
 const ROUND_OFF_FACTOR: f64 = 64.0;

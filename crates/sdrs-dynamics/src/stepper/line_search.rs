@@ -10,6 +10,7 @@
 //! the longest of a few steps that is collision-free and shrinks `|∇O|∞`.
 
 use super::Simulator;
+use super::convergence::resolvable_change;
 use super::evaluation::{Evaluation, Needs, StepData};
 use crate::error::Result;
 use crate::kinematics::State;
@@ -60,7 +61,7 @@ impl Simulator {
         data: &StepData,
         trials: &mut usize,
     ) -> Result<Backtracked> {
-        let resolvable = 64.0 * f64::EPSILON * eval.value.abs().max(1.0);
+        let resolvable = resolvable_change(eval.value);
         let mut step = longest;
         for attempt in 0..HALVINGS {
             if step * slope.abs() < resolvable {
@@ -93,7 +94,8 @@ impl Simulator {
     }
 
     /// The longest of `longest`, `longest/2`, … (a few halvings) along `direction` from `state`
-    /// that is collision-free and shrinks `|∇O|∞` below `eval`'s, with its full evaluation.
+    /// that is collision-free and shrinks `|∇O|∞` below `eval`'s, with its full evaluation and
+    /// its length.
     pub(super) fn shrink_gradient(
         &mut self,
         state: &State,
@@ -102,13 +104,15 @@ impl Simulator {
         longest: f64,
         data: &StepData,
         trials: &mut usize,
-    ) -> Result<Option<(State, Evaluation)>> {
+    ) -> Result<Option<(State, Evaluation, f64)>> {
         let mut step = longest;
         for _ in 0..GRADIENT_HALVINGS {
             let trial = trial_state(&self.model, state, direction, step);
             *trials += 1;
             match self.evaluate(&trial, data, Needs::Hessian)? {
-                Ok(e) if e.gradient.amax() < eval.gradient.amax() => return Ok(Some((trial, e))),
+                Ok(e) if e.gradient.amax() < eval.gradient.amax() => {
+                    return Ok(Some((trial, e, step)));
+                }
                 Ok(e) => self.recycle(e),
                 Err(_) => {}
             }

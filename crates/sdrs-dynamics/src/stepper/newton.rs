@@ -14,7 +14,7 @@
 //! 5. the convergence test: `|∇O|∞ < tolerance`, or `|∇O|∞` at its round-off floor when no
 //!    step can improve it ([`super::convergence`]).
 
-use super::convergence::round_off_floor;
+use super::convergence::{resolvable_change, round_off_floor};
 use super::evaluation::{Evaluation, Needs, StepData};
 use super::{Control, Linearization, NewtonStart, Result, Simulator, StepReport};
 use crate::factor::{FactorError, HessianFactor};
@@ -30,10 +30,19 @@ const POLISHED: f64 = 1e-3;
 /// grows by after a cut step and shrinks by after a full one ([`next_damping`]).
 const DAMPING_START: f64 = 1e-2;
 const DAMPING_FACTOR: f64 = 4.0;
+/// The factor the damping shrinks by after a full step: less than it grows by, so that a
+/// damping that alternates between cut and full steps settles instead of cycling.
+const DAMPING_SHRINK: f64 = 2.0;
 /// Below this the damping is dropped: the iterations are Newton's again.
 const DAMPING_OFF: f64 = 1e-4;
 /// The largest damping: the direction is then a gradient step scaled by `diag|H|`.
 const DAMPING_MAX: f64 = 1e8;
+/// Iterations that are pure Newton whatever their line search keeps: most steps converge
+/// within them, on exactly Newton's path. Damping from the first cut step instead made steps
+/// that start deep in a barrier (a swung chain's first contact) crawl: there the line search
+/// cuts Newton's steps because the barrier rises steeply, not because the model overshoots a
+/// kink, and the damped direction turns towards a badly scaled gradient.
+const DAMPING_AFTER: usize = 8;
 /// A step the line search keeps at least this fraction of leaves the damping as it is.
 const KEPT_ENOUGH: f64 = 0.5;
 
@@ -44,13 +53,14 @@ const KEPT_ENOUGH: f64 = 0.5;
 /// velocity smoothing is tiny (`√ε_v` = 10 µm/s by default) and barriers of sub-millimetre
 /// support. Newton's quadratic model then overshoots by orders of magnitude and the line
 /// search keeps 1/64 to 1/512 of each step, iteration after iteration (the ant's trot spent
-/// 100 such iterations on one step). Damping after a cut step shortens the next direction
-/// and turns it towards the scaled gradient; after full steps it decays back to pure Newton,
+/// 100 such iterations on one step). Past [`DAMPING_AFTER`] iterations, damping after a cut
+/// step shortens the next direction and turns it towards the scaled gradient; after full steps
+/// it decays back to pure Newton,
 /// so a step whose full Newton steps are accepted takes exactly Newton's path. The solution
 /// is the same stationary point either way, so the backward pass does not change.
 pub(super) fn next_damping(damping: f64, kept: f64) -> f64 {
     if kept >= 1.0 {
-        let smaller = damping / DAMPING_FACTOR;
+        let smaller = damping / DAMPING_SHRINK;
         if smaller < DAMPING_OFF { 0.0 } else { smaller }
     } else if kept >= KEPT_ENOUGH {
         damping
@@ -129,14 +139,9 @@ impl Simulator {
                 &mut run.trials,
             )?;
             run.step = searched.step;
-            if may_damp {
-                let kept = if searched.accepted.is_some() {
-                    searched.step / longest
-                } else {
-                    0.0
-                };
-                run.damping = next_damping(run.damping, kept);
-            }
+            // The damping follows how much of the step was kept, by either line search.
+            let mut kept = 0.0;
+            let mut moved = false;
             if let Some((next, evaluated)) = searched.accepted {
                 let full = match evaluated {
                     Some(e) => Ok(e),
@@ -145,15 +150,27 @@ impl Simulator {
                 if let Ok(e) = full {
                     state = next;
                     self.recycle(std::mem::replace(&mut eval, e));
-                    polish = false;
-                    continue;
+                    (kept, moved) = (searched.step / longest, true);
                 }
             }
-            let shrunk =
-                self.shrink_gradient(&state, &direction, &eval, longest, &data, &mut run.trials)?;
-            if let Some((next, e)) = shrunk {
+            if !moved
+                && let Some((next, e, step)) = self.shrink_gradient(
+                    &state,
+                    &direction,
+                    &eval,
+                    longest,
+                    &data,
+                    &mut run.trials,
+                )?
+            {
                 state = next;
                 self.recycle(std::mem::replace(&mut eval, e));
+                (kept, moved) = (step / longest, true);
+            }
+            if may_damp && run.iteration >= DAMPING_AFTER {
+                run.damping = next_damping(run.damping, kept);
+            }
+            if moved {
                 polish = false;
                 continue;
             }
@@ -163,18 +180,21 @@ impl Simulator {
                 polish = false;
                 continue;
             }
-            if residual <= round_off_floor(&eval, &state) {
+            // At the floor: the gradient is at the round-off of its terms, or Newton's own step
+            // promises a decrease the energy cannot resolve (the inner solves' accuracy and
+            // the energy's round-off bound what any step can show).
+            let unresolvable =
+                run.damping == 0.0 && slope.abs() <= resolvable_change(eval.value) * longest;
+            if residual <= round_off_floor(&eval, &state) || unresolvable {
                 break true;
             }
-            if !may_damp || run.damping >= DAMPING_MAX {
+            if !may_damp || run.extended {
                 break false;
             }
-            // Stuck: damp harder, with a round as long again if this is the first time.
-            if !run.extended {
-                run.extended = true;
-                run.limit = run.iteration + self.settings.max_iterations;
-            }
-            run.damping = (run.damping * DAMPING_FACTOR).max(DAMPING_START);
+            // Stuck undamped: go on damped for a round as long again, as after the cap.
+            run.extended = true;
+            run.limit = run.iteration + self.settings.max_iterations;
+            run.damping = run.damping.max(DAMPING_START);
         };
         // At the cap, an iterate whose gradient is at its round-off floor is converged too.
         if converged || eval.gradient.amax() <= round_off_floor(&eval, &state) {
@@ -409,5 +429,30 @@ impl Simulator {
         self.workspace.factor.solve_in_place(direction)?;
         direction.neg_mut();
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn damping_starts_after_a_cut_step_and_decays_to_newton_after_full_ones() {
+        assert_eq!(next_damping(0.0, 1.0), 0.0, "full steps stay Newton");
+        assert_eq!(next_damping(0.0, 0.0), DAMPING_START, "no step found");
+        assert_eq!(next_damping(0.0, 1.0 / 64.0), DAMPING_START, "a cut step");
+        assert_eq!(next_damping(0.5, 0.5), 0.5, "half a step keeps it");
+        assert_eq!(next_damping(0.5, 0.25), 2.0);
+        assert_eq!(next_damping(DAMPING_MAX, 0.0), DAMPING_MAX, "bounded");
+        let mut damping = 1.0;
+        let mut full_steps = 0;
+        while damping > 0.0 {
+            damping = next_damping(damping, 1.0);
+            full_steps += 1;
+        }
+        assert_eq!(
+            full_steps, 14,
+            "1 → 2^-14 < DAMPING_OFF after 14 full steps"
+        );
     }
 }

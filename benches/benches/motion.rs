@@ -4,14 +4,15 @@
 //! beside them, a peer's step time on the same scene and the ratio.
 //!
 //! ```text
-//! cargo run --release -p sdrs-benches --example motion -- [--peer FILE.json] [--repeat N]
+//! cargo bench -p sdrs-benches --bench motion -- [--peer FILE.json] [--repeat N] [--quick]
 //!     [--out FILE.md] [WORKLOAD...]
 //! ```
 //!
 //! `--peer` reads the JSON that `benches/reference/mujoco_motion.py` writes (ns per step and
-//! the tracked body's final position per workload). Each workload's rollout is run `--repeat`
-//! times (default 3) and the fastest run is reported: the least disturbed on a shared machine,
-//! as the peer script does.
+//! the tracked body's final position per workload); `cargo xtask bench motion` runs that
+//! script first, so both simulators are timed in one run. Each workload's rollout is run
+//! `--repeat` times (default 3, 1 with `--quick`) and the fastest run is reported: the least
+//! disturbed on a shared machine, as the peer script does.
 use sdrs_benches::motion::{Measured, workloads};
 use std::fmt::Write as _;
 
@@ -35,6 +36,9 @@ fn args() -> Result<Args, String> {
         match a.as_str() {
             "--peer" => args.peer = Some(value("--peer")?.into()),
             "--out" => args.out = Some(value("--out")?.into()),
+            // What `cargo bench` passes to a harness of its own.
+            "--bench" => {}
+            "--quick" => args.repeat = 1,
             "--repeat" => {
                 args.repeat = value("--repeat")?
                     .parse()
@@ -42,7 +46,7 @@ fn args() -> Result<Args, String> {
             }
             flag if flag.starts_with("--") => {
                 return Err(format!(
-                    "unknown option {flag} (allowed: --peer FILE, --repeat N, --out FILE)"
+                    "unknown option {flag} (allowed: --peer FILE, --repeat N, --quick, --out FILE)"
                 ));
             }
             name => args.only.push(name.to_owned()),

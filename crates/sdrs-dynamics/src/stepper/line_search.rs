@@ -35,6 +35,15 @@ fn trial_state(model: &Model, state: &State, direction: &DVector<f64>, step: f64
     trial
 }
 
+/// A Newton iterate, evaluated, and the direction its line searches look along.
+pub(super) struct Line<'a> {
+    pub(super) state: &'a State,
+    pub(super) eval: &'a Evaluation,
+    pub(super) direction: &'a DVector<f64>,
+    /// The longest step along `direction` the contact model allows.
+    pub(super) longest: f64,
+}
+
 /// What [`Simulator::backtrack`] found.
 pub(super) struct Backtracked {
     /// The accepted trial, with its full evaluation if it was the first trial (evaluated with
@@ -45,22 +54,25 @@ pub(super) struct Backtracked {
 }
 
 impl Simulator {
-    /// Armijo backtracking along `direction` from `state` (evaluated in `eval`, with directional
-    /// derivative `slope`), starting at the step `longest`. Halving stops once the decrease a
+    /// Armijo backtracking along `line` (directional derivative `slope`), starting at its
+    /// longest step. Halving stops once the decrease a
     /// step promises is below the energy's round-off: there a "decrease" is luck, and accepting
     /// it stalls Newton on steps of 2^-30 (seen with stiff friction near the solution); the
     /// gradient test of [`Simulator::shrink_gradient`] judges instead. `trials` counts the
     /// evaluated trial states.
     pub(super) fn backtrack(
         &mut self,
-        state: &State,
-        direction: &DVector<f64>,
-        eval: &Evaluation,
+        line: &Line,
         slope: f64,
-        longest: f64,
         data: &StepData,
         trials: &mut usize,
     ) -> Result<Backtracked> {
+        let Line {
+            state,
+            eval,
+            direction,
+            longest,
+        } = *line;
         let resolvable = resolvable_change(eval.value);
         let mut step = longest;
         for attempt in 0..HALVINGS {
@@ -93,18 +105,21 @@ impl Simulator {
         })
     }
 
-    /// The longest of `longest`, `longest/2`, … (a few halvings) along `direction` from `state`
-    /// that is collision-free and shrinks `|∇O|∞` below `eval`'s, with its full evaluation and
-    /// its length.
+    /// The longest of the longest step, its half, … (a few halvings) along `line` that is
+    /// collision-free and shrinks `|∇O|∞` below the iterate's, with its full evaluation and its
+    /// length.
     pub(super) fn shrink_gradient(
         &mut self,
-        state: &State,
-        direction: &DVector<f64>,
-        eval: &Evaluation,
-        longest: f64,
+        line: &Line,
         data: &StepData,
         trials: &mut usize,
     ) -> Result<Option<(State, Evaluation, f64)>> {
+        let Line {
+            state,
+            eval,
+            direction,
+            longest,
+        } = *line;
         let mut step = longest;
         for _ in 0..GRADIENT_HALVINGS {
             let trial = trial_state(&self.model, state, direction, step);

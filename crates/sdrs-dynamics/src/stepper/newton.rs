@@ -16,6 +16,7 @@
 
 use super::convergence::{resolvable_change, round_off_floor};
 use super::evaluation::{Evaluation, Needs, StepData};
+use super::line_search::Line;
 use super::{Control, Linearization, NewtonStart, Result, Simulator, StepReport};
 use crate::factor::{FactorError, HessianFactor};
 use crate::kinematics::{Kinematics, State};
@@ -129,15 +130,13 @@ impl Simulator {
             run.directions += clock.elapsed();
             let slope = eval.gradient.dot(&direction);
             let longest = self.max_step(&state, &direction, &eval)?;
-            let searched = self.backtrack(
-                &state,
-                &direction,
-                &eval,
-                slope,
+            let line = Line {
+                state: &state,
+                eval: &eval,
+                direction: &direction,
                 longest,
-                &data,
-                &mut run.trials,
-            )?;
+            };
+            let searched = self.backtrack(&line, slope, &data, &mut run.trials)?;
             run.step = searched.step;
             // The damping follows how much of the step was kept, by either line search.
             let mut kept = 0.0;
@@ -155,10 +154,12 @@ impl Simulator {
             }
             if !moved
                 && let Some((next, e, step)) = self.shrink_gradient(
-                    &state,
-                    &direction,
-                    &eval,
-                    longest,
+                    &Line {
+                        state: &state,
+                        eval: &eval,
+                        direction: &direction,
+                        longest,
+                    },
                     &data,
                     &mut run.trials,
                 )?

@@ -73,6 +73,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "| workload | DoF | step (µs) | Newton iterations: mean / max | line-search trials per step | per iteration (µs) | {peer_name} step (µs) | ratio | final position (m): sdrs / peer |\n|---|---|---|---|---|---|---|---|---|\n"
     );
     let mut notes = String::new();
+    let mut differentiated = String::new();
     let all = workloads()?;
     let known: Vec<&str> = all.iter().map(|w| w.name).collect();
     if let Some(bad) = args.only.iter().find(|o| !known.contains(&o.as_str())) {
@@ -118,9 +119,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             peer_position,
         );
         let _ = writeln!(notes, "- `{}`: {}", w.name, w.what);
+        if w.name == "ant_trot" {
+            let d = w.rollout_and_adjoint()?;
+            let _ = writeln!(
+                differentiated,
+                "`ant_trot` differentiated (blocks recorded, adjoint of a loss on the final \
+                 state): rollout {:.1} µs + adjoint {:.1} µs = {:.1} µs per step.",
+                1e6 * d.forward,
+                1e6 * d.backward,
+                1e6 * (d.forward + d.backward)
+            );
+        }
     }
     let report = format!(
-        "Robots in motion: {} steps of 5 ms per workload, the fastest of {} runs.\n\n{table}\n{notes}",
+        "Robots in motion: {} steps of 5 ms per workload, the fastest of {} runs.\n\n{table}\n{differentiated}\n{notes}",
         "400",
         args.repeat.max(1)
     );

@@ -11,8 +11,9 @@
 //! Users give PD gains in SI units (stiffness N·m/rad, damping N·m·s/rad); [`pd_gains`]
 //! converts them to the paper's form that [`Control`] holds (`k_p = K/2`, `k_d = D Δt/2`).
 
-use nalgebra::{Isometry3, Point3, Vector3};
+use nalgebra::{DVector, Isometry3, Point3, Vector3};
 use sdrs::World;
+use sdrs_diff::{LossGradient, Recording, adjoint, rollout};
 use sdrs_dynamics::{
     Control, DynamicsError, JointKind, Kinematics, Link, MassModel, MjcfModel, MjcfOptions, Model,
     Motion, Simulator, State, StepReport, load_mjcf,
@@ -107,6 +108,49 @@ impl Workload {
         let kin = Kinematics::new(&self.model, &motion.state);
         measured.final_position = kin.poses()[self.tracked].translation.vector.into();
         Ok(measured)
+    }
+}
+
+/// What a rollout and its adjoint cost per step (s), measured by [`Workload::rollout_and_adjoint`].
+#[derive(Debug, Clone, Copy)]
+pub struct Differentiated {
+    /// The rollout with the blocks of every step kept for the backward pass.
+    pub forward: f64,
+    /// The adjoint pass of a loss on the final state (every step's solve and pull-back).
+    pub backward: f64,
+}
+
+impl Workload {
+    /// The rollout with `StepSettings::backward` (the blocks recorded, design blocks off: states
+    /// and controls are differentiated) and the adjoint of a loss on the final coordinates,
+    /// each per step: what a first-order learning method pays per step and environment.
+    pub fn rollout_and_adjoint(
+        &mut self,
+    ) -> std::result::Result<Differentiated, Box<dyn std::error::Error>> {
+        let mut settings = self.sim.settings().clone().with_backward(true);
+        settings.design_derivatives = false;
+        let mut sim = Simulator::new(self.model.clone(), settings)?;
+        let mut control = Control::passive(&self.model);
+        let controls: Vec<Control> = (0..self.steps)
+            .map(|k| {
+                (self.schedule)(k, &mut control);
+                control.clone()
+            })
+            .collect();
+        let clock = Instant::now();
+        let trajectory = rollout(&mut sim, &self.start, &controls, Recording::Blocks)?;
+        let forward = clock.elapsed().as_secs_f64();
+        let n = self.model.dof();
+        let loss =
+            LossGradient::final_state(&self.model, self.steps, DVector::from_element(n, 1.0));
+        let clock = Instant::now();
+        adjoint(&mut sim, &trajectory, &loss)?;
+        let backward = clock.elapsed().as_secs_f64();
+        let steps = self.steps as f64;
+        Ok(Differentiated {
+            forward: forward / steps,
+            backward: backward / steps,
+        })
     }
 }
 

@@ -125,6 +125,7 @@ class World:
     ) -> RobotHandle: ...
     gravity: float
     tolerance: float
+    max_iterations: int
     newton_start: Literal["extrapolated", "current"]
     @property
     def contact(self) -> Optional[ContactSettings]: ...

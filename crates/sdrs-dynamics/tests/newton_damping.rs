@@ -75,3 +75,31 @@ fn without_the_damped_round_a_step_beyond_the_cap_fails() {
         "{failed:?}"
     );
 }
+
+#[test]
+fn a_step_out_of_iterations_names_the_coordinate_and_the_terms_that_do_not_balance() {
+    // A box thrown down onto a slab at 3 m/s: the impact's step needs more than the one
+    // undamped and one damped iteration a cap of 1 allows.
+    let scene = sdrs_dynamics::scenes::box_on_incline(0.0, 0.5, 0.01).unwrap();
+    let mut settings = scene.settings.clone();
+    settings.max_iterations = 1;
+    let mut sim = Simulator::new(scene.model.clone(), settings).unwrap();
+    let mut v = nalgebra::DVector::zeros(6);
+    v[2] = -3.0;
+    let mut motion =
+        Motion::from_velocity(&scene.model, State::zero(&scene.model), &v, 0.01).unwrap();
+    let error = sim.advance(&mut motion, &scene.control).unwrap_err();
+    let DynamicsError::NotConverged {
+        iterations, hint, ..
+    } = &error
+    else {
+        panic!("{error}");
+    };
+    assert_eq!(*iterations, 2, "{error}");
+    assert!(
+        hint.contains("the largest residual is on 'box joint[2]'")
+            && hint.contains("inertia, gravity, PD and limits give")
+            && hint.contains("between 'ground' and 'box'"),
+        "{error}"
+    );
+}

@@ -215,7 +215,7 @@ impl PySimulator {
     }
 
     /// Advances `motion` by one step under `control`; returns the step's Newton iterations,
-    /// whether they went on damped past `max_iterations` (`damped`), and active contact pairs.
+    /// whether any of them was damped (`damped`), and active contact pairs.
     fn step<'py>(
         &self,
         py: Python<'py>,

@@ -405,6 +405,23 @@ impl PyWorld {
         Ok(())
     }
 
+    /// The Newton iteration cap of each step (at least 1). A step that has not converged
+    /// after it goes on damped for as many again, then raises `ConvergenceError`.
+    #[getter]
+    fn get_max_iterations(&mut self) -> usize {
+        self.0.settings_mut().max_iterations
+    }
+
+    #[setter]
+    fn set_max_iterations(&mut self, max_iterations: usize) -> PyResult<()> {
+        let settings = self.0.settings_mut();
+        *settings = settings
+            .clone()
+            .with_max_iterations(max_iterations)
+            .raise()?;
+        Ok(())
+    }
+
     /// Where each step's Newton solve starts: `"extrapolated"` (the last step's motion carried
     /// on; the default) or `"current"` (the state at the step's start, the paper's
     /// Algorithm 1). Optimise through impacts with `"current"`: where an impact's step has two

@@ -24,17 +24,6 @@ const HALVINGS: usize = 60;
 /// Halvings of [`Simulator::shrink_gradient`] before it gives up.
 const GRADIENT_HALVINGS: usize = 8;
 
-/// The line search's trial `state + step·direction`, re-centred ([`State::recentred`]): the
-/// same poses, with the rotation coordinates of free and spherical joints back at the centre
-/// of their chart. Newton continues from an accepted trial in that chart, and a step that
-/// converges there needs no evaluation in a new chart (a floating base's third evaluation).
-fn trial_state(model: &Model, state: &State, direction: &DVector<f64>, step: f64) -> State {
-    let mut trial = state.clone();
-    trial.q.axpy(step, direction, 1.0);
-    trial.recentre(model);
-    trial
-}
-
 /// A Newton iterate, evaluated, and the direction its line searches look along.
 pub(super) struct Line<'a> {
     pub(super) state: &'a State,
@@ -42,6 +31,19 @@ pub(super) struct Line<'a> {
     pub(super) direction: &'a DVector<f64>,
     /// The longest step along `direction` the contact model allows.
     pub(super) longest: f64,
+}
+
+impl Line<'_> {
+    /// The trial `state + step·direction`, re-centred ([`State::recentred`]): the same poses,
+    /// with the rotation coordinates of free and spherical joints back at the centre of their
+    /// chart. Newton continues from an accepted trial in that chart, and a step that converges
+    /// there needs no evaluation in a new chart (a floating base's third evaluation).
+    fn trial(&self, model: &Model, step: f64) -> State {
+        let mut trial = self.state.clone();
+        trial.q.axpy(step, self.direction, 1.0);
+        trial.recentre(model);
+        trial
+    }
 }
 
 /// What [`Simulator::backtrack`] found.
@@ -67,19 +69,13 @@ impl Simulator {
         data: &StepData,
         trials: &mut usize,
     ) -> Result<Backtracked> {
-        let Line {
-            state,
-            eval,
-            direction,
-            longest,
-        } = *line;
+        let (eval, mut step) = (line.eval, line.longest);
         let resolvable = resolvable_change(eval.value);
-        let mut step = longest;
         for attempt in 0..HALVINGS {
             if step * slope.abs() < resolvable {
                 break;
             }
-            let trial = trial_state(&self.model, state, direction, step);
+            let trial = line.trial(&self.model, step);
             *trials += 1;
             match self.evaluate(&trial, data, Needs::full_if(attempt == 0))? {
                 Ok(e) if e.value <= eval.value + ARMIJO * step * slope => {
@@ -114,18 +110,12 @@ impl Simulator {
         data: &StepData,
         trials: &mut usize,
     ) -> Result<Option<(State, Evaluation, f64)>> {
-        let Line {
-            state,
-            eval,
-            direction,
-            longest,
-        } = *line;
-        let mut step = longest;
+        let mut step = line.longest;
         for _ in 0..GRADIENT_HALVINGS {
-            let trial = trial_state(&self.model, state, direction, step);
+            let trial = line.trial(&self.model, step);
             *trials += 1;
             match self.evaluate(&trial, data, Needs::Hessian)? {
-                Ok(e) if e.gradient.amax() < eval.gradient.amax() => {
+                Ok(e) if e.gradient.amax() < line.eval.gradient.amax() => {
                     return Ok(Some((trial, e, step)));
                 }
                 Ok(e) => self.recycle(e),

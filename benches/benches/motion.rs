@@ -13,7 +13,7 @@
 //! script first, so both simulators are timed in one run. Each workload's rollout is run
 //! `--repeat` times (default 3, 1 with `--quick`) and the fastest run is reported: the least
 //! disturbed on a shared machine, as the peer script does.
-use sdrs_benches::motion::{Measured, workloads};
+use sdrs_benches::motion::{DT, Measured, STEPS, workloads};
 use std::fmt::Write as _;
 
 struct Args {
@@ -100,8 +100,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let peer_position = peer
             .as_ref()
             .and_then(|p| p["final"][w.name].as_array().cloned())
-            .map(|v| position(&v.iter().filter_map(|x| x.as_f64()).collect::<Vec<_>>()))
-            .unwrap_or_else(|| "–".into());
+            .map(|v| v.iter().filter_map(|x| x.as_f64()).collect::<Vec<_>>())
+            .filter(|p| p.len() == 3)
+            .map_or_else(|| "–".into(), |p| position(&p));
         let _ = writeln!(
             table,
             "| {} | {} | {:.1} | {:.2} / {} | {:.2} | {} | {} | {} | {} / {} |",
@@ -132,8 +133,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     let report = format!(
-        "Robots in motion: {} steps of 5 ms per workload, the fastest of {} runs.\n\n{table}\n{differentiated}\n{notes}",
-        "400",
+        "Robots in motion: {STEPS} steps of {} ms per workload, the fastest of {} runs.\n\n{table}\n{differentiated}\n{notes}",
+        1e3 * DT,
         args.repeat.max(1)
     );
     print!("{report}");

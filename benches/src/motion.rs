@@ -18,6 +18,7 @@ use sdrs_dynamics::{
     Control, DynamicsError, JointKind, Kinematics, Link, MassModel, MjcfModel, MjcfOptions, Model,
     Motion, Simulator, State, StepReport, load_mjcf,
 };
+use sdrs_examples::robots::vertical_extent;
 use sdrs_geometry::ConvexHull;
 use std::f64::consts::PI;
 use std::path::PathBuf;
@@ -25,7 +26,7 @@ use std::time::Instant;
 
 type Result<T> = std::result::Result<T, DynamicsError>;
 
-/// The step's control as a function of the step index (and the model, for offsets).
+/// Writes the control of step `k` (a function of the step index only, so a peer can replay it).
 pub type Schedule = Box<dyn Fn(usize, &mut Control)>;
 
 /// One workload: a model, a simulator, a start and the controls of every step.
@@ -169,6 +170,8 @@ pub fn mjcf_path(file: &str) -> PathBuf {
 
 /// Time step of every workload (s).
 pub const DT: f64 = 0.005;
+/// Steps of every workload: 2 s.
+pub const STEPS: usize = 400;
 /// The trot's PD stiffness (N·m/rad) and damping (N·m·s/rad).
 pub const TROT_GAINS: (f64, f64) = (40.0, 1.0);
 /// Friction coefficient of the trot and the humanoid.
@@ -214,7 +217,7 @@ fn mjcf_on_ground(
             state.references[link] = *reference;
         }
         model.clamp_inside_limits(&mut state, 2.0 * settings.limit_support);
-        let lowest = lowest_point(model, &state, robot.link_range());
+        let (lowest, _) = vertical_extent(model, &state, robot.link_range().start);
         // The free joint's z translation is the robot's third DoF.
         state.q[dofs.start + 2] += CLEARANCE - lowest;
         let support = settings
@@ -227,21 +230,6 @@ fn mjcf_on_ground(
     })?;
     let start = start.expect("set by build_with");
     Ok((model.clone(), sim, Motion::at_rest(&model, start), mjcf))
-}
-
-/// The lowest hull vertex of the links `links` at `state` (m).
-fn lowest_point(model: &Model, state: &State, links: std::ops::Range<usize>) -> f64 {
-    let kin = Kinematics::new(model, state);
-    links
-        .flat_map(|i| {
-            let pose = kin.poses()[i];
-            model.links()[i]
-                .hulls
-                .iter()
-                .flat_map(move |h| h.vertices().iter().map(move |v| (pose * v).z))
-                .collect::<Vec<_>>()
-        })
-        .fold(f64::INFINITY, f64::min)
 }
 
 /// The trot's PD targets of a swing joint and a lift joint at time `t`: standing for
@@ -307,7 +295,7 @@ pub fn ant_trot() -> Result<Workload> {
         model,
         sim,
         start,
-        steps: (2.0 / DT).round() as usize,
+        steps: STEPS,
         schedule,
     })
 }
@@ -330,7 +318,7 @@ pub fn humanoid_lying() -> Result<Workload> {
         model,
         sim,
         start,
-        steps: (2.0 / DT).round() as usize,
+        steps: STEPS,
         schedule,
     })
 }
@@ -383,7 +371,7 @@ fn box_workload(
         model,
         sim,
         start,
-        steps: (2.0 / DT).round() as usize,
+        steps: STEPS,
         schedule,
     })
 }
@@ -573,7 +561,7 @@ pub fn arm_sweep() -> Result<Workload> {
         model,
         sim,
         start,
-        steps: (2.0 / DT).round() as usize,
+        steps: STEPS,
         schedule,
     })
 }

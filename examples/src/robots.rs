@@ -306,7 +306,7 @@ impl Trial {
 }
 
 /// The lowest and highest world z of the robot's hulls (links from `root` on) at `state`.
-fn vertical_extent(model: &Model, state: &State, root: usize) -> (f64, f64) {
+pub fn vertical_extent(model: &Model, state: &State, root: usize) -> (f64, f64) {
     let kin = Kinematics::new(model, state);
     model.links()[root..]
         .iter()

@@ -35,9 +35,12 @@ pub(super) fn round_off_floor(eval: &Evaluation, state: &State) -> f64 {
     if h.nrows() != n || n == 0 {
         return 0.0;
     }
-    let scale: Vec<f64> = state.q.iter().map(|q| q.abs().max(1.0)).collect();
     let largest = (0..n)
-        .map(|i| (0..n).map(|j| h[(i, j)].abs() * scale[j]).sum::<f64>())
+        .map(|i| {
+            (0..n)
+                .map(|j| h[(i, j)].abs() * state.q[j].abs().max(1.0))
+                .sum::<f64>()
+        })
         .fold(0.0, f64::max);
     ROUND_OFF_FACTOR * f64::EPSILON * largest
 }

@@ -71,8 +71,10 @@ pub(super) fn next_damping(damping: f64, kept: f64) -> f64 {
 }
 
 /// The counters of one step's Newton solve.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Progress {
+    /// When the step started.
+    started: Instant,
     iteration: usize,
     /// The iteration cap, extended once by [`super::StepSettings::max_iterations`] when the
     /// step may damp.
@@ -105,9 +107,15 @@ impl Simulator {
         let tolerance = self.settings.tolerance;
         let may_damp = self.settings.damped_round;
         let mut run = Progress {
+            started,
+            iteration: 0,
             limit: self.settings.max_iterations,
+            extended: false,
+            damping: 0.0,
+            damped: false,
+            trials: 0,
             step: 1.0,
-            ..Progress::default()
+            directions: Duration::ZERO,
         };
         let converged = loop {
             let residual = eval.gradient.amax();
@@ -199,9 +207,8 @@ impl Simulator {
         };
         // At the cap, an iterate whose gradient is at its round-off floor is converged too.
         if converged || eval.gradient.amax() <= round_off_floor(&eval, &state) {
-            let timings = run.directions;
             return self
-                .finish(state, eval, &now, previous, &data, (started, timings), &run)
+                .finish(state, eval, &now, previous, &data, &run)
                 .map(|(next, report)| {
                     self.workspace.direction = direction;
                     (next, report, now)
@@ -212,7 +219,6 @@ impl Simulator {
 
     /// The step's result at a converged iterate: the state re-centred, the report, and the
     /// linearization when [`super::StepSettings::backward`] asks for it.
-    #[allow(clippy::too_many_arguments)]
     fn finish(
         &mut self,
         state: State,
@@ -220,7 +226,6 @@ impl Simulator {
         now: &Kinematics,
         previous: &[Isometry3<f64>],
         data: &StepData,
-        (started, directions): (Instant, Duration),
         run: &Progress,
     ) -> Result<(State, StepReport)> {
         // Re-centring changes the chart of spherical and free joints, not the poses: the
@@ -254,8 +259,8 @@ impl Simulator {
             .as_ref()
             .map(|c| c.timings())
             .unwrap_or_default();
-        timings.newton = directions;
-        timings.total = started.elapsed();
+        timings.newton = run.directions;
+        timings.total = run.started.elapsed();
         let report = StepReport {
             iterations: run.iteration,
             line_search_trials: run.trials,

@@ -12,6 +12,7 @@
 
 use super::StepTimings;
 use super::active::ActiveContact;
+use super::candidates::{CandidateList, HullSphere};
 use super::link_sums::LinkSums;
 use super::pairs::{each_pair, each_stored_pair, take_caches, uses_pool};
 use crate::error::{DynamicsError, Result};
@@ -214,6 +215,12 @@ pub struct SdrsContact {
     names: Vec<String>,
     hulls: Vec<HullRef>,
     broad_phase: BroadPhase,
+    /// The broad phase's pairs, kept while the hulls stay near where they were found.
+    candidates: CandidateList,
+    /// Per hull, the support vertices of its last bounding box
+    /// ([`sdrs_geometry::ConvexHull::aabb_from`]): the next box of a hull that moved a little
+    /// climbs from them in a few vertices.
+    aabb_hints: Vec<[usize; 6]>,
     planes: PairMap<(usize, usize), PlaneCache>,
     frictions: PairMap<(usize, usize), FrictionCache>,
     frames: Vec<((usize, usize), FrictionFrame)>,
@@ -244,20 +251,37 @@ impl SdrsContact {
                 allowed: "positive and finite",
             });
         }
-        let broad_phase = BroadPhase::new(barrier.support_distance())
-            .expect("a barrier's support distance is a valid margin");
+        let support = barrier.support_distance();
+        let broad_phase =
+            BroadPhase::new(support).expect("a barrier's support distance is a valid margin");
+        let hulls: Vec<HullRef> = model
+            .links()
+            .iter()
+            .enumerate()
+            .flat_map(|(link, l)| (0..l.hulls.len()).map(move |hull| HullRef { link, hull }))
+            .collect();
         Ok(Self {
             barrier,
             stiffness,
             friction: None,
             skip_adjacent,
             names: link_names(model),
-            hulls: model
-                .links()
-                .iter()
-                .enumerate()
-                .flat_map(|(link, l)| (0..l.hulls.len()).map(move |hull| HullRef { link, hull }))
-                .collect(),
+            aabb_hints: vec![[usize::MAX; 6]; hulls.len()],
+            candidates: CandidateList::new(
+                hulls
+                    .iter()
+                    .map(|h| {
+                        let hull = &model.links()[h.link].hulls[h.hull];
+                        HullSphere {
+                            link: h.link,
+                            centre: hull.bounding_sphere_center(),
+                            radius: hull.bounding_sphere_radius(),
+                        }
+                    })
+                    .collect(),
+                support,
+            ),
+            hulls,
             broad_phase,
             planes: PairMap::default(),
             frictions: PairMap::default(),
@@ -276,21 +300,27 @@ impl SdrsContact {
         self
     }
 
-    /// Candidate hull pairs (indices into `hulls`, sorted) within the barrier's support.
+    /// Candidate hull pairs (indices into `hulls`, sorted) within the barrier's support: the
+    /// kept list while no hull has left its skin ([`CandidateList`]), else the broad phase's
+    /// pairs for boxes inflated by the skin.
     fn candidate_pairs(&mut self, model: &Model, poses: &[Isometry3<f64>]) -> Vec<(usize, usize)> {
-        let proxies: Vec<Proxy> = self
-            .hulls
-            .iter()
-            .map(|h| Proxy {
-                body: h.link,
-                aabb: model.links()[h.link].hulls[h.hull].aabb(&poses[h.link]),
-            })
-            .collect();
-        let skip = self.skip_adjacent;
-        let mut pairs = Vec::new();
-        self.broad_phase
-            .candidate_pairs(&proxies, |a, b| !model.may_touch(a, b, skip), &mut pairs);
-        pairs
+        let (hulls, hints) = (&self.hulls, &mut self.aabb_hints);
+        let (broad_phase, skip) = (&mut self.broad_phase, self.skip_adjacent);
+        self.candidates.pairs(poses, |skin| {
+            let proxies: Vec<Proxy> = hulls
+                .iter()
+                .zip(hints)
+                .map(|(h, hints)| Proxy {
+                    body: h.link,
+                    aabb: model.links()[h.link].hulls[h.hull]
+                        .aabb_from(&poses[h.link], hints)
+                        .inflated(skin),
+                })
+                .collect();
+            let mut pairs = Vec::new();
+            broad_phase.candidate_pairs(&proxies, |a, b| !model.may_touch(a, b, skip), &mut pairs);
+            pairs
+        })
     }
 
     /// `f` on every pair of `pairs` with its plane cache (the one pair-evaluation path).
@@ -560,6 +590,7 @@ impl ContactHook for SdrsContact {
     }
 
     fn reset_warm_starts(&mut self) {
+        self.candidates.clear();
         self.planes.clear();
         self.frictions.clear();
         self.frame_poses.clear();

@@ -35,6 +35,7 @@
 mod active;
 mod assembly;
 mod backward;
+mod candidates;
 pub mod contact;
 mod convergence;
 mod evaluation;

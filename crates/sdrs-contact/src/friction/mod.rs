@@ -10,10 +10,9 @@
 //! U_f* = Σ_m μ Δt A_ε(|f⊥_m|) √(|ẋ_m − ṗ_m|² + ε_v),    A_ε(f) = √(f² + ε_f) − √ε_f   (eq. 12)
 //! ```
 //!
-//! is minimised over `(u, ω)` (maximal dissipation, eq. 13), a small convex problem solved by
-//! Newton's method with exact line minimisation (a trust region where that stalls).
-//! `U_f = min U_f*` is differentiated with respect to the step-(t+1) poses by the implicit
-//! function theorem, as for the plane barrier.
+//! is minimised over `(u, ω)` (maximal dissipation, eq. 13), a small convex problem solved by a
+//! trust-region Newton method. `U_f = min U_f*` is differentiated with respect to the step-(t+1)
+//! poses by the implicit function theorem, as for the plane barrier.
 //!
 //! Choices the paper leaves open:
 //! - The plane rotates about the normal through the weighted centre of the pressed points,
@@ -154,10 +153,6 @@ struct Term {
     /// `∂²/∂w² = a (I/ρ − w wᵀ/ρ³)`
     curvature: Matrix2<f64>,
 }
-
-/// Slope evaluations of [`PlaneFriction::line_minimum`] before it settles for the longest step
-/// known to descend.
-const LINE_SEARCH_EVALUATIONS: usize = 40;
 
 /// Spin arms below this fraction of the points' spread from their centre are round-off: the
 /// points project to one point of the plane (a vertex-vertex contact does this exactly).
@@ -333,9 +328,9 @@ impl PlaneFriction {
     /// force (the plane barrier's forces on the two hulls balance), so their weights nearly
     /// balance too: along the segment between "the plane moves with A" and "the plane moves
     /// with B" the energy is nearly flat (exactly, were `A_ε` linear), and the optimum sits at
-    /// the end of the heavier side. From the middle, Newton crawls along that valley (a trust
-    /// region took 15-30 steps per solve on a trotting ant's foot, one point against four
-    /// ground corners); from the right end it converges in a few.
+    /// the end of the heavier side. From the middle, the trust region crawls along that valley
+    /// (12-30 steps per solve on a trotting ant's foot, one point against four ground
+    /// corners); from the right end it takes a few.
     fn starting_velocity(
         &self,
         lagged: &[Lagged],
@@ -362,17 +357,12 @@ impl PlaneFriction {
             })
     }
 
-    /// Minimises `U_f*` over `(u, ω)` by Newton's method in the scaled variables `(u, L ω)`,
-    /// `L` the weighted RMS spin arm, so that both kinds of variable have the same units.
-    /// The energy is nearly a sum of norms: along directions of tiny curvature a pure Newton
-    /// step overshoots or falls short by orders of magnitude (from the sharp kink of a sticking
-    /// point, the steps grew only 2.3x per iteration on a trotting ant's foot). Each step is
-    /// therefore Newton's direction with its length from an exact minimisation along it
-    /// ([`PlaneFriction::line_minimum`]: the energy is convex along any line), which takes it
-    /// to the optimum's neighbourhood in one or two steps. Where that finds no decrease the
-    /// energy can resolve, or the pseudo-inverse leaves the direction without descent (the
-    /// rotation weakly determined when the pressed points cluster), a trust-region step
-    /// (eigen-decomposition of the 3x3 Hessian plus a 1-D secular equation) takes over.
+    /// Minimises `U_f*` over `(u, ω)` with a trust-region Newton method in the scaled
+    /// variables `(u, L ω)`, `L` the weighted RMS spin arm, so that both kinds of variable have
+    /// the same units. The energy is nearly a sum of norms (pure Newton steps overshoot along
+    /// directions of tiny curvature), and when the pressed points cluster, rotation is weakly
+    /// determined; the trust region bounds every step, and the exact subproblem solution
+    /// (eigen-decomposition of the 3x3 Hessian plus a 1-D secular equation) copes with both.
     /// `dm` is [`rotation_scaling`]: `z = D y`, so gradients and Hessians map as `Dg`, `DHD`.
     /// Starts at [`PlaneFriction::starting_velocity`]. Stops when the gradient in the scaled
     /// variables is below `tolerance · Σ a_m` (each term contributes at most `a_m` to it) plus
@@ -401,18 +391,6 @@ impl PlaneFriction {
                 (z, at) = self.polish(lagged, slip, dm, z, at, typical);
                 return Ok((z, at.value, at.h, iterations + 1));
             }
-            // Newton's direction, its length from a minimisation along it.
-            let direction = -(scaled_inverse(&at.h, dm) * at.g);
-            if let Some(t) = self.line_minimum(lagged, slip, &z, &direction) {
-                let trial_z = z + direction * t;
-                let trial = self.inner(lagged, slip, &trial_z);
-                if trial.value < at.value {
-                    (z, at) = (trial_z, trial);
-                    continue;
-                }
-            }
-            // Where that fails (no decrease the energy can resolve, or a direction the
-            // pseudo-inverse left without descent), a trust-region step.
             let (gy, hy) = (dm * at.g, dm * at.h * dm);
             let step_y = trust_region_step(&gy, &hy, radius);
             let predicted = -(gy.dot(&step_y) + 0.5 * step_y.dot(&(hy * step_y)));
@@ -451,61 +429,6 @@ impl PlaneFriction {
             iterations: self.max_iterations,
             gradient_norm: at.g.norm(),
         })
-    }
-
-    /// The step `t > 0` that minimises `U_f*(z + t p)` (convex in `t`), to a thousandth of the
-    /// slope at `t = 0`: safeguarded Newton on the slope, which brackets its root. `None` when
-    /// `p` is not a descent direction. A 1-D evaluation costs a few flops per point, a
-    /// fraction of a 3x3 solve.
-    fn line_minimum(
-        &self,
-        lagged: &[Lagged],
-        slip: &[Vector2<f64>],
-        z: &Vector3<f64>,
-        p: &Vector3<f64>,
-    ) -> Option<f64> {
-        // d/dt and d²/dt² of Σ a √(|w + t δ|² + ε_v), with w = d − u − ω spin and δ = ∂w/∂z p.
-        let slope = |t: f64| {
-            let (mut first, mut second) = (0.0, 0.0);
-            for (l, d) in lagged.iter().zip(slip) {
-                let delta = -(p.xy() + l.spin * p.z);
-                let w = d - z.xy() - l.spin * z.z + delta * t;
-                let rho = (w.norm_squared() + self.velocity_epsilon).sqrt();
-                let along = w.dot(&delta);
-                first += l.weight * along / rho;
-                second += l.weight * (delta.norm_squared() - along * along / (rho * rho)) / rho;
-            }
-            (first, second)
-        };
-        let (start, _) = slope(0.0);
-        if !(start < 0.0) {
-            return None;
-        }
-        let (mut below, mut above, mut t) = (0.0, f64::INFINITY, 1.0);
-        for _ in 0..LINE_SEARCH_EVALUATIONS {
-            let (first, second) = slope(t);
-            if !(first.is_finite() && second.is_finite()) {
-                above = t;
-            } else if first.abs() <= 1e-3 * start.abs() {
-                return Some(t);
-            } else if first < 0.0 {
-                below = t;
-            } else {
-                above = t;
-            }
-            let newton = t - first / second;
-            t = if newton > below && newton < above {
-                newton
-            } else if above.is_finite() {
-                0.5 * (below + above)
-            } else {
-                4.0 * t
-            };
-            if above - below <= 1e-12 * below {
-                break;
-            }
-        }
-        (below > 0.0).then_some(below)
     }
 
     /// [`PlaneFriction::minimise`] along a path of smoothings: `ε_v` first

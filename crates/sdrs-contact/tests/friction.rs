@@ -250,6 +250,16 @@ proptest! {
     }
 }
 
+/// The total normal force on the pressed points of `body` in `frame`.
+fn normal_force_on(frame: &FrictionFrame, body: usize) -> f64 {
+    frame
+        .points()
+        .iter()
+        .filter(|p| p.body == body)
+        .map(|p| p.normal_force)
+        .sum()
+}
+
 fn block_on_ground(mu: f64) -> (PlaneFriction, FrictionFrame, Isometry3<f64>, f64) {
     let ground = ConvexHull::cuboid(Vector3::new(5.0, 5.0, 0.5)).unwrap();
     let block = ConvexHull::cuboid(Vector3::repeat(0.1)).unwrap();
@@ -267,12 +277,7 @@ fn block_on_ground(mu: f64) -> (PlaneFriction, FrictionFrame, Isometry3<f64>, f6
     )
     .unwrap()
     .unwrap();
-    let normal_total: f64 = frame
-        .points()
-        .iter()
-        .filter(|p| p.body == 1)
-        .map(|p| p.normal_force)
-        .sum();
+    let normal_total = normal_force_on(&frame, 1);
     (
         PlaneFriction::new(mu, DT).unwrap(),
         frame,
@@ -435,12 +440,7 @@ fn the_inner_solve_of_a_sliding_foot_starts_near_its_optimum_at_tiny_smoothing()
         (4, 1),
         "the apex against the ground's corners"
     );
-    let normal: f64 = frame
-        .points()
-        .iter()
-        .filter(|p| p.body == 1)
-        .map(|p| p.normal_force)
-        .sum();
+    let normal = normal_force_on(&frame, 1);
     let f = PlaneFriction::new(0.8, DT)
         .unwrap()
         .with_velocity_epsilon(1e-10)

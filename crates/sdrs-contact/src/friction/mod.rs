@@ -300,11 +300,13 @@ impl PlaneFriction {
 
     /// The plane velocity minimising `Σ a_m |w_m|²` over the points of `body` (of both bodies
     /// when `None`): a linear 3x3 least-squares solve, the minimum-norm one where the rotation
-    /// is undetermined. `None` when no point belongs to `body`.
+    /// is undetermined, taken in the scaled variables of `dm` ([`rotation_scaling`] of all the
+    /// points). `None` when no point belongs to `body`.
     fn least_squares_velocity(
         &self,
         lagged: &[Lagged],
         slip: &[Vector2<f64>],
+        dm: &Matrix3<f64>,
         body: Option<usize>,
     ) -> Option<Vector3<f64>> {
         let (mut h, mut g, mut any) = (Matrix3::zeros(), Vector3::zeros(), false);
@@ -317,7 +319,7 @@ impl PlaneFriction {
             g -= j.transpose() * d * l.weight;
             any = true;
         }
-        any.then(|| scaled_inverse(&h, &rotation_scaling(lagged)) * g)
+        any.then(|| scaled_inverse(&h, dm) * g)
     }
 
     /// Where [`PlaneFriction::minimise`] starts: the lowest of the least-squares velocity of
@@ -335,25 +337,24 @@ impl PlaneFriction {
         &self,
         lagged: &[Lagged],
         slip: &[Vector2<f64>],
+        dm: &Matrix3<f64>,
         start: Option<Vector3<f64>>,
     ) -> (Vector3<f64>, Inner) {
         [None, Some(0), Some(1)]
             .into_iter()
-            .filter_map(|body| self.least_squares_velocity(lagged, slip, body))
+            .filter_map(|body| self.least_squares_velocity(lagged, slip, dm, body))
             .chain(start)
             .map(|z| (z, self.inner(lagged, slip, &z)))
-            .fold(
-                None,
-                |best: Option<(Vector3<f64>, Inner)>, candidate| match best {
-                    Some(b) if !(candidate.1.value < b.1.value) => Some(b),
-                    _ => Some(candidate),
-                },
-            )
+            .reduce(|best, candidate| {
+                if candidate.1.value < best.1.value {
+                    candidate
+                } else {
+                    best
+                }
+            })
             .unwrap_or_else(|| {
-                (
-                    Vector3::zeros(),
-                    self.inner(lagged, slip, &Vector3::zeros()),
-                )
+                let rest = Vector3::zeros();
+                (rest, self.inner(lagged, slip, &rest))
             })
     }
 
@@ -375,7 +376,7 @@ impl PlaneFriction {
         scale: f64,
         start: Option<Vector3<f64>>,
     ) -> Result<(Vector3<f64>, f64, Matrix3<f64>, usize)> {
-        let (mut z, mut at) = self.starting_velocity(lagged, slip, start);
+        let (mut z, mut at) = self.starting_velocity(lagged, slip, dm, start);
         let typical =
             slip.iter().map(|s| s.norm()).fold(0.0, f64::max) + self.velocity_epsilon.sqrt();
         let mut radius = typical;

@@ -878,3 +878,49 @@ fn ctrl_is_refused_for_a_urdf_robot_and_must_give_every_actuator_its_control() {
         "{message}"
     );
 }
+
+/// MuJoCo's walker2d dropped on the ground with friction μ = 0.8 and joint PD (40 N·m/rad,
+/// 1 N·m·s/rad) on its thighs and legs, at the scene's default tolerance. At step 166 a foot
+/// sticks: Newton, damped by then, reached a state whose own Newton step (1e-10) promises a
+/// decrease below the energy's round-off, with |∇O|∞ = 3e-4 at 2.6 times its round-off floor,
+/// and the step failed with `NotConverged`. Such an iterate is converged (the test asks of
+/// Newton's step, not the damped one).
+#[test]
+fn a_walker_falling_with_friction_steps_through_a_sticking_foot() {
+    let text = r#"
+dt = 0.005
+ground = true
+
+[contact]
+model = "hulls"
+friction = 0.8
+
+[[robot]]
+mjcf = "mjcf/walker2d.xml"
+
+[robot.control.thigh_joint]
+kp = 40.0
+kd = 1.0
+
+[robot.control.leg_joint]
+kp = 40.0
+kd = 1.0
+
+[robot.control.thigh_left_joint]
+kp = 40.0
+kd = 1.0
+
+[robot.control.leg_left_joint]
+kp = 40.0
+kd = 1.0
+"#;
+    let scene = Scene::from_str(text).unwrap().with_directory(test_data());
+    let mut setup = scene.build().unwrap();
+    run(&mut setup, 200);
+    let model = &setup.model;
+    let torso = model.link_index("torso").unwrap();
+    let height = Kinematics::new(model, &setup.motion.state).poses()[torso]
+        .translation
+        .z;
+    assert!(height > 0.05, "the torso at {height} m is above the ground");
+}

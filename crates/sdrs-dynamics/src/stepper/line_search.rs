@@ -2,7 +2,9 @@
 //!
 //! [`Simulator::backtrack`] is the usual one: from the longest step the contact model allows,
 //! halve until the objective is finite (no penetration, every limit respected) and decreases
-//! enough (Armijo). It is what keeps every accepted state collision-free.
+//! enough (Armijo). It is what keeps every accepted state collision-free. When the halving
+//! overshot a kink of the objective (a sliding contact coming to stick), it tries the kink
+//! itself, located from the trials on either side ([`kink_estimate`]).
 //!
 //! Near the solution the decrease a step promises can fall below the round-off of the energy
 //! (a sum of terms far larger than the decrease, some from inner solves): the energy can no
@@ -57,7 +59,8 @@ pub(super) struct Backtracked {
 
 impl Simulator {
     /// Armijo backtracking along `line` (directional derivative `slope`), starting at its
-    /// longest step. Halving stops once the decrease a
+    /// longest step; a cut step is replaced by the kink it overshot ([`kink_estimate`]) when
+    /// the objective is lower there. Halving stops once the decrease a
     /// step promises is below the energy's round-off: there a "decrease" is luck, and accepting
     /// it stalls Newton on steps of 2^-30 (seen with stiff friction near the solution); the
     /// gradient test of [`Simulator::shrink_gradient`] judges instead. `trials` counts the
@@ -71,6 +74,8 @@ impl Simulator {
     ) -> Result<Backtracked> {
         let (eval, mut step) = (line.eval, line.longest);
         let resolvable = resolvable_change(eval.value);
+        // The last trial rejected with a finite value: (step, value).
+        let mut rejected: Option<(f64, f64)> = None;
         for attempt in 0..HALVINGS {
             if step * slope.abs() < resolvable {
                 break;
@@ -79,18 +84,31 @@ impl Simulator {
             *trials += 1;
             match self.evaluate(&trial, data, Needs::full_if(attempt == 0))? {
                 Ok(e) if e.value <= eval.value + ARMIJO * step * slope => {
-                    let kept = if attempt == 0 {
-                        Some(e)
-                    } else {
-                        self.recycle(e);
-                        None
+                    if attempt == 0 {
+                        return Ok(Backtracked {
+                            accepted: Some((trial, Some(e))),
+                            step,
+                        });
+                    }
+                    let value = e.value;
+                    self.recycle(e);
+                    // A cut step may have overshot a kink: try the kink itself.
+                    let kink = rejected
+                        .and_then(|beyond| kink_estimate(eval.value, slope, (step, value), beyond));
+                    let lower = match kink {
+                        Some(kink) => self.lower_trial(line, kink, value, data, trials)?,
+                        None => None,
                     };
+                    let (trial, step) = lower.unwrap_or((trial, step));
                     return Ok(Backtracked {
-                        accepted: Some((trial, kept)),
+                        accepted: Some((trial, None)),
                         step,
                     });
                 }
-                Ok(e) => self.recycle(e),
+                Ok(e) => {
+                    rejected = Some((step, e.value));
+                    self.recycle(e);
+                }
                 Err(_) => {}
             }
             step *= 0.5;
@@ -98,6 +116,28 @@ impl Simulator {
         Ok(Backtracked {
             accepted: None,
             step,
+        })
+    }
+
+    /// The trial at `step` along `line` and its length, if its value is finite and below
+    /// `value`.
+    fn lower_trial(
+        &mut self,
+        line: &Line,
+        step: f64,
+        value: f64,
+        data: &StepData,
+        trials: &mut usize,
+    ) -> Result<Option<(State, f64)>> {
+        let trial = line.trial(&self.model, step);
+        *trials += 1;
+        Ok(match self.evaluate(&trial, data, Needs::Value)? {
+            Ok(e) => {
+                let lower = e.value < value;
+                self.recycle(e);
+                lower.then_some((trial, step))
+            }
+            Err(_) => None,
         })
     }
 
@@ -124,5 +164,81 @@ impl Simulator {
             step *= 0.5;
         }
         Ok(None)
+    }
+}
+
+/// Where along a line the objective has the kink that cut Armijo's step, if it has one: from
+/// the value `e0` and slope `slope` at the start, the accepted trial `(t, e_t)` and the rejected
+/// one beyond it `(t_r, e_r)`.
+///
+/// A moving robot's Newton step crosses the kink of a nearly non-smooth term (a sticking
+/// foot's friction, whose velocity smoothing is 10 µm/s) by orders of magnitude, so the
+/// objective along the step is V-shaped: Newton's quadratic model `e0 + slope·(s − s²/2)` up to
+/// the kink `s*`, and that model plus `J·(s − s*)` beyond it, the jump `J` of the slope being
+/// the friction force turning round. Halving lands in `(s*, 2s*]`: the next iterate is past the
+/// kink by up to as far as the last one was before it, and Newton only halves its distance to
+/// the kink per iteration. Two trials past the kink fix `J` and `s*` (the excess of their
+/// values over the model is linear in `s`): the kink itself, inside `(0, t)`, is the
+/// estimate. `None` when the trials do not show such a kink (the accepted one is not past
+/// it, or the excess does not grow).
+pub(super) fn kink_estimate(
+    e0: f64,
+    slope: f64,
+    (t, e_t): (f64, f64),
+    (t_r, e_r): (f64, f64),
+) -> Option<f64> {
+    let excess = |s: f64, e: f64| e - (e0 + slope * (s - 0.5 * s * s));
+    let (r_t, r_r) = (excess(t, e_t), excess(t_r, e_r));
+    if !(r_t > 0.0 && r_r > r_t && t_r > t) {
+        return None;
+    }
+    let jump = (r_r - r_t) / (t_r - t);
+    let kink = t - r_t / jump;
+    (kink > 0.0 && kink < t).then_some(kink)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::kink_estimate;
+
+    /// Newton's model along its direction (slope −1, minimum at 1), with a kink at `kink` where
+    /// the slope jumps by `jump`.
+    fn v_shaped(kink: f64, jump: f64) -> impl Fn(f64) -> f64 {
+        move |s: f64| -(s - 0.5 * s * s) + jump * (s - kink).max(0.0)
+    }
+
+    #[test]
+    fn the_kink_of_a_v_shaped_line_is_found_from_two_trials_past_it() {
+        for (kink, jump) in [(1e-3, 2.0), (0.3, 1.5), (2e-6, 2.0), (0.01, 2.5)] {
+            let e = v_shaped(kink, jump);
+            // Halving from 1: the first trial Armijo accepts and the one rejected before it.
+            let mut t = 1.0;
+            while e(t) > 1e-4 * -t {
+                t *= 0.5;
+            }
+            let found = kink_estimate(e(0.0), -1.0, (t, e(t)), (2.0 * t, e(2.0 * t)))
+                .expect("the trials are past the kink");
+            assert!(
+                (found - kink).abs() < 1e-12 * (1.0 + kink),
+                "{found} vs {kink}"
+            );
+            assert!(e(found) < e(t), "the kink is lower than Armijo's step");
+        }
+    }
+
+    #[test]
+    fn no_kink_is_claimed_where_the_trials_do_not_show_one() {
+        // Accepted before the kink: only one trial is past it.
+        let e = v_shaped(0.3, 2.0);
+        assert_eq!(
+            kink_estimate(e(0.0), -1.0, (0.25, e(0.25)), (0.5, e(0.5))),
+            None
+        );
+        // A smooth line (Newton's model itself): nothing in excess of the model.
+        let e = v_shaped(2.0, 0.0);
+        assert_eq!(
+            kink_estimate(e(0.0), -1.0, (0.5, e(0.5)), (1.0, e(1.0))),
+            None
+        );
     }
 }

@@ -176,7 +176,7 @@ impl Simulator {
                 self.recycle(std::mem::replace(&mut eval, e));
                 (kept, moved) = (step / longest, true);
             }
-            if may_damp && run.iteration >= DAMPING_AFTER {
+            if may_damp && (run.iteration >= DAMPING_AFTER || run.extended) {
                 run.damping = next_damping(run.damping, kept);
             }
             if moved {

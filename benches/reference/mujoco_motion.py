@@ -1,7 +1,9 @@
 """Times MuJoCo on the `motion` suite's robots in motion (`benches/src/motion.rs`, run by
-`cargo xtask bench motion`): the gymnasium ant trotting under joint PD, the gymnasium humanoid
-collapsing and lying on the ground, a box pushed along the ground, a box sliding down a 30°
-incline, a 3-link arm sweeping a stack of cubes off a table, a box at rest and a stack of 5.
+`cargo xtask bench motion`): the gymnasium ant trotting under joint PD, Unitree A1 and Solo-12
+from example-robot-data trotting the same way (their URDFs through MuJoCo's URDF compiler), the
+gymnasium humanoid collapsing and lying on the ground, a box pushed along the ground, a box
+sliding down a 30° incline, a 3-link arm sweeping a stack of cubes off a table, a box at rest
+and a stack of 5.
 
 Every workload is a fixed rollout of 400 steps of 5 ms (implicitfast integrator, gravity
 9.81 m/s² along −z, condim 3, geom friction "MU 0.005 0.0001": sdrs has no torsional or rolling
@@ -13,6 +15,12 @@ least disturbed on a shared machine) is written, in nanoseconds, to
 benches/reference/mujoco_motion.json (or --out) with the final position of each workload's
 tracked body, so the Rust side can print MuJoCo beside sdrs and check that the two simulators
 end up in the same place.
+
+The URDF robots are read from the example-robot-data folder the Rust side uses (`robot_data`);
+when there is none (the Rust side fetches it from PyPI on first use) their rows are left out
+and the Rust table prints "–" for MuJoCo. Both load honestly: A1's collision geometry is boxes,
+cylinders and spheres (its COLLADA meshes, which MuJoCo cannot read, are visual only and
+discarded), Solo-12's is STL meshes, each colliding by its convex hull as in sdrs.
 
     python3 -m venv target/venv-mujoco && target/venv-mujoco/bin/pip install mujoco numpy
     target/venv-mujoco/bin/python benches/reference/mujoco_motion.py [--quick] [--out PATH]
@@ -56,6 +64,39 @@ ANT_HIP_SIGN = (-1.0, -1.0, 1.0, 1.0)  # hip target = sign · 0.3 sin w
 ANT_LIFT_SIGN = -1.0  # ankle target = ankle0 + sign · sign(ankle0) · 0.2 cos w
 
 INCLINE = math.radians(30.0)  # the incline's tilt about +y; downhill is +x
+
+# The URDF quadrupeds of example-robot-data (`a1_trot`, `solo12_trot` of benches/src/motion.rs):
+# URDF and SRDF under the robot data folder, leg prefixes (front left, front right, hind left,
+# hind right), joint suffixes (abduction, hip pitch, knee) and PD gains (N·m/rad, N·m·s/rad).
+QUADRUPEDS = {
+    "a1_trot": dict(
+        urdf="example-robot-data/robots/a1_description/urdf/a1.urdf",
+        srdf="example-robot-data/robots/a1_description/srdf/a1.srdf",
+        legs=("FL", "FR", "RL", "RR"),
+        joints=("_hip_joint", "_thigh_joint", "_calf_joint"),
+        gains=(100.0, 3.0),
+    ),
+    "solo12_trot": dict(
+        urdf="example-robot-data/robots/solo_description/robots/solo12.urdf",
+        srdf="example-robot-data/robots/solo_description/srdf/solo.srdf",
+        legs=("FL", "FR", "HL", "HR"),
+        joints=("_HAA", "_HFE", "_KFE"),
+        gains=(5.0, 0.15),
+    ),
+}
+TOUCHING = 1e-3  # geoms of two bodies this close at the start are left out of contact (m)
+
+
+def trot_targets(t: float, phase: float, swing, lift) -> tuple:
+    """The trot's PD targets of a swing joint and a lift joint at time `t`, as `trot_targets`
+    of benches/src/motion.rs: `swing` and `lift` are (standing angle, sign); standing for
+    ANT_STAND s, then the swing joint at angle ± 0.3 rad and the lift joint at angle ± 0.2 rad
+    a quarter period later, at ANT_HZ, `phase` 0 or π."""
+    (swing0, swing_sign), (lift0, lift_sign) = swing, lift
+    if t < ANT_STAND:
+        return swing0, lift0
+    w = 2.0 * math.pi * ANT_HZ * (t - ANT_STAND) + phase
+    return swing0 + swing_sign * 0.3 * math.sin(w), lift0 + lift_sign * 0.2 * math.cos(w)
 
 
 def friction(mu: float) -> str:
@@ -115,7 +156,8 @@ def edit_mjcf(file: str, mu: float) -> ET.Element:
 
 def geom_bottom(model: mujoco.MjModel, data: mujoco.MjData, g: int) -> float:
     """The lowest z of geom `g` at the current kinematics: exact for spheres, capsules,
-    boxes, ellipsoids and cylinders, the bounding sphere for any other type."""
+    boxes, ellipsoids, cylinders and meshes (their lowest vertex), the bounding sphere for any
+    other type."""
     z = data.geom_xpos[g, 2]
     r = data.geom_xmat[g].reshape(3, 3)[2]  # the world z row of the geom's rotation
     size = model.geom_size[g]
@@ -130,6 +172,10 @@ def geom_bottom(model: mujoco.MjModel, data: mujoco.MjData, g: int) -> float:
         return z - np.linalg.norm(r * size)
     if kind == mujoco.mjtGeom.mjGEOM_CYLINDER:
         return z - abs(r[2]) * size[1] - size[0] * math.sqrt(max(0.0, 1.0 - r[2] ** 2))
+    if kind == mujoco.mjtGeom.mjGEOM_MESH:
+        mesh = model.geom_dataid[g]
+        first = model.mesh_vertadr[mesh]
+        return z + (model.mesh_vert[first:first + model.mesh_vertnum[mesh]] @ r).min()
     return z - model.geom_rbound[g]
 
 
@@ -204,15 +250,132 @@ def ant_trot() -> Workload:
         qpos += [0.0, ankle]
     control = np.zeros((STEPS, model.nu))
     for k in range(STEPS):
-        t = k * DT
         for leg, ankle0 in enumerate(ANT_ANKLES):
-            hip, ankle = 0.0, ankle0
-            if t >= ANT_STAND:
-                w = 2.0 * math.pi * ANT_HZ * (t - ANT_STAND) + (math.pi if leg % 2 else 0.0)
-                hip = ANT_HIP_SIGN[leg] * 0.3 * math.sin(w)
-                ankle = ankle0 + ANT_LIFT_SIGN * math.copysign(1.0, ankle0) * 0.2 * math.cos(w)
-            control[k, 2 * leg: 2 * leg + 2] = hip, ankle
+            phase = math.pi if leg % 2 else 0.0
+            lift = (ankle0, ANT_LIFT_SIGN * math.copysign(1.0, ankle0))
+            control[k, 2 * leg: 2 * leg + 2] = trot_targets(k * DT, phase, (0.0, ANT_HIP_SIGN[leg]), lift)
     return Workload("ant_trot", model, lift_to_clearance(model, np.array(qpos)), control, "torso")
+
+
+def robot_data() -> pathlib.Path | None:
+    """The folder holding example-robot-data/, where the Rust side (crate sdrs-robot-data) finds
+    it: $SDRS_ROBOT_DATA, ../shared beside the repository, or target/robot-data/share (what the
+    Rust side fetched from PyPI); None when it is in none of them."""
+    candidates = [REPO.parent / "shared", REPO / "target/robot-data/share"]
+    if os.environ.get("SDRS_ROBOT_DATA"):
+        candidates.insert(0, pathlib.Path(os.environ["SDRS_ROBOT_DATA"]))
+    return next((c for c in candidates if (c / "example-robot-data").is_dir()), None)
+
+
+def urdf_on_ground(urdf: pathlib.Path, data: pathlib.Path, mu: float) -> mujoco.MjSpec:
+    """A URDF robot through MuJoCo's URDF compiler on a ground plane of friction `mu`, as a spec
+    to add actuators to. The URDF is edited in memory: package:// URIs become paths under
+    `data`, a `<mujoco><compiler>` block keeps the URDF compiler's defaults (visual geoms
+    discarded, fixed links fused into their parents, so a parent-child pair of the fused bodies
+    does not collide) and a floating joint `root` from a new static link frees the root link.
+    Every geom gets friction `mu` and condim 3, the option our time step, integrator and
+    gravity. A mesh collides by its convex hull, as in sdrs (one hull per mesh there too)."""
+    root = ET.parse(urdf).getroot()
+    for mesh in root.iter("mesh"):
+        name = mesh.get("filename")
+        if name.startswith("package://"):
+            mesh.set("filename", str(data / name.removeprefix("package://")))
+    compiler = ET.SubElement(ET.SubElement(root, "mujoco"), "compiler")
+    compiler.set("discardvisual", "true")
+    compiler.set("fusestatic", "true")
+    children = {joint.find("child").get("link") for joint in root.iter("joint")}
+    base = next(link.get("name") for link in root.iter("link") if link.get("name") not in children)
+    ET.SubElement(root, "link", name="anchor")
+    free = ET.SubElement(root, "joint", name="root", type="floating")
+    ET.SubElement(free, "parent", link="anchor")
+    ET.SubElement(free, "child", link=base)
+
+    spec = mujoco.MjSpec.from_string(ET.tostring(root, encoding="unicode"))
+    spec.option.timestep = DT
+    spec.option.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
+    spec.option.gravity = [0.0, 0.0, -GRAVITY]
+    spec.worldbody.add_geom(name="ground", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[20, 20, 0.1])
+    for geom in spec.geoms:
+        geom.friction = [mu, 0.005, 0.0001]
+        geom.condim = 3
+    return spec
+
+
+def srdf_qpos(model: mujoco.MjModel, srdf: pathlib.Path, name: str) -> np.ndarray:
+    """qpos of the SRDF's group state `name`: its joints' values, the free root at the
+    `root_joint` pose (x y z qx qy qz qw) or at qpos0."""
+    qpos = model.qpos0.copy()
+    state = next(s for s in ET.parse(srdf).getroot().iter("group_state") if s.get("name") == name)
+    for joint in state.iter("joint"):
+        values = [float(v) for v in joint.get("value").split()]
+        if joint.get("name") == "root_joint":
+            x, y, z, qx, qy, qz, qw = values
+            qpos[:7] = x, y, z, qw, qx, qy, qz
+        else:
+            qpos[model.joint(joint.get("name")).qposadr[0]] = values[0]
+    return qpos
+
+
+def exclude_touching(spec: mujoco.MjSpec, qpos: np.ndarray) -> mujoco.MjModel:
+    """The compiled spec with every pair of robot bodies whose geoms are within TOUCHING at
+    `qpos` left out of contact, as sdrs's `Model::exclude_touching` does."""
+    model = spec.compile()
+    data = mujoco.MjData(model)
+    data.qpos[:] = qpos
+    mujoco.mj_kinematics(model, data)
+    body = model.geom_bodyid
+    pairs = {
+        (body[a], body[b])
+        for a in range(model.ngeom) for b in range(a + 1, model.ngeom)
+        if 0 not in (body[a], body[b]) and body[a] != body[b]
+        and mujoco.mj_geomDistance(model, data, a, b, TOUCHING, None) < TOUCHING
+    }
+    for a, b in sorted(pairs):
+        spec.add_exclude(bodyname1=model.body(a).name, bodyname2=model.body(b).name)
+    return spec.compile()
+
+
+def quadruped_trot(name: str) -> Workload:
+    """A quadruped of example-robot-data (QUADRUPEDS) through MuJoCo's URDF compiler
+    (`urdf_on_ground`, μ 0.8), standing 0.5 s in its SRDF's `standing` pose under joint PD and
+    then trotting 1.5 s as the ant does: hip pitch at angle − 0.3 sin w, knee at
+    angle + sign(angle) · 0.2 cos w (bent further while the foot swings forward), the front
+    left and hind right legs at phase 0, the other two at π; abduction joints held at their
+    standing angles. One `position` actuator per joint (the QUADRUPEDS gains, no ctrl limits);
+    the URDF's joint limits are kept. Pairs of bodies touching at the start are left out of
+    contact (`exclude_touching`). Tracks the root link."""
+    robot = QUADRUPEDS[name]
+    data = robot_data()
+    spec = urdf_on_ground(data / robot["urdf"], data, ROBOT_FRICTION)
+    joints = [[leg + joint for joint in robot["joints"]] for leg in robot["legs"]]
+    kp, kv = robot["gains"]
+    for joint in sum(joints, []):
+        spec.add_actuator(target=joint, trntype=mujoco.mjtTrn.mjTRN_JOINT).set_to_position(kp=kp, kv=kv)
+    model = spec.compile()
+    qpos = lift_to_clearance(model, srdf_qpos(model, data / robot["srdf"], "standing"))
+    model = exclude_touching(spec, qpos)
+
+    standing = qpos[[model.joint(j).qposadr[0] for j in sum(joints, [])]].reshape(4, 3)
+    control = np.zeros((STEPS, model.nu))
+    for k in range(STEPS):
+        for leg, (abduction, swing0, knee0) in enumerate(standing):
+            phase = 0.0 if leg in (0, 3) else math.pi
+            swing, knee = trot_targets(k * DT, phase, (swing0, -1.0), (knee0, math.copysign(1.0, knee0)))
+            control[k, 3 * leg: 3 * leg + 3] = abduction, swing, knee
+    base = model.body(model.jnt_bodyid[model.joint("root").id]).name
+    return Workload(name, model, qpos, control, base)
+
+
+def a1_trot() -> Workload:
+    """Unitree A1 (a1.urdf: boxes, cylinders and sphere feet; its visual meshes are COLLADA,
+    which MuJoCo cannot read, but they are discarded) under PD 100 N·m/rad, 3 N·m·s/rad."""
+    return quadruped_trot("a1_trot")
+
+
+def solo12_trot() -> Workload:
+    """Solo-12 (solo12.urdf: STL meshes, each colliding by its convex hull) under PD 5 N·m/rad,
+    0.15 N·m·s/rad."""
+    return quadruped_trot("solo12_trot")
 
 
 def humanoid_lying() -> Workload:
@@ -310,7 +473,8 @@ def stack_5() -> Workload:
     return Workload("stack_5", model, free_qpos(model), np.zeros((STEPS, 0)), "box4")
 
 
-WORKLOADS = (ant_trot, humanoid_lying, box_push, box_incline, arm_sweep, resting_box, stack_5)
+WORKLOADS = (ant_trot, a1_trot, solo12_trot, humanoid_lying, box_push, box_incline, arm_sweep, resting_box,
+             stack_5)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -402,7 +566,12 @@ def main() -> None:
     args = parser.parse_args()
     repeats = 5 if args.quick else 50
 
-    workloads = {make.__name__: make() for make in WORKLOADS}
+    makes = WORKLOADS
+    if robot_data() is None:
+        makes = [make for make in WORKLOADS if make.__name__ not in QUADRUPEDS]
+        print(f"no example-robot-data folder (SDRS_ROBOT_DATA, ../shared, target/robot-data/share): "
+              f"{', '.join(QUADRUPEDS)} left out; the Rust side fetches it (`cargo test -p sdrs-robot-data`)")
+    workloads = {make.__name__: make() for make in makes}
     timed = time_all(workloads, repeats)
     rows = {name: t.best for name, t in timed.items()}
     finals = {name: t.final for name, t in timed.items()}
@@ -423,7 +592,7 @@ def main() -> None:
         "final": {k: [round(c, 6) + 0.0 for c in v] for k, v in finals.items()},  # + 0.0: no -0.0
         "note": (f"fastest of {repeats} rounds of single-trajectory mujoco.rollout runs of {STEPS} steps of "
                  f"{DT * 1e3:g} ms, ns per step; final: the tracked body's world position after "
-                 "the last step (ant, humanoid: torso; box_push, box_incline, resting_box: the box; "
+                 "the last step (ant, humanoid: torso; a1, solo12: the root link; box_push, box_incline, resting_box: the box; "
                  "arm_sweep: the bottom cube; stack_5: the top cube)"),
     }
     args.out.write_text(json.dumps(out, indent=2) + "\n")

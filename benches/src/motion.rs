@@ -1,30 +1,44 @@
 //! Robots in motion: the workloads of `cargo xtask bench motion`.
 //!
 //! A step at rest converges in no Newton iteration and says little about a simulator's cost.
-//! These workloads move: a quadruped trotting under joint PD, a humanoid falling and lying,
-//! boxes pushed and sliding, an arm sweeping boxes off a table. Each is a rollout from a fixed
-//! start under controls that are a function of the step index only, so the same rollout can be
-//! run by a peer simulator: `benches/reference/mujoco_motion.py` builds the same scenes in
-//! MuJoCo (the same MJCF files, PD gains, time step and friction) and times them through
-//! `mujoco.rollout`.
+//! These workloads move: quadrupeds trotting under joint PD (the gymnasium ant, and Unitree A1
+//! and Solo-12 from example-robot-data's URDFs), a humanoid falling and lying, boxes pushed and
+//! sliding, an arm sweeping boxes off a table. Each is a rollout from a fixed start under
+//! controls that are a function of the step index only, so the same rollout can be run by a
+//! peer simulator: `benches/reference/mujoco_motion.py` builds the same scenes in MuJoCo (the
+//! same MJCF and URDF files, the latter through MuJoCo's URDF compiler, PD gains, time step and
+//! friction) and times them through `mujoco.rollout`.
+//!
+//! | workload | what moves |
+//! |---|---|
+//! | `ant_trot` | the ant stands 0.5 s, trots 1.5 s ([`ant_trot`]) |
+//! | `a1_trot` | Unitree A1 stands 0.5 s, trots 1.5 s ([`a1_trot`]) |
+//! | `solo12_trot` | Solo-12 stands 0.5 s, trots 1.5 s ([`solo12_trot`]) |
+//! | `humanoid_lying` | the humanoid collapses and lies ([`humanoid_lying`]) |
+//! | `box_push` | a box pushed along the ground ([`box_push`]) |
+//! | `box_incline` | a box sliding down a 30° incline ([`box_incline`]) |
+//! | `arm_sweep` | an arm sweeps three cubes off a table ([`arm_sweep`]) |
+//! | `resting_box`, `stack_5` | a box and a stack of five at rest ([`resting_box`], [`stack_5`]) |
 //!
 //! Users give PD gains in SI units (stiffness N·m/rad, damping N·m·s/rad); [`pd_gains`]
 //! converts them to the paper's form that [`Control`] holds (`k_p = K/2`, `k_d = D Δt/2`).
 
 use nalgebra::{DVector, Isometry3, Point3, Vector3};
-use sdrs::World;
+use sdrs::{RobotHandle, World};
 use sdrs_diff::{LossGradient, Recording, adjoint, rollout};
+use sdrs_dynamics::srdf::Srdf;
 use sdrs_dynamics::{
-    Control, DynamicsError, JointKind, Kinematics, Link, MassModel, MjcfModel, MjcfOptions, Model,
-    Motion, Simulator, State, StepReport, load_mjcf,
+    Control, JointKind, Kinematics, Link, MassModel, MjcfModel, MjcfOptions, Model, Motion,
+    Simulator, State, StepReport, UrdfOptions, load_mjcf, load_urdf,
 };
 use sdrs_examples::robots::vertical_extent;
 use sdrs_geometry::ConvexHull;
+use sdrs_geometry::mesh::DecompositionSettings;
 use std::f64::consts::PI;
 use std::path::PathBuf;
 use std::time::Instant;
 
-type Result<T> = std::result::Result<T, DynamicsError>;
+type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
 /// Writes the control of step `k` (a function of the step index only, so a peer can replay it).
 pub type Schedule = Box<dyn Fn(usize, &mut Control)>;
@@ -93,7 +107,7 @@ fn mean(v: &[f64]) -> f64 {
 
 impl Workload {
     /// Runs the rollout from the start (warm starts forgotten first) and measures each step.
-    pub fn run(&mut self) -> Result<Measured> {
+    pub fn run(&mut self) -> sdrs_dynamics::Result<Measured> {
         self.sim.reset();
         let mut motion = self.start.clone();
         let mut control = Control::passive(&self.model);
@@ -125,9 +139,7 @@ impl Workload {
     /// The rollout with `StepSettings::backward` (the blocks recorded, design blocks off: states
     /// and controls are differentiated) and the adjoint of a loss on the final coordinates,
     /// each per step: what a first-order learning method pays per step and environment.
-    pub fn rollout_and_adjoint(
-        &mut self,
-    ) -> std::result::Result<Differentiated, Box<dyn std::error::Error>> {
+    pub fn rollout_and_adjoint(&mut self) -> Result<Differentiated> {
         let mut settings = self.sim.settings().clone().with_backward(true);
         settings.design_derivatives = false;
         let mut sim = Simulator::new(self.model.clone(), settings)?;
@@ -172,9 +184,16 @@ pub fn mjcf_path(file: &str) -> PathBuf {
 pub const DT: f64 = 0.005;
 /// Steps of every workload: 2 s.
 pub const STEPS: usize = 400;
-/// The trot's PD stiffness (N·m/rad) and damping (N·m·s/rad).
+/// The ant's PD stiffness (N·m/rad) and damping (N·m·s/rad).
 pub const TROT_GAINS: (f64, f64) = (40.0, 1.0);
-/// Friction coefficient of the trot and the humanoid.
+/// A1's PD stiffness (N·m/rad) and damping (N·m·s/rad). Under the ant's gains the 13.7 kg
+/// robot does not stand but sits back: its base sinks 5-6 cm and slides 8-9 cm back in 0.5 s,
+/// pitching 7-9° (sdrs and MuJoCo alike); under these it sinks 1.5-2 cm.
+pub const A1_GAINS: (f64, f64) = (100.0, 3.0);
+/// Solo-12's PD stiffness (N·m/rad) and damping (N·m·s/rad): the 2.5 kg robot's base sinks
+/// about 2 cm under its weight and holds.
+pub const SOLO12_GAINS: (f64, f64) = (5.0, 0.15);
+/// Friction coefficient of the trots and the humanoid.
 pub const ROBOT_FRICTION: f64 = 0.8;
 /// Seconds the trot stands (PD at the standing pose) before it trots.
 pub const STAND: f64 = 0.5;
@@ -188,10 +207,38 @@ const ANT_ANKLES: [f64; 4] = [1.0, -1.0, -1.0, 1.0];
 /// The lowest point of a robot above the ground at its start (m).
 pub const CLEARANCE: f64 = 0.005;
 
-/// An MJCF robot on the default ground with friction `mu`, its start at `qpos` (MuJoCo's
-/// `qpos0` if `None`; moved just inside any limit, and the base height replaced so that the
-/// lowest point is [`CLEARANCE`] above the ground), at rest. Pairs touching there are left out
-/// of contact, as `Model::exclude_touching` does for any robot.
+/// A robot of `links` on the default ground with friction `mu`, at rest in the configuration
+/// `configure` gives in the world's model (moved just inside any limit, and its free root's
+/// height replaced so that the lowest point is [`CLEARANCE`] above the ground). Pairs touching
+/// there are left out of contact, as `Model::exclude_touching` does for any robot.
+fn on_ground(
+    links: Vec<Link>,
+    mu: f64,
+    configure: impl FnOnce(&Model, &RobotHandle) -> sdrs_dynamics::Result<State>,
+) -> Result<(Model, Simulator, Motion, RobotHandle)> {
+    let mut world = World::new(DT)?.with_ground().with_friction(mu)?;
+    let robot = world.add_robot(links, Isometry3::identity());
+    let mut start = None;
+    let (model, sim) = world.build_with(|model, settings| {
+        let mut state = configure(model, &robot)?;
+        model.clamp_inside_limits(&mut state, 2.0 * settings.limit_support);
+        let (lowest, _) = vertical_extent(model, &state, robot.link_range().start);
+        // The free joint's z translation is the robot's third DoF.
+        state.q[robot.dofs().start + 2] += CLEARANCE - lowest;
+        let support = settings
+            .contact
+            .as_ref()
+            .map_or(0.0, |c| c.support_distance());
+        model.exclude_touching(&state, support)?;
+        start = Some(state);
+        Ok(())
+    })?;
+    let start = start.ok_or("the world was built without a start")?;
+    let motion = Motion::at_rest(&model, start);
+    Ok((model, sim, motion, robot))
+}
+
+/// An MJCF robot [`on_ground`], its start at `qpos` (MuJoCo's `qpos0` if `None`).
 fn mjcf_on_ground(
     file: &str,
     mu: f64,
@@ -202,34 +249,44 @@ fn mjcf_on_ground(
         ..MjcfOptions::default()
     };
     let mjcf = load_mjcf(mjcf_path(file), &options)?;
-    let mut world = World::new(DT)?.with_ground().with_friction(mu)?;
-    let robot = world.add_mjcf_model_as("", &mjcf, Isometry3::identity());
     let own = match qpos {
         Some(qpos) => mjcf.state_from_qpos(qpos)?,
         None => mjcf.initial_state(),
     };
-    let mut start = None;
-    let (model, sim) = world.build_with(|model, settings| {
+    let (model, sim, start, _) = on_ground(mjcf.model.links().to_vec(), mu, |model, robot| {
         let mut state = State::zero(model);
         let dofs = robot.dofs();
         state.q.rows_mut(dofs.start, dofs.len()).copy_from(&own.q);
         for (link, reference) in robot.link_range().zip(own.references.iter()) {
             state.references[link] = *reference;
         }
-        model.clamp_inside_limits(&mut state, 2.0 * settings.limit_support);
-        let (lowest, _) = vertical_extent(model, &state, robot.link_range().start);
-        // The free joint's z translation is the robot's third DoF.
-        state.q[dofs.start + 2] += CLEARANCE - lowest;
-        let support = settings
-            .contact
-            .as_ref()
-            .map_or(0.0, |c| c.support_distance());
-        model.exclude_touching(&state, support)?;
-        start = Some(state);
-        Ok(())
+        Ok(state)
     })?;
-    let start = start.expect("set by build_with");
-    Ok((model.clone(), sim, Motion::at_rest(&model, start), mjcf))
+    Ok((model, sim, start, mjcf))
+}
+
+/// A robot of example-robot-data (`sdrs_robot_data`) with a floating base [`on_ground`] in
+/// its SRDF's `standing` configuration. Each collision mesh is one convex hull (a
+/// decomposition of concavity 1), as MuJoCo collides a mesh by its convex hull; round shapes
+/// are tessellated as the importer does by default. The SRDF's collision pairs are not
+/// applied: `exclude_touching` alone filters, as for the MJCF robots.
+fn urdf_on_ground(name: &str, mu: f64) -> Result<(Model, Simulator, Motion, RobotHandle)> {
+    let robot = sdrs_robot_data::robot(name).ok_or_else(|| format!("no robot '{name}'"))?;
+    let defaults = UrdfOptions::default();
+    let options = UrdfOptions {
+        package_paths: vec![sdrs_robot_data::package_path()?],
+        floating_base: true,
+        decomposition: DecompositionSettings {
+            concavity: 1.0,
+            ..defaults.decomposition
+        },
+        ..defaults
+    };
+    let urdf = load_urdf(robot.urdf_path()?, &options)?;
+    let srdf = Srdf::from_file(robot.srdf_path()?)?;
+    on_ground(urdf.links().to_vec(), mu, |model, _| {
+        srdf.state(model, "standing")
+    })
 }
 
 /// The trot's PD targets of a swing joint and a lift joint at time `t`: standing for
@@ -252,6 +309,32 @@ pub fn trot_targets(
     )
 }
 
+/// One leg of a trot: the DoF of its swing and lift joints, each with `[standing angle, sign]`
+/// as [`trot_targets`] takes them, and its phase.
+struct TrotLeg {
+    swing: (usize, [f64; 2]),
+    lift: (usize, [f64; 2]),
+    phase: f64,
+}
+
+/// The controls of a trot: joint PD of SI `gains` on every leg's swing and lift joint towards
+/// [`trot_targets`], and on each `(DoF, angle)` of `held` towards its angle.
+fn trot_schedule(legs: Vec<TrotLeg>, held: Vec<(usize, f64)>, gains: (f64, f64)) -> Schedule {
+    let (kp, kd) = pd_gains(gains.0, gains.1, DT);
+    Box::new(move |k, control| {
+        let t = k as f64 * DT;
+        let trotting = legs.iter().flat_map(|leg| {
+            let (swing, lift) = trot_targets(t, leg.phase, leg.swing.1, leg.lift.1);
+            [(leg.swing.0, swing), (leg.lift.0, lift)]
+        });
+        for (dof, target) in trotting.chain(held.iter().copied()) {
+            control.kp[dof] = kp;
+            control.kd[dof] = kd;
+            control.position[dof] = target;
+        }
+    })
+}
+
 /// The gymnasium ant (`ant.xml`: 14 DoF, capsule legs) standing 0.5 s and then trotting 1.5 s
 /// under joint PD (40 N·m/rad, 1 N·m·s/rad), μ = 0.8, Δt = 5 ms.
 pub fn ant_trot() -> Result<Workload> {
@@ -260,43 +343,118 @@ pub fn ant_trot() -> Result<Workload> {
         qpos.extend([0.0, ankle]);
     }
     let (model, sim, start, mjcf) = mjcf_on_ground("ant.xml", ROBOT_FRICTION, Some(&qpos))?;
-    // Hip and ankle DoF of legs 1-4 (MuJoCo order of the joints after the root).
-    let dofs: Vec<(usize, usize)> = (0..4)
-        .map(|leg| {
-            let hip = &mjcf.joints[1 + 2 * leg];
-            let ankle = &mjcf.joints[2 + 2 * leg];
-            (hip.dof, ankle.dof)
-        })
-        .collect();
-    let (kp, kd) = pd_gains(TROT_GAINS.0, TROT_GAINS.1, DT);
-    let schedule: Schedule = Box::new(move |k, control| {
-        let t = k as f64 * DT;
-        for (leg, &(hip, ankle)) in dofs.iter().enumerate() {
-            // Legs 1 and 3 (front left, back right) against 2 and 4.
-            let phase = if leg % 2 == 0 { 0.0 } else { PI };
+    // Hip and ankle of legs 1-4 (MuJoCo order of the joints after the root).
+    let legs = (0..4)
+        .map(|leg| TrotLeg {
             // A hip turn about z moves the foot of the leg at angle ψ from +x along
             // (−sin ψ, cos ψ): the front legs (1, 2) and the back ones (3, 4) stroke along x
             // with opposite signs of the turn.
-            let swing = if leg < 2 { -1.0 } else { 1.0 };
-            let lift = ANT_ANKLES[leg].signum() * LIFT;
-            let (h, a) = trot_targets(t, phase, [0.0, swing], [ANT_ANKLES[leg], lift]);
-            for (dof, target) in [(hip, h), (ankle, a)] {
-                control.kp[dof] = kp;
-                control.kd[dof] = kd;
-                control.position[dof] = target;
-            }
-        }
-    });
+            swing: (
+                mjcf.joints[1 + 2 * leg].dof,
+                [0.0, if leg < 2 { -1.0 } else { 1.0 }],
+            ),
+            lift: (
+                mjcf.joints[2 + 2 * leg].dof,
+                [ANT_ANKLES[leg], ANT_ANKLES[leg].signum() * LIFT],
+            ),
+            // Legs 1 and 3 (front left, back right) against 2 and 4.
+            phase: if leg % 2 == 0 { 0.0 } else { PI },
+        })
+        .collect();
     Ok(Workload {
         tracked: model.link_index("torso")?,
         name: "ant_trot",
         what: "ant.xml stands 0.5 s, trots 1.5 s under joint PD 40 N·m/rad, 1 N·m·s/rad; μ 0.8"
             .into(),
+        schedule: trot_schedule(legs, Vec::new(), TROT_GAINS),
         model,
         sim,
         start,
         steps: STEPS,
-        schedule,
+    })
+}
+
+/// A quadruped of example-robot-data for [`quadruped_trot`]: its joints are named
+/// `{leg}{joint}` for each leg and joint of the lists.
+struct Quadruped {
+    /// Its name in `sdrs_robot_data`.
+    robot: &'static str,
+    /// The workload's name.
+    name: &'static str,
+    /// Leg prefixes: front left, front right, hind left, hind right.
+    legs: [&'static str; 4],
+    /// Joint suffixes: abduction (held), hip pitch (the swing), knee (the lift).
+    joints: [&'static str; 3],
+    /// Joint PD stiffness (N·m/rad) and damping (N·m·s/rad).
+    gains: (f64, f64),
+}
+
+/// A quadruped standing 0.5 s in its SRDF's `standing` pose and then trotting 1.5 s as the ant
+/// does, μ = 0.8, Δt = 5 ms: hip pitch ±0.3 rad, the knee bent 0.2 rad further while the foot
+/// swings forward (hip pitch decreasing: the legs' pitch axes are +y, and a turn about +y
+/// moves a hanging foot back), front left and hind right legs against the other two. The
+/// abduction joints hold their standing angles. Tracks the root link.
+fn quadruped_trot(q: &Quadruped) -> Result<Workload> {
+    let (model, sim, start, robot) = urdf_on_ground(q.robot, ROBOT_FRICTION)?;
+    // The DoF of a leg's joint and its standing angle.
+    let standing = |leg: &str, joint: &str| -> Result<(usize, f64)> {
+        let dof = model.dof_offset(model.joint_link(&format!("{leg}{joint}"))?);
+        Ok((dof, start.state.q[dof]))
+    };
+    let (mut legs, mut held) = (Vec::new(), Vec::new());
+    for (i, leg) in q.legs.iter().enumerate() {
+        let [abduction, swing, knee] = q.joints.map(|joint| standing(leg, joint));
+        let ((swing, swing0), (knee, knee0)) = (swing?, knee?);
+        held.push(abduction?);
+        legs.push(TrotLeg {
+            swing: (swing, [swing0, -1.0]),
+            lift: (knee, [knee0, knee0.signum()]),
+            phase: if i == 0 || i == 3 { 0.0 } else { PI },
+        });
+    }
+    let (stiffness, damping) = q.gains;
+    Ok(Workload {
+        tracked: robot.root().index(),
+        name: q.name,
+        what: format!(
+            "{}'s URDF stands 0.5 s, trots 1.5 s under joint PD {stiffness} N·m/rad, \
+             {damping} N·m·s/rad; μ 0.8",
+            q.robot
+        ),
+        schedule: trot_schedule(legs, held, q.gains),
+        model,
+        sim,
+        start,
+        steps: STEPS,
+    })
+}
+
+/// Unitree A1 (example-robot-data's `a1.urdf`: 18 DoF, 13.7 kg, boxes, cylinders and sphere
+/// feet) trotting under joint PD 100 N·m/rad, 3 N·m·s/rad ([`quadruped_trot`], [`A1_GAINS`]).
+/// The URDF gives its IMU link a 1 mm collision box inside the trunk, so `World` scales the
+/// barrier to 1% of it (support 10 µm, where the 16 mm calves would give 0.16 mm), as it
+/// does for any user loading the file. MuJoCo loads the same URDF (its COLLADA meshes are
+/// visual only).
+pub fn a1_trot() -> Result<Workload> {
+    quadruped_trot(&Quadruped {
+        robot: "a1",
+        name: "a1_trot",
+        legs: ["FL", "FR", "RL", "RR"],
+        joints: ["_hip_joint", "_thigh_joint", "_calf_joint"],
+        gains: A1_GAINS,
+    })
+}
+
+/// Solo-12 (example-robot-data's `solo12.urdf`: 18 DoF, 2.5 kg, STL meshes, one hull each)
+/// trotting under joint PD 5 N·m/rad, 0.15 N·m·s/rad ([`quadruped_trot`], [`SOLO12_GAINS`]).
+/// MuJoCo loads the same URDF and collides each mesh by its convex hull.
+pub fn solo12_trot() -> Result<Workload> {
+    quadruped_trot(&Quadruped {
+        robot: "solo12",
+        name: "solo12_trot",
+        legs: ["FL", "FR", "HL", "HR"],
+        joints: ["_HAA", "_HFE", "_KFE"],
+        gains: SOLO12_GAINS,
     })
 }
 
@@ -570,6 +728,8 @@ pub fn arm_sweep() -> Result<Workload> {
 pub fn workloads() -> Result<Vec<Workload>> {
     Ok(vec![
         ant_trot()?,
+        a1_trot()?,
+        solo12_trot()?,
         humanoid_lying()?,
         box_push()?,
         box_incline()?,

@@ -6,7 +6,7 @@ use sdrs_dynamics::{
     ContactKind, ContactSettings, FrictionSettings, JointKind, Link, LinkId, MassModel, MjcfModel,
     MjcfOptions, Model, Result, Simulator, StepSettings, UrdfOptions, load_mjcf, load_urdf,
 };
-use sdrs_geometry::{ConvexHull, TriMesh};
+use sdrs_geometry::{Aabb, ConvexHull, TriMesh};
 use std::path::Path;
 
 /// A world under construction: links of every robot and object in one kinematic forest, the
@@ -318,43 +318,52 @@ impl World {
         mut self,
         edit: impl FnOnce(&mut Model, &StepSettings) -> Result<()>,
     ) -> Result<(Model, Simulator)> {
-        self.adapt_contact()?;
         let mut model = Model::new(self.links)?;
+        adapt_contact(&mut self.settings, self.default_contact, &model)?;
         edit(&mut model, &self.settings)?;
         let sim = Simulator::new(model.clone(), self.settings)?;
         Ok((model, sim))
     }
-
-    /// Scales the default barrier to the thinnest body, unless the settings were changed.
-    fn adapt_contact(&mut self) -> Result<()> {
-        let Some(contact) = self
-            .settings
-            .contact
-            .as_mut()
-            .filter(|_| self.default_contact)
-        else {
-            return Ok(());
-        };
-        let installed = ContactSettings::default_for(f64::INFINITY)?;
-        if contact.kind == installed.kind && contact.stiffness == installed.stiffness {
-            let scaled = ContactSettings::default_for(thinnest_body(&self.links))?;
-            contact.kind = scaled.kind;
-            contact.stiffness = scaled.stiffness;
-        }
-        Ok(())
-    }
 }
 
-/// The smallest side of any link's bounding box (in the link's frame, over all its hulls);
-/// infinite without hulls.
-fn thinnest_body(links: &[Link]) -> f64 {
-    links
+/// Scales the default barrier to the thinnest body of `model`, unless the settings were
+/// changed (`default_contact` false, or kind or stiffness set).
+fn adapt_contact(settings: &mut StepSettings, default_contact: bool, model: &Model) -> Result<()> {
+    let Some(contact) = settings.contact.as_mut().filter(|_| default_contact) else {
+        return Ok(());
+    };
+    let installed = ContactSettings::default_for(f64::INFINITY)?;
+    if contact.kind == installed.kind && contact.stiffness == installed.stiffness {
+        let scaled = ContactSettings::default_for(thinnest_body(model))?;
+        contact.kind = scaled.kind;
+        contact.stiffness = scaled.stiffness;
+    }
+    Ok(())
+}
+
+/// The smallest side of any rigid body's bounding box ([`Model::body`]: links joined by fixed
+/// joints are one body), in the body's frame over the hulls of all its links; infinite without
+/// hulls. By body, not by link: a sensor link welded inside a trunk (A1's 1 mm IMU box) is
+/// not a thin body, and scaling the barrier to it would shrink the support a hundredfold.
+fn thinnest_body(model: &Model) -> f64 {
+    let mut boxes: Vec<Option<Aabb>> = vec![None; model.links().len()];
+    for (i, link) in model.links().iter().enumerate() {
+        let offset = model.body_offset(i);
+        let points: Vec<_> = link
+            .hulls
+            .iter()
+            .flat_map(|h| h.vertices().iter().map(|v| offset * v))
+            .collect();
+        if points.is_empty() {
+            continue;
+        }
+        let own = Aabb::from_points(&points);
+        let body = &mut boxes[model.body(i)];
+        *body = Some(body.map_or(own, |b| b.merged(&own)));
+    }
+    boxes
         .iter()
-        .filter(|link| !link.hulls.is_empty())
-        .map(|link| {
-            let vertices = link.hulls.iter().flat_map(|h| h.vertices().iter());
-            let extents = sdrs_geometry::Aabb::from_points(vertices).extents();
-            extents.min()
-        })
+        .flatten()
+        .map(|b| b.extents().min())
         .fold(f64::INFINITY, f64::min)
 }

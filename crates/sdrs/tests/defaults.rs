@@ -94,6 +94,46 @@ fn a_thin_body_shrinks_the_barrier_to_a_percent_of_its_thickness() {
 }
 
 #[test]
+fn a_sensor_welded_inside_a_body_does_not_shrink_the_barrier() {
+    // A 10 cm free trunk with a 1 mm sensor box on a fixed joint at its centre (A1's IMU link):
+    // one rigid body 10 cm thick, so the barrier keeps its 0.4 mm support. The same 1 mm box on
+    // a joint that moves is a body of its own: 10 µm.
+    let support = |joint: JointKind| {
+        let cube = |half: f64| vec![ConvexHull::cuboid(Vector3::repeat(half)).unwrap()];
+        let links = vec![
+            Link::new(
+                "trunk",
+                None,
+                Isometry3::identity(),
+                JointKind::Free,
+                cube(0.05),
+                MassModel::Lumped { mass: 1.0 },
+            ),
+            Link::new(
+                "imu",
+                Some(0),
+                Isometry3::identity(),
+                joint,
+                cube(0.0005),
+                MassModel::Lumped { mass: 1e-3 },
+            ),
+        ];
+        let mut world = World::new(DT).unwrap().with_ground();
+        world.add_robot(links, Isometry3::translation(0.0, 0.0, 0.2));
+        let (_, sim) = world.build().unwrap();
+        sim.settings()
+            .contact
+            .as_ref()
+            .unwrap()
+            .barrier()
+            .unwrap()
+            .support()
+    };
+    assert_eq!(support(JointKind::Fixed), 4e-4);
+    assert!((support(JointKind::Revolute { axis: Vector3::z() }) - 1e-5).abs() < 1e-15);
+}
+
+#[test]
 fn a_block_on_a_30_degree_slope_with_mu_0_8_creeps_less_than_a_millimetre_in_10_s() {
     let tilt = 30f64.to_radians();
     let turn = Isometry3::rotation(Vector3::y() * tilt);

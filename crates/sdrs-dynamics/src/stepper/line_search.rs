@@ -23,6 +23,8 @@ use nalgebra::DVector;
 const ARMIJO: f64 = 1e-4;
 /// Halvings of [`Simulator::backtrack`] before it gives up.
 const HALVINGS: usize = 60;
+/// A kink estimate beyond this fraction of Armijo's step is not tried ([`kink_estimate`]).
+const NEAR_KINK: f64 = 0.875;
 /// Halvings of [`Simulator::shrink_gradient`] before it gives up.
 const GRADIENT_HALVINGS: usize = 8;
 
@@ -180,7 +182,8 @@ impl Simulator {
 /// the kink per iteration. Two trials past the kink fix `J` and `s*` (the excess of their
 /// values over the model is linear in `s`): the kink itself, inside `(0, t)`, is the
 /// estimate. `None` when the trials do not show such a kink (the accepted one is not past
-/// it, or the excess does not grow).
+/// it, or the excess does not grow), or when it is so close to `t` ([`NEAR_KINK`]) that
+/// another evaluation would not pay (the excess of a barrier's wall, no kink, fits one at `t`).
 pub(super) fn kink_estimate(
     e0: f64,
     slope: f64,
@@ -194,7 +197,7 @@ pub(super) fn kink_estimate(
     }
     let jump = (r_r - r_t) / (t_r - t);
     let kink = t - r_t / jump;
-    (kink > 0.0 && kink < t).then_some(kink)
+    (kink > 0.0 && kink < NEAR_KINK * t).then_some(kink)
 }
 
 #[cfg(test)]

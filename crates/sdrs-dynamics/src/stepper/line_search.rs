@@ -42,7 +42,7 @@ impl Line<'_> {
     /// with the rotation coordinates of free and spherical joints back at the centre of their
     /// chart. Newton continues from an accepted trial in that chart, and a step that converges
     /// there needs no evaluation in a new chart (a floating base's third evaluation).
-    fn trial(&self, model: &Model, step: f64) -> State {
+    pub(super) fn trial(&self, model: &Model, step: f64) -> State {
         let mut trial = self.state.clone();
         trial.q.axpy(step, self.direction, 1.0);
         trial.recentre(model);

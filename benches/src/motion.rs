@@ -431,17 +431,21 @@ fn quadruped_trot(q: &Quadruped) -> Result<Workload> {
 
 /// Unitree A1 (example-robot-data's `a1.urdf`: 18 DoF, 13.7 kg, boxes, cylinders and sphere
 /// feet) trotting under joint PD 100 N·m/rad, 3 N·m·s/rad ([`quadruped_trot`], [`A1_GAINS`]).
-/// The URDF gives its IMU link a 1 mm collision box inside the trunk, so `World` scales the
-/// barrier to 1% of it (support 10 µm, where the 16 mm calves would give 0.16 mm), as it
-/// does for any user loading the file. MuJoCo loads the same URDF (its COLLADA meshes are
-/// visual only).
+/// The URDF gives its IMU link a 1 mm collision box, welded inside the trunk: `World` scales
+/// the barrier to the thinnest rigid body, not link, so the support is 1% of the 16 mm calves
+/// (0.16 mm). MuJoCo loads the same URDF (its COLLADA meshes are visual only).
 pub fn a1_trot() -> Result<Workload> {
+    a1_trot_with(A1_GAINS)
+}
+
+/// [`a1_trot`] under joint PD `(stiffness, damping)` (N·m/rad, N·m·s/rad).
+pub fn a1_trot_with(gains: (f64, f64)) -> Result<Workload> {
     quadruped_trot(&Quadruped {
         robot: "a1",
         name: "a1_trot",
         legs: ["FL", "FR", "RL", "RR"],
         joints: ["_hip_joint", "_thigh_joint", "_calf_joint"],
-        gains: A1_GAINS,
+        gains,
     })
 }
 

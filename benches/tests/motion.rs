@@ -66,7 +66,11 @@ fn the_ant_trots_forward_in_few_newton_iterations() {
     assert!(m.final_position[0] > 0.2, "{:?}", m.final_position);
     // Measured 6.43 per step; 8.69 while the line search halved past the kinks of feet
     // coming to stick instead of trying the kink itself.
-    assert!(m.mean_iterations() < 7.0, "{} iterations", m.mean_iterations());
+    assert!(
+        m.mean_iterations() < 7.0,
+        "{} iterations",
+        m.mean_iterations()
+    );
 }
 
 /// The base of the quadruped trot `name` at the start, after standing [`STAND`] s and after

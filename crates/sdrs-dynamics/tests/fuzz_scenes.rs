@@ -200,8 +200,16 @@ pub(crate) struct Run {
 /// Runs a scene for 0.6 s (at most 300 steps): long enough to land and collide. Each step
 /// must give a finite state; the run stops at the first typed error.
 pub(crate) fn replay(scene: &Scene) -> Run {
+    replay_at(scene, None)
+}
+
+/// [`replay`] with Newton's tolerance set to `tolerance` (the default if `None`).
+pub(crate) fn replay_at(scene: &Scene, tolerance: Option<f64>) -> Run {
     let model = build(scene);
     let mut settings = StepSettings::new(scene.dt).unwrap();
+    if let Some(tolerance) = tolerance {
+        settings.tolerance = tolerance;
+    }
     let mut contact = sdrs_contact(scene.friction).unwrap();
     contact.stiffness = scene.stiffness;
     settings.contact = Some(contact);
@@ -277,6 +285,24 @@ proptest! {
         }
         if verbose {
             eprintln!("{} steps, {} in contact", run.steps, run.in_contact);
+        }
+    }
+
+    /// A random scene with friction, solved to 1e-6, 1e-8 or 1e-10: every step converges. A
+    /// tolerance below what the energy resolves ends a step at its round-off floor, not in
+    /// `NotConverged`. Measured with 100-300 cases: no error with CI's seed or with seed 2026;
+    /// seed 7 finds a step-0 stall of a light body that fails at every tolerance, the default
+    /// included (`regressions::outer_newton_stalls_with_friction_on_a_light_tetrahedron`,
+    /// ignored: not a round-off matter).
+    #[test]
+    fn random_scenes_with_friction_converge_at_tight_tolerances(
+        scene in scene().prop_map(|s| Scene { friction: Some(s.friction.unwrap_or(0.5)), ..s }),
+        tolerance in prop_oneof![Just(1e-6), Just(1e-8), Just(1e-10)],
+    ) {
+        let run = replay_at(&scene, Some(tolerance));
+        if let Some((e, _)) = &run.error {
+            dump(&scene, &run);
+            prop_assert!(false, "step {} at tolerance {tolerance:e}: {e}", run.steps);
         }
     }
 }

@@ -348,18 +348,11 @@ fn adapt_contact(settings: &mut StepSettings, default_contact: bool, model: &Mod
 fn thinnest_body(model: &Model) -> f64 {
     let mut boxes: Vec<Option<Aabb>> = vec![None; model.links().len()];
     for (i, link) in model.links().iter().enumerate() {
-        let offset = model.body_offset(i);
-        let points: Vec<_> = link
-            .hulls
-            .iter()
-            .flat_map(|h| h.vertices().iter().map(|v| offset * v))
-            .collect();
-        if points.is_empty() {
-            continue;
+        let (offset, body) = (model.body_offset(i), &mut boxes[model.body(i)]);
+        for v in link.hulls.iter().flat_map(|h| h.vertices()) {
+            let p = offset * v;
+            *body = Some(body.map_or(Aabb::new(p, p), |b| b.including(&p)));
         }
-        let own = Aabb::from_points(&points);
-        let body = &mut boxes[model.body(i)];
-        *body = Some(body.map_or(own, |b| b.merged(&own)));
     }
     boxes
         .iter()

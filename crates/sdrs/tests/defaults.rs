@@ -62,6 +62,16 @@ fn boxes_from_5_cm_to_2_m_rest_within_a_millimetre_of_the_ground() {
     }
 }
 
+/// The support distance of `sim`'s plane barrier.
+fn barrier_support(sim: &Simulator) -> f64 {
+    sim.settings()
+        .contact
+        .as_ref()
+        .and_then(|c| c.barrier())
+        .expect("SDRS hull contact")
+        .support()
+}
+
 #[test]
 fn a_thin_body_shrinks_the_barrier_to_a_percent_of_its_thickness() {
     // A 1 cm cube: s = 0.1 mm, so it rests within 0.2 mm of the ground.
@@ -69,8 +79,7 @@ fn a_thin_body_shrinks_the_barrier_to_a_percent_of_its_thickness() {
     let cube = ConvexHull::cuboid(Vector3::repeat(0.005)).unwrap();
     world.add_object("bead", cube, 1e-3, Isometry3::translation(0.0, 0.0, 0.0052));
     let (model, mut sim) = world.build().unwrap();
-    let contact = sim.settings().contact.clone().unwrap();
-    assert!((contact.barrier().unwrap().support() - 1e-4).abs() < 1e-12);
+    assert!((barrier_support(&sim) - 1e-4).abs() < 1e-12);
     let (state, _, _) = settle(&model, &mut sim, 100);
     let g = gap(&model, &state, 0, 1);
     assert!(g > 0.0 && g <= 2e-4, "gap {g}");
@@ -81,16 +90,7 @@ fn a_thin_body_shrinks_the_barrier_to_a_percent_of_its_thickness() {
     let cube = ConvexHull::cuboid(Vector3::repeat(0.005)).unwrap();
     world.add_object("bead", cube, 1e-3, Isometry3::translation(0.0, 0.0, 0.0052));
     let (_, sim) = world.build().unwrap();
-    assert_eq!(
-        sim.settings()
-            .contact
-            .as_ref()
-            .unwrap()
-            .barrier()
-            .unwrap()
-            .support(),
-        1e-3
-    );
+    assert_eq!(barrier_support(&sim), 1e-3);
 }
 
 #[test]
@@ -121,13 +121,7 @@ fn a_sensor_welded_inside_a_body_does_not_shrink_the_barrier() {
         let mut world = World::new(DT).unwrap().with_ground();
         world.add_robot(links, Isometry3::translation(0.0, 0.0, 0.2));
         let (_, sim) = world.build().unwrap();
-        sim.settings()
-            .contact
-            .as_ref()
-            .unwrap()
-            .barrier()
-            .unwrap()
-            .support()
+        barrier_support(&sim)
     };
     assert_eq!(support(JointKind::Fixed), 4e-4);
     assert!((support(JointKind::Revolute { axis: Vector3::z() }) - 1e-5).abs() < 1e-15);

@@ -161,10 +161,10 @@ impl PlaneFriction {
     ) -> Result<LaggedContact> {
         crate::model::check_poses(pose_a, pose_b)?;
         let poses = [pose_a, pose_b];
-        let solved = self.solve(frame, poses, cache)?;
+        let solved = self.solve(frame, poses, cache, Order::Hessian)?;
         let (mut contact, g_z) = self.pose_derivatives(frame, poses, &solved, Order::Hessian);
         // dG/dθ = ∂G/∂θ − ∂G/∂z H⁻¹ ∂Z/∂θ, applied to the rows of a sensitivity.
-        let k: SMatrix<f64, 12, 3> = g_z * scaled_inverse(&solved.h, &solved.dm);
+        let k: SMatrix<f64, 12, 3> = g_z * scaled_inverse(&solved.h, &solved.prepared.dm);
         let total = |s: &Outputs| -> (Vector12, f64) {
             let z_rows = s.fixed_rows::<3>(Z_ROWS).into_owned();
             (
@@ -173,6 +173,7 @@ impl PlaneFriction {
             )
         };
         let states: Vec<PointState> = solved
+            .prepared
             .lagged
             .iter()
             .zip(&solved.slip)

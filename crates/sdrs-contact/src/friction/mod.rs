@@ -30,11 +30,13 @@
 
 pub(crate) mod frame;
 mod lagged;
+mod prepared;
 mod solve;
 
 pub use frame::{FrictionFrame, FrictionPoint};
 pub use lagged::LaggedContact;
 
+use prepared::Prepared;
 use solve::{scaled_inverse, trust_region_step};
 
 use crate::error::{ContactError, Result, positive};
@@ -83,6 +85,8 @@ pub struct PlaneFriction {
 #[derive(Debug, Clone, Default)]
 pub struct FrictionCache {
     velocity: Option<Vector3<f64>>,
+    /// The problem of the current frame.
+    prepared: Option<Prepared>,
     /// The last evaluation at the frame's own poses (no motion since step t).
     at_rest: Option<Box<AtRest>>,
 }
@@ -105,17 +109,25 @@ struct AtRest {
 }
 
 /// The inner problem of one pair, solved.
-struct Solved {
-    lagged: Vec<Lagged>,
+struct Solved<'c> {
+    prepared: &'c Prepared,
     slip: Vec<Vector2<f64>>,
-    /// [`rotation_scaling`]
-    dm: Matrix3<f64>,
     /// The optimal plane velocity `(u, ω)`.
     z: Vector3<f64>,
     value: f64,
     /// `∂²U*/∂z²` at `z`.
     h: Matrix3<f64>,
     iterations: usize,
+}
+
+/// A minimiser of the inner problem, as [`PlaneFriction::minimise`] found it.
+struct Minimum {
+    z: Vector3<f64>,
+    at: Inner,
+    iterations: usize,
+    /// Stopped by the gradient test, so that full Newton steps can still take `z` to round-off
+    /// ([`PlaneFriction::polish`]).
+    unpolished: bool,
 }
 
 /// `U_f*` and its `(u, ω)` derivatives at one plane velocity.
@@ -127,6 +139,7 @@ struct Inner {
 }
 
 /// Per-point quantities that do not depend on the step-(t+1) poses.
+#[derive(Debug, Clone)]
 struct Lagged {
     body: usize,
     /// `μ Δt A_ε(|f⊥|)`
@@ -152,6 +165,11 @@ struct Term {
     gradient: Vector2<f64>,
     /// `∂²/∂w² = a (I/ρ − w wᵀ/ρ³)`
     curvature: Matrix2<f64>,
+}
+
+/// The largest relative slip `max_m |d_m|`.
+fn max_slip(slip: &[Vector2<f64>]) -> f64 {
+    slip.iter().map(|s| s.norm()).fold(0.0, f64::max)
 }
 
 /// Spin arms below this fraction of the points' spread from their centre are round-off: the
@@ -287,6 +305,18 @@ impl PlaneFriction {
         Inner { value, g, h, noise }
     }
 
+    /// `U_f*` alone at a plane velocity (what choosing a start needs).
+    fn inner_value(&self, lagged: &[Lagged], slip: &[Vector2<f64>], z: &Vector3<f64>) -> f64 {
+        lagged
+            .iter()
+            .zip(slip)
+            .map(|(l, d)| {
+                let w = d - l.spin * z.z - z.xy();
+                l.weight * (w.norm_squared() + self.velocity_epsilon).sqrt()
+            })
+            .sum()
+    }
+
     /// The damping term of point `l` with slip `d` at plane velocity `z = (u, ω)`.
     fn term(&self, l: &Lagged, d: &Vector2<f64>, z: &Vector3<f64>) -> Term {
         let w = d - l.spin * z.z - z.xy();
@@ -298,33 +328,10 @@ impl PlaneFriction {
         }
     }
 
-    /// The plane velocity minimising `Σ a_m |w_m|²` over the points of `body` (of both bodies
-    /// when `None`): a linear 3x3 least-squares solve, the minimum-norm one where the rotation
-    /// is undetermined, taken in the scaled variables of `dm` ([`rotation_scaling`] of all the
-    /// points). `None` when no point belongs to `body`.
-    fn least_squares_velocity(
-        &self,
-        lagged: &[Lagged],
-        slip: &[Vector2<f64>],
-        dm: &Matrix3<f64>,
-        body: Option<usize>,
-    ) -> Option<Vector3<f64>> {
-        let (mut h, mut g, mut any) = (Matrix3::zeros(), Vector3::zeros(), false);
-        for (l, d) in lagged.iter().zip(slip) {
-            if body.is_some_and(|b| b != l.body) {
-                continue;
-            }
-            let j = l.dw_dz();
-            h += j.transpose() * j * l.weight;
-            g -= j.transpose() * d * l.weight;
-            any = true;
-        }
-        any.then(|| scaled_inverse(&h, dm) * g)
-    }
-
     /// Where [`PlaneFriction::minimise`] starts: the lowest of the least-squares velocity of
-    /// all points, the velocities that move the plane with either body's points, and `start`
-    /// (the last solution).
+    /// all points, the velocities that move the plane with either body's points, `start` (the
+    /// last solution) and, when the last solve was in this frame with slips `previous`, `start`
+    /// moved by the change of each of those three velocities.
     ///
     /// The per-body starts matter because the two sides of a contact press with the same total
     /// force (the plane barrier's forces on the two hulls balance), so their weights nearly
@@ -333,29 +340,43 @@ impl PlaneFriction {
     /// the end of the heavier side. From the middle, the trust region crawls along that valley
     /// (12-30 steps per solve on a trotting ant's foot, one point against four ground
     /// corners); from the right end it takes a few.
+    ///
+    /// The moved starts matter because that end is not where the heavier side's points stick:
+    /// they slip against the plane by `√ε_v r/√(1 − r²)`, `r` the ratio of the two sides'
+    /// weights, many smoothing widths when `r` is near 1. Newton from the sticking point, where
+    /// the curvature is largest, creeps out to that slip (10-13 steps per solve on the ant's
+    /// feet); the last solution moved with the heavier side keeps its slip.
     fn starting_velocity(
         &self,
-        lagged: &[Lagged],
+        prepared: &Prepared,
         slip: &[Vector2<f64>],
-        dm: &Matrix3<f64>,
         start: Option<Vector3<f64>>,
+        previous: Option<&[Vector2<f64>]>,
     ) -> (Vector3<f64>, Inner) {
-        [None, Some(0), Some(1)]
-            .into_iter()
-            .filter_map(|body| self.least_squares_velocity(lagged, slip, dm, body))
-            .chain(start)
-            .map(|z| (z, self.inner(lagged, slip, &z)))
-            .reduce(|best, candidate| {
-                if candidate.1.value < best.1.value {
-                    candidate
-                } else {
-                    best
-                }
-            })
-            .unwrap_or_else(|| {
-                let rest = Vector3::zeros();
-                (rest, self.inner(lagged, slip, &rest))
-            })
+        let lagged = &prepared.lagged[..];
+        let mut best: Option<(Vector3<f64>, f64)> = None;
+        let mut consider = |z: Vector3<f64>| {
+            let value = self.inner_value(lagged, slip, &z);
+            if best.is_none_or(|(_, lowest)| value < lowest) {
+                best = Some((z, value));
+            }
+        };
+        for set in 0..Prepared::SETS {
+            let Some(now) = prepared.least_squares_velocity(set, slip) else {
+                continue;
+            };
+            consider(now);
+            if let (Some(z), Some(previous)) = (start, previous)
+                && let Some(before) = prepared.least_squares_velocity(set, previous)
+            {
+                consider(z + now - before);
+            }
+        }
+        if let Some(z) = start {
+            consider(z);
+        }
+        let z = best.map_or_else(Vector3::zeros, |(z, _)| z);
+        (z, self.inner(lagged, slip, &z))
     }
 
     /// Minimises `U_f*` over `(u, ω)` with a trust-region Newton method in the scaled
@@ -367,19 +388,17 @@ impl PlaneFriction {
     /// `dm` is [`rotation_scaling`]: `z = D y`, so gradients and Hessians map as `Dg`, `DHD`.
     /// Starts at [`PlaneFriction::starting_velocity`]. Stops when the gradient in the scaled
     /// variables is below `tolerance · Σ a_m` (each term contributes at most `a_m` to it) plus
-    /// eight times its round-off, then polishes.
+    /// eight times its round-off.
     fn minimise(
         &self,
-        lagged: &[Lagged],
+        prepared: &Prepared,
         slip: &[Vector2<f64>],
-        dm: &Matrix3<f64>,
-        scale: f64,
         start: Option<Vector3<f64>>,
-    ) -> Result<(Vector3<f64>, f64, Matrix3<f64>, usize)> {
-        let (mut z, mut at) = self.starting_velocity(lagged, slip, dm, start);
-        let typical =
-            slip.iter().map(|s| s.norm()).fold(0.0, f64::max) + self.velocity_epsilon.sqrt();
-        let mut radius = typical;
+        previous: Option<&[Vector2<f64>]>,
+    ) -> Result<Minimum> {
+        let (lagged, dm, scale) = (&prepared.lagged[..], &prepared.dm, prepared.scale);
+        let (mut z, mut at) = self.starting_velocity(prepared, slip, start, previous);
+        let mut radius = max_slip(slip) + self.velocity_epsilon.sqrt();
         for iterations in 0..self.max_iterations {
             // Huge coordinates can overflow the slips' products; an eigen-decomposition of a
             // non-finite Hessian would not end.
@@ -389,8 +408,12 @@ impl PlaneFriction {
                 });
             }
             if (dm * at.g).norm() <= self.tolerance * scale + 8.0 * at.noise {
-                (z, at) = self.polish(lagged, slip, dm, z, at, typical);
-                return Ok((z, at.value, at.h, iterations + 1));
+                return Ok(Minimum {
+                    z,
+                    at,
+                    iterations: iterations + 1,
+                    unpolished: true,
+                });
             }
             let (gy, hy) = (dm * at.g, dm * at.h * dm);
             let step_y = trust_region_step(&gy, &hy, radius);
@@ -418,7 +441,12 @@ impl PlaneFriction {
                 // Otherwise this is the round-off floor if the gradient is small, a failure if
                 // not.
                 if (dm * at.g).norm() <= self.tolerance.sqrt() * scale {
-                    return Ok((z, at.value, at.h, iterations + 1));
+                    return Ok(Minimum {
+                        z,
+                        at,
+                        iterations: iterations + 1,
+                        unpolished: false,
+                    });
                 }
                 return Err(ContactError::FrictionNotConverged {
                     iterations: iterations + 1,
@@ -443,13 +471,11 @@ impl PlaneFriction {
     /// of the next one's, where Newton converges in a few steps.
     fn minimise_by_continuation(
         &self,
-        lagged: &[Lagged],
+        prepared: &Prepared,
         slip: &[Vector2<f64>],
-        dm: &Matrix3<f64>,
-        scale: f64,
         start: Option<Vector3<f64>>,
-    ) -> Result<(Vector3<f64>, f64, Matrix3<f64>, usize)> {
-        let largest = slip.iter().map(|s| s.norm()).fold(0.0, f64::max);
+    ) -> Result<Minimum> {
+        let largest = max_slip(slip);
         let mut epsilon = (CONTINUATION_START * largest).powi(2);
         let (mut z, mut iterations) = (start, 0);
         while epsilon > self.velocity_epsilon {
@@ -457,12 +483,15 @@ impl PlaneFriction {
                 velocity_epsilon: epsilon,
                 ..self.clone()
             };
-            let (optimum, _, _, taken) = smoother.minimise(lagged, slip, dm, scale, z)?;
-            (z, iterations) = (Some(optimum), iterations + taken);
+            let optimum = smoother.minimise(prepared, slip, z, None)?;
+            (z, iterations) = (Some(optimum.z), iterations + optimum.iterations);
             epsilon *= 1e-2;
         }
-        let (z, value, h, taken) = self.minimise(lagged, slip, dm, scale, z)?;
-        Ok((z, value, h, iterations + taken))
+        let last = self.minimise(prepared, slip, z, None)?;
+        Ok(Minimum {
+            iterations: iterations + last.iterations,
+            ..last
+        })
     }
 
     /// Full Newton steps from a point that passes the gradient test until the step itself is
@@ -470,13 +499,13 @@ impl PlaneFriction {
     /// far from the optimum, and the IFT derivatives need the optimum.
     fn polish(
         &self,
-        lagged: &[Lagged],
+        prepared: &Prepared,
         slip: &[Vector2<f64>],
-        dm: &Matrix3<f64>,
         mut z: Vector3<f64>,
         mut at: Inner,
-        typical: f64,
     ) -> (Vector3<f64>, Inner) {
+        let (lagged, dm) = (&prepared.lagged[..], &prepared.dm);
+        let typical = max_slip(slip) + self.velocity_epsilon.sqrt();
         // y = D⁻¹ z: the rotation coordinate is L·ω (zero when rotation is flat).
         let to_y = |v: &Vector3<f64>| {
             let w = if dm[(2, 2)] > 0.0 {
@@ -504,33 +533,39 @@ impl PlaneFriction {
 
     /// Solves the inner problem for the pair at step-(t+1) `poses`; when the trust-region
     /// solve does not converge, solves it again along a path of smoothings
-    /// ([`PlaneFriction::minimise_by_continuation`]).
-    fn solve(
+    /// ([`PlaneFriction::minimise_by_continuation`]). Derivatives (any `order` above
+    /// [`Order::Value`]) need the optimum to round-off and get it polished; the value's error
+    /// is already second order in the gradient's.
+    fn solve<'c>(
         &self,
         frame: &FrictionFrame,
         poses: [&Isometry3<f64>; 2],
-        cache: &mut FrictionCache,
-    ) -> Result<Solved> {
-        let lagged = self.lagged(frame);
+        cache: &'c mut FrictionCache,
+        order: Order,
+    ) -> Result<Solved<'c>> {
+        let prepared = Prepared::for_frame(&mut cache.prepared, self, frame);
         let slip = self.slip(frame, poses);
-        let scale: f64 = lagged.iter().map(|l| l.weight).sum();
-        let dm = rotation_scaling(&lagged);
-        let (z, value, h, iterations) =
-            match self.minimise(&lagged, &slip, &dm, scale, cache.velocity) {
-                Err(ContactError::FrictionNotConverged { .. }) => {
-                    self.minimise_by_continuation(&lagged, &slip, &dm, scale, cache.velocity)?
-                }
-                solved => solved?,
-            };
+        let start = cache.velocity;
+        let minimum = match self.minimise(prepared, &slip, start, prepared.previous_slips()) {
+            Err(ContactError::FrictionNotConverged { .. }) => {
+                self.minimise_by_continuation(prepared, &slip, start)?
+            }
+            solved => solved?,
+        };
+        let (z, at) = if minimum.unpolished && order > Order::Value {
+            self.polish(prepared, &slip, minimum.z, minimum.at)
+        } else {
+            (minimum.z, minimum.at)
+        };
         cache.velocity = Some(z);
+        prepared.keep_slips(&slip);
         Ok(Solved {
-            lagged,
+            prepared,
             slip,
-            dm,
             z,
-            value,
-            h,
-            iterations,
+            value: at.value,
+            h: at.h,
+            iterations: minimum.iterations,
         })
     }
 
@@ -564,7 +599,7 @@ impl PlaneFriction {
             return Ok(kept.contact.clone());
         }
         let poses = [pose_a, pose_b];
-        let solved = self.solve(frame, poses, cache)?;
+        let solved = self.solve(frame, poses, cache, order)?;
         let contact = self.pose_derivatives(frame, poses, &solved, order).0;
         if at_rest {
             cache.at_rest = Some(Box::new(AtRest {
@@ -593,7 +628,13 @@ impl PlaneFriction {
             return (out, mixed);
         }
         let basis = frame.basis();
-        for ((l, d), p) in solved.lagged.iter().zip(&solved.slip).zip(frame.points()) {
+        for ((l, d), p) in solved
+            .prepared
+            .lagged
+            .iter()
+            .zip(&solved.slip)
+            .zip(frame.points())
+        {
             let t = self.term(l, d, &solved.z);
             let r = poses[l.body].rotation * p.local.coords;
             // ∂d/∂ξ_b = Bᵀ [I, −[r]×] / Δt.
@@ -617,7 +658,8 @@ impl PlaneFriction {
             mb += dd.transpose() * t.curvature * l.dw_dz();
         }
         if order >= Order::Hessian {
-            out.hessian -= mixed * scaled_inverse(&solved.h, &solved.dm) * mixed.transpose();
+            out.hessian -=
+                mixed * scaled_inverse(&solved.h, &solved.prepared.dm) * mixed.transpose();
             out.hessian = (out.hessian + out.hessian.transpose()) * 0.5;
         }
         (out, mixed)

@@ -101,25 +101,128 @@ struct Side<'a> {
     pose: &'a Isometry3<f64>,
     /// −1 for A (negative side), +1 for B.
     sign: f64,
+    /// The vertices that can come within the support near the plane the solve is at.
+    nearby: Option<Nearby>,
 }
 
-impl Side<'_> {
+/// The vertices of a hull within `support + margin` of a reference plane `(n₀, o₀)`, in index
+/// order. At another plane `(n, o)` a vertex `y` with `|y − c| ≤ r` (the hull's bounding
+/// sphere, centre `c` in world coordinates) has moved by
+/// `σ(Δn·y + Δo) ≥ σ(Δn·c + Δo) − |Δn| r`, so while that bound stays above `−margin` every
+/// vertex left out is still beyond the support and the list is all a plane evaluation needs.
+/// The solve's iterates stay close to its start, so it scans the hull once instead of at every
+/// evaluation (a capsule has 130 vertices and touches the ground with a few).
+struct Nearby {
+    plane: Vector4<f64>,
+    margin: f64,
+    vertices: Vec<u32>,
+}
+
+/// How far past the support [`Nearby`] lists vertices, in supports.
+const NEARBY_MARGIN: f64 = 3.0;
+
+impl<'a> Side<'a> {
+    fn new(hull: &'a ConvexHull, pose: &'a Isometry3<f64>, sign: f64) -> Self {
+        Self {
+            hull,
+            pose,
+            sign,
+            nearby: None,
+        }
+    }
+
     /// `(index, local vertex, q)` for every vertex, with `q = σ (n·y + o)` its signed distance
     /// to the plane `(n, o)` (positive on the hull's own side). All vertices move rigidly, so
     /// the plane is moved into the hull's frame once: `n·(R x + t) + o = (Rᵀn)·x + (n·t + o)`.
+    fn all_distances(
+        &self,
+        n: &Vector3<f64>,
+        o: f64,
+    ) -> impl Iterator<Item = (usize, &Point3<f64>, f64)> + '_ {
+        self.distances_of(Indices::All(0..self.hull.vertices().len()), n, o)
+    }
+
+    /// [`Side::all_distances`] of the vertices that can be within `support` of the plane
+    /// `(n, o)`: the [`Nearby`] list where it covers the plane, every vertex otherwise (in index
+    /// order both ways, so sums over them are the same to the last bit).
     fn distances(
         &self,
         n: &Vector3<f64>,
         o: f64,
     ) -> impl Iterator<Item = (usize, &Point3<f64>, f64)> + '_ {
+        let indices = match &self.nearby {
+            Some(nearby) if self.covers(nearby, n, o) => Indices::Listed(nearby.vertices.iter()),
+            _ => Indices::All(0..self.hull.vertices().len()),
+        };
+        self.distances_of(indices, n, o)
+    }
+
+    fn distances_of<'s>(
+        &'s self,
+        indices: Indices<'s>,
+        n: &Vector3<f64>,
+        o: f64,
+    ) -> impl Iterator<Item = (usize, &'s Point3<f64>, f64)> + 's {
         let n_local = self.pose.rotation.inverse_transform_vector(n);
         let o_local = n.dot(&self.pose.translation.vector) + o;
         let sign = self.sign;
-        self.hull
-            .vertices()
-            .iter()
-            .enumerate()
-            .map(move |(i, x)| (i, x, sign * (n_local.dot(&x.coords) + o_local)))
+        let vertices = self.hull.vertices();
+        indices.map(move |i| {
+            let x = &vertices[i];
+            (i, x, sign * (n_local.dot(&x.coords) + o_local))
+        })
+    }
+
+    /// Whether every vertex left out of `nearby` is at least its margin's worth of bound
+    /// away from the support at the plane `(n, o)` (see [`Nearby`]).
+    fn covers(&self, nearby: &Nearby, n: &Vector3<f64>, o: f64) -> bool {
+        let dn = n - nearby.plane.xyz();
+        let centre = self.pose * self.hull.bounding_sphere_center();
+        let shift = self.sign * (dn.dot(&centre.coords) + o - nearby.plane.w);
+        shift - dn.norm() * self.hull.bounding_sphere_radius() >= -nearby.margin
+    }
+
+    /// Lists the vertices within `(1 + NEARBY_MARGIN) s` of the plane `p`, unless the list
+    /// already covers it.
+    fn keep_nearby(&mut self, p: &Vector4<f64>, s: f64) {
+        let n = p.xyz();
+        if self
+            .nearby
+            .as_ref()
+            .is_some_and(|nearby| self.covers(nearby, &n, p.w))
+        {
+            return;
+        }
+        let margin = NEARBY_MARGIN * s;
+        let mut vertices = self.nearby.take().map(|k| k.vertices).unwrap_or_default();
+        vertices.clear();
+        vertices.extend(
+            self.all_distances(&n, p.w)
+                .filter(|&(_, _, q)| q < s + margin)
+                .map(|(i, _, _)| i as u32),
+        );
+        self.nearby = Some(Nearby {
+            plane: *p,
+            margin,
+            vertices,
+        });
+    }
+}
+
+/// Which vertices [`Side::distances_of`] visits.
+enum Indices<'a> {
+    All(std::ops::Range<usize>),
+    Listed(std::slice::Iter<'a, u32>),
+}
+
+impl Iterator for Indices<'_> {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        match self {
+            Self::All(range) => range.next(),
+            Self::Listed(listed) => listed.next().map(|&i| i as usize),
+        }
     }
 }
 
@@ -282,18 +385,7 @@ impl PlaneBarrier {
         cache: &mut PlaneCache,
     ) -> Result<Solved<'a>> {
         crate::model::check_poses(pose_a, pose_b)?;
-        let sides = [
-            Side {
-                hull: a,
-                pose: pose_a,
-                sign: -1.0,
-            },
-            Side {
-                hull: b,
-                pose: pose_b,
-                sign: 1.0,
-            },
-        ];
+        let mut sides = [Side::new(a, pose_a, -1.0), Side::new(b, pose_b, 1.0)];
         let s = self.support;
         let poses = ([*pose_a, *pose_b], [a.fingerprint(), b.fingerprint()]);
         // GJK only decides whether the pair penetrates or is beyond the support: for the same
@@ -331,13 +423,14 @@ impl PlaneBarrier {
         // also try eq. 18: the mid-plane of the witness points, with |n| chosen by a 1-D solve
         // rather than fixed at 1 − s (which would leave the 4-D Newton many damped steps
         // growing |n|), and start from whichever has less energy.
-        let warm = cache
-            .plane
-            .and_then(|p| solve::evaluate_plane(&sides, &p, s).map(|e| (p, e)));
+        let warm = cache.plane.and_then(|p| {
+            sides.iter_mut().for_each(|side| side.keep_nearby(&p, s));
+            solve::evaluate_plane(&sides, &p, s).map(|e| (p, e))
+        });
         if let Some((p, e)) = warm
             && e.gradient.norm() <= 0.5 * e.scale
             && let Ok(solution) = solve::minimise(
-                &sides,
+                &mut sides,
                 p,
                 e,
                 s,
@@ -357,6 +450,9 @@ impl PlaneBarrier {
         let unit = Vector4::new(n.x, n.y, n.z, -n.dot(&mid.coords));
         let lambda = solve::scale_unit_plane(&sides, &unit, s).unwrap_or(1.0 - s);
         let mid_plane = unit * lambda;
+        sides
+            .iter_mut()
+            .for_each(|side| side.keep_nearby(&mid_plane, s));
         let mid = solve::evaluate_plane(&sides, &mid_plane, s).map(|e| (mid_plane, e));
         let start = match (warm, mid) {
             (Some(w), Some(m)) => Some(if w.1.value < m.1.value { w } else { m }),
@@ -367,8 +463,14 @@ impl PlaneBarrier {
             cache.plane = None;
             return Ok(Solved::Penetrating);
         };
-        let solution =
-            solve::minimise(&sides, start, eval, s, self.tolerance, self.max_iterations)?;
+        let solution = solve::minimise(
+            &mut sides,
+            start,
+            eval,
+            s,
+            self.tolerance,
+            self.max_iterations,
+        )?;
         (cache.plane, cache.solved_at) = (Some(solution.plane), Some(poses));
         Ok(Solved::Plane(sides, solution))
     }

@@ -141,7 +141,7 @@ pub(super) fn scale_unit_plane(sides: &[Side; 2], unit: &Vector4<f64>, s: f64) -
     let reach = s / (1.0 - s);
     let mut distances = Vec::new();
     for side in sides {
-        for (_, _, d) in side.distances(&n, unit.w) {
+        for (_, _, d) in side.all_distances(&n, unit.w) {
             if !(d > 0.0) {
                 return None;
             }
@@ -256,7 +256,7 @@ const STEP_TOLERANCE: f64 = 1e-11;
 /// [`STEP_TOLERANCE`] (then the plane is exact to round-off, which is what the implicit
 /// function theorem needs).
 pub(super) fn minimise(
-    sides: &[Side; 2],
+    sides: &mut [Side; 2],
     start: Vector4<f64>,
     mut eval: PlaneEval,
     s: f64,
@@ -267,6 +267,7 @@ pub(super) fn minimise(
     let mut taken = 0;
     for iterations in 0..max_iterations {
         taken = iterations + 1;
+        sides.iter_mut().for_each(|side| side.keep_nearby(&p, s));
         if !eval.is_finite() {
             return Err(ContactError::Overflow {
                 what: "the separating-plane energy or its derivatives",
@@ -377,18 +378,7 @@ mod tests {
         b: &'a ConvexHull,
         pb: &'a Isometry3<f64>,
     ) -> [Side<'a>; 2] {
-        [
-            Side {
-                hull: a,
-                pose: pa,
-                sign: -1.0,
-            },
-            Side {
-                hull: b,
-                pose: pb,
-                sign: 1.0,
-            },
-        ]
+        [Side::new(a, pa, -1.0), Side::new(b, pb, 1.0)]
     }
 
     /// The unit plane with normal `n` halfway between the hulls' support planes.
@@ -472,12 +462,12 @@ mod tests {
             &n,
             0.9625905201988113 * 2.0 * s / (1.0 - s),
         );
-        let sides = sides(&a, &pa, &b, &pb);
+        let mut sides = sides(&a, &pa, &b, &pb);
         let start = unit_mid_plane(&sides, &n) * (1.0 - s);
         let eval = evaluate_plane(&sides, &start, s).unwrap();
         let eigenvalues = eval.hessian.symmetric_eigenvalues();
         assert!(eval.value > 0.0 && eigenvalues.min() < 1e-12 * eigenvalues.max());
-        let solution = minimise(&sides, start, eval, s, 1e-8, 100).unwrap();
+        let solution = minimise(&mut sides, start, eval, s, 1e-8, 100).unwrap();
         assert!(solution.eval.value < eval.value);
         assert!(solution.plane.xyz().norm() > 1.0 - s);
     }
@@ -502,8 +492,9 @@ mod tests {
             let sides = sides(&a, &pa, &b, &pb);
             let unit = unit_mid_plane(&sides, &n);
             let solve = |start: Vector4<f64>| {
+                let mut sides = [Side::new(&a, &pa, -1.0), Side::new(&b, &pb, 1.0)];
                 let eval = evaluate_plane(&sides, &start, s).unwrap();
-                minimise(&sides, start, eval, s, 1e-8, 100).unwrap()
+                minimise(&mut sides, start, eval, s, 1e-8, 100).unwrap()
             };
             let reference = solve(unit * scale_unit_plane(&sides, &unit, s).unwrap());
             let other = solve(unit * lambda);
@@ -518,18 +509,7 @@ mod tests {
         let cube = ConvexHull::cuboid(Vector3::new(0.5, 0.4, 0.3)).unwrap();
         let pa = Isometry3::new(Vector3::new(0.1, -0.2, 0.3), Vector3::new(0.3, 0.1, -0.2));
         let pb = Isometry3::new(Vector3::new(1.6, 0.2, 0.1), Vector3::new(-0.1, 0.2, 0.4));
-        let sides = [
-            Side {
-                hull: &cube,
-                pose: &pa,
-                sign: -1.0,
-            },
-            Side {
-                hull: &cube,
-                pose: &pb,
-                sign: 1.0,
-            },
-        ];
+        let sides = [Side::new(&cube, &pa, -1.0), Side::new(&cube, &pb, 1.0)];
         let s = 0.3;
         let p = Vector4::new(0.8, 0.05, 0.0, -0.75);
         let e = evaluate_plane(&sides, &p, s).expect("feasible");

@@ -85,8 +85,9 @@ pub struct PlaneFriction {
 #[derive(Debug, Clone, Default)]
 pub struct FrictionCache {
     velocity: Option<Vector3<f64>>,
-    /// The problem of the current frame.
-    prepared: Option<Prepared>,
+    /// The problem of the current frame (boxed: caches move in and out of the stepper's pair
+    /// map at every evaluation).
+    prepared: Option<Box<Prepared>>,
     /// The last evaluation at the frame's own poses (no motion since step t).
     at_rest: Option<Box<AtRest>>,
 }

@@ -33,7 +33,7 @@ impl Prepared {
     /// The prepared problem of `frame` under `friction` kept in `kept`, prepared anew when it
     /// belongs to another frame or other settings.
     pub fn for_frame<'c>(
-        kept: &'c mut Option<Prepared>,
+        kept: &'c mut Option<Box<Prepared>>,
         friction: &PlaneFriction,
         frame: &FrictionFrame,
     ) -> &'c mut Prepared {
@@ -43,7 +43,7 @@ impl Prepared {
         {
             *kept = None;
         }
-        kept.get_or_insert_with(|| Self::new(friction, frame))
+        kept.get_or_insert_with(|| Box::new(Self::new(friction, frame)))
     }
 
     fn new(friction: &PlaneFriction, frame: &FrictionFrame) -> Self {

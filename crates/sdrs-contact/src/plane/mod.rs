@@ -72,6 +72,9 @@ pub struct PlaneCache {
     /// The poses and fingerprints of the two hulls `plane` was solved for.
     solved_at: Option<([Isometry3<f64>; 2], [u64; 2])>,
     gjk: GjkCache,
+    /// Each hull's [`Nearby`] vertices from the last solve (boxed: caches move in and out of
+    /// the stepper's pair map at every evaluation).
+    nearby: [Option<Box<Nearby>>; 2],
 }
 
 impl PlaneCache {
@@ -85,8 +88,16 @@ impl PlaneCache {
     pub fn with_plane(n: Vector3<f64>, o: f64) -> Self {
         Self {
             plane: Some(Vector4::new(n.x, n.y, n.z, o)),
-            solved_at: None,
-            gjk: GjkCache::default(),
+            ..Self::default()
+        }
+    }
+}
+
+impl PlaneCache {
+    /// Keeps the [`Nearby`] lists of a solve's sides for the next solve of the pair.
+    fn keep_nearby(&mut self, sides: [Side; 2]) {
+        for (kept, side) in self.nearby.iter_mut().zip(sides) {
+            *kept = side.nearby;
         }
     }
 }
@@ -102,20 +113,52 @@ struct Side<'a> {
     /// −1 for A (negative side), +1 for B.
     sign: f64,
     /// The vertices that can come within the support near the plane the solve is at.
-    nearby: Option<Nearby>,
+    nearby: Option<Box<Nearby>>,
 }
 
-/// The vertices of a hull within `support + margin` of a reference plane `(n₀, o₀)`, in index
-/// order. At another plane `(n, o)` a vertex `y` with `|y − c| ≤ r` (the hull's bounding
-/// sphere, centre `c` in world coordinates) has moved by
-/// `σ(Δn·y + Δo) ≥ σ(Δn·c + Δo) − |Δn| r`, so while that bound stays above `−margin` every
-/// vertex left out is still beyond the support and the list is all a plane evaluation needs.
-/// The solve's iterates stay close to its start, so it scans the hull once instead of at every
-/// evaluation (a capsule has 130 vertices and touches the ground with a few).
+/// The vertices of a hull within `support + margin` of a reference plane `(n₀, o₀)` at a
+/// reference pose `(R₀, t₀)`, in index order.
+///
+/// At another plane `(n, o)` and pose `(R, t)` the distance of local vertex `x` changes by
+/// `σ[n·(c − c₀) + Δn·c₀ + Δo] + σ[n·(R − R₀)(x − x_c) + Δn·R₀(x − x_c)]`, with `x_c` the
+/// centre of the hull's bounding sphere (radius `r`) and `c = R x_c + t`, `c₀ = R₀ x_c + t₀`. The
+/// second bracket is at least `−(|n| ‖R − R₀‖ + |Δn|) r`, and `‖R − R₀‖ = 2 sin(θ/2)`, `θ` the
+/// angle between the rotations. While the first bracket minus that bound stays above
+/// `−margin`, every vertex left out is still beyond the support and the list is all a plane
+/// evaluation needs. Iterates of a solve, and the solves of a time step, stay close to each
+/// other, so a hull is scanned rarely instead of at every evaluation (a capsule has 130
+/// vertices and touches the ground with a few).
+#[derive(Debug, Clone, Default)]
 struct Nearby {
     plane: Vector4<f64>,
+    pose: Isometry3<f64>,
+    fingerprint: u64,
     margin: f64,
     vertices: Vec<u32>,
+    /// The parts of the bound that depend on the side's current pose only.
+    moved: Motion,
+}
+
+/// How a hull moved since its [`Nearby`] list was made: `c − c₀`, `c₀` and `2 sin(θ/2) r`.
+#[derive(Debug, Clone, Copy, Default)]
+struct Motion {
+    centre: Vector3<f64>,
+    centre_before: Vector3<f64>,
+    turn: f64,
+}
+
+impl Nearby {
+    /// Updates [`Nearby::moved`] for `hull` at `pose`.
+    fn moved_to(&mut self, hull: &ConvexHull, pose: &Isometry3<f64>) {
+        let local_centre = hull.bounding_sphere_center();
+        let before = self.pose * local_centre;
+        let cos_half = self.pose.rotation.coords.dot(&pose.rotation.coords).abs();
+        self.moved = Motion {
+            centre: (pose * local_centre) - before,
+            centre_before: before.coords,
+            turn: 2.0 * (1.0 - cos_half.min(1.0).powi(2)).sqrt() * hull.bounding_sphere_radius(),
+        };
+    }
 }
 
 /// How far past the support [`Nearby`] lists vertices, in supports.
@@ -173,13 +216,15 @@ impl<'a> Side<'a> {
         })
     }
 
-    /// Whether every vertex left out of `nearby` is at least its margin's worth of bound
-    /// away from the support at the plane `(n, o)` (see [`Nearby`]).
+    /// Whether every vertex left out of `nearby` is still beyond the support at the plane
+    /// `(n, o)` and this side's pose (the bound of [`Nearby`]).
     fn covers(&self, nearby: &Nearby, n: &Vector3<f64>, o: f64) -> bool {
         let dn = n - nearby.plane.xyz();
-        let centre = self.pose * self.hull.bounding_sphere_center();
-        let shift = self.sign * (dn.dot(&centre.coords) + o - nearby.plane.w);
-        shift - dn.norm() * self.hull.bounding_sphere_radius() >= -nearby.margin
+        let moved = &nearby.moved;
+        let shift =
+            self.sign * (n.dot(&moved.centre) + dn.dot(&moved.centre_before) + o - nearby.plane.w);
+        let spread = n.norm() * moved.turn + dn.norm() * self.hull.bounding_sphere_radius();
+        shift - spread >= -nearby.margin
     }
 
     /// Lists the vertices within `(1 + NEARBY_MARGIN) s` of the plane `p`, unless the list
@@ -194,18 +239,17 @@ impl<'a> Side<'a> {
             return;
         }
         let margin = NEARBY_MARGIN * s;
-        let mut vertices = self.nearby.take().map(|k| k.vertices).unwrap_or_default();
-        vertices.clear();
-        vertices.extend(
+        let mut nearby = self.nearby.take().unwrap_or_default();
+        nearby.vertices.clear();
+        nearby.vertices.extend(
             self.all_distances(&n, p.w)
                 .filter(|&(_, _, q)| q < s + margin)
                 .map(|(i, _, _)| i as u32),
         );
-        self.nearby = Some(Nearby {
-            plane: *p,
-            margin,
-            vertices,
-        });
+        (nearby.plane, nearby.pose, nearby.margin) = (*p, *self.pose, margin);
+        nearby.fingerprint = self.hull.fingerprint();
+        nearby.moved_to(self.hull, self.pose);
+        self.nearby = Some(nearby);
     }
 }
 
@@ -299,12 +343,11 @@ impl ContactModel for PlaneBarrier {
         Ok(match self.solve(a, pose_a, b, pose_b, cache)? {
             Solved::Penetrating => PairOutcome::Penetrating,
             Solved::Apart => PairOutcome::Separated(PairContact::zero()),
-            Solved::Plane(sides, solution) => PairOutcome::Separated(derivatives::assemble(
-                &sides,
-                &solution,
-                self.support,
-                order,
-            )),
+            Solved::Plane(sides, solution) => {
+                let contact = derivatives::assemble(&sides, &solution, self.support, order);
+                cache.keep_nearby(sides);
+                PairOutcome::Separated(contact)
+            }
         })
     }
 }
@@ -367,11 +410,11 @@ impl PlaneBarrier {
             Solved::Penetrating => Err(ContactError::PenetratingFrame),
             Solved::Apart => Ok(None),
             Solved::Plane(_, solution) if solution.eval.value == 0.0 => Ok(None),
-            Solved::Plane(sides, solution) => Ok(Some(derivatives::sensitivity(
-                &sides,
-                &solution,
-                self.support,
-            ))),
+            Solved::Plane(sides, solution) => {
+                let sensitivity = derivatives::sensitivity(&sides, &solution, self.support);
+                cache.keep_nearby(sides);
+                Ok(Some(sensitivity))
+            }
         }
     }
 
@@ -386,6 +429,14 @@ impl PlaneBarrier {
     ) -> Result<Solved<'a>> {
         crate::model::check_poses(pose_a, pose_b)?;
         let mut sides = [Side::new(a, pose_a, -1.0), Side::new(b, pose_b, 1.0)];
+        for (side, kept) in sides.iter_mut().zip(&mut cache.nearby) {
+            side.nearby = kept
+                .take()
+                .filter(|k| k.fingerprint == side.hull.fingerprint());
+            if let Some(nearby) = &mut side.nearby {
+                nearby.moved_to(side.hull, side.pose);
+            }
+        }
         let s = self.support;
         let poses = ([*pose_a, *pose_b], [a.fingerprint(), b.fingerprint()]);
         // GJK only decides whether the pair penetrates or is beyond the support: for the same
@@ -473,5 +524,107 @@ impl PlaneBarrier {
         )?;
         (cache.plane, cache.solved_at) = (Some(solution.plane), Some(poses));
         Ok(Solved::Plane(sides, solution))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nalgebra::UnitQuaternion;
+    use proptest::prelude::*;
+    use sdrs_geometry::testing::{hull, pose, unit_vector};
+
+    /// A plane with normal `n` (scaled to `|n| = 1 − s/2`) whose nearest vertex of `hull` at
+    /// `pose` is `gap` away on the positive side.
+    fn plane_at_gap(
+        hull: &ConvexHull,
+        pose: &Isometry3<f64>,
+        n: &Vector3<f64>,
+        gap: f64,
+    ) -> Vector4<f64> {
+        let nearest = hull
+            .vertices()
+            .iter()
+            .map(|x| n.dot(&(pose * x).coords))
+            .fold(f64::INFINITY, f64::min);
+        Vector4::new(n.x, n.y, n.z, gap - nearest)
+    }
+
+    fn small(extent: f64) -> impl Strategy<Value = Vector3<f64>> {
+        (-extent..=extent, -extent..=extent, -extent..=extent)
+            .prop_map(|(x, y, z)| Vector3::new(x, y, z))
+    }
+
+    proptest! {
+        /// The bound of [`Nearby`]: wherever a list covers a plane and pose, it holds every
+        /// vertex within the support there, so a plane evaluation from the list is the full
+        /// scan's to the last bit.
+        #[test]
+        fn a_nearby_list_that_covers_a_plane_holds_every_vertex_within_the_support(
+            hull in hull(8, 40),
+            pose0 in pose(2.0),
+            n0 in unit_vector(),
+            (gap, s) in (0.0..1.0f64, 0.01..0.2f64),
+            (translation, rotation, dn, doffset) in (small(0.03), small(0.05), small(0.03), -0.03..0.03f64),
+        ) {
+            let p0 = plane_at_gap(&hull, &pose0, &(n0 * (1.0 - 0.5 * s)), gap * 2.0 * s);
+            let mut listed = Side::new(&hull, &pose0, 1.0);
+            listed.keep_nearby(&p0, s);
+            let pose1 = Isometry3::from_parts(
+                (pose0.translation.vector + translation).into(),
+                UnitQuaternion::from_scaled_axis(rotation) * pose0.rotation,
+            );
+            let p1 = p0 + Vector4::new(dn.x, dn.y, dn.z, doffset);
+            prop_assume!(p1.xyz().norm() < 1.0);
+            let mut moved = Side::new(&hull, &pose1, 1.0);
+            moved.nearby = listed.nearby.take();
+            let nearby = moved.nearby.as_mut().expect("listed");
+            nearby.moved_to(&hull, &pose1);
+            let full = Side::new(&hull, &pose1, 1.0);
+            if moved.covers(moved.nearby.as_ref().expect("listed"), &p1.xyz(), p1.w) {
+                let kept = &moved.nearby.as_ref().expect("listed").vertices;
+                for (i, _, q) in full.all_distances(&p1.xyz(), p1.w) {
+                    prop_assert!(q >= s || kept.contains(&(i as u32)), "vertex {i} at {q} < {s} left out");
+                }
+            }
+            // Covered or not (then every vertex is scanned), the evaluation of a pair is the
+            // full scan's, with the other hull feasible and beyond the support.
+            let cube = ConvexHull::cuboid(Vector3::repeat(0.01)).expect("valid");
+            let n1 = p1.xyz();
+            let away = Isometry3::from_parts(
+                (-n1 * (p1.w + 1.0) / n1.norm_squared()).into(),
+                UnitQuaternion::identity(),
+            );
+            let value = |sides: &[Side; 2]| {
+                solve::evaluate_plane(sides, &p1, s).map(|e| (e.value, e.gradient, e.hessian))
+            };
+            let listed = value(&[Side::new(&cube, &away, -1.0), moved]);
+            let scanned = value(&[Side::new(&cube, &away, -1.0), full]);
+            prop_assert_eq!(listed, scanned);
+        }
+    }
+
+    /// A cube's bottom face 2 mm over a plane (support 1 cm) lists its four bottom corners; a
+    /// millimetre's slide keeps them covering, a turn of 0.5 rad does not.
+    #[test]
+    fn a_nearby_list_covers_small_motions_only() {
+        let cube = ConvexHull::cuboid(Vector3::repeat(0.1)).expect("valid");
+        let s = 0.01;
+        let at = Isometry3::translation(0.0, 0.0, 0.102);
+        let plane = Vector4::new(0.0, 0.0, 1.0 - 0.5 * s, 0.0);
+        let mut side = Side::new(&cube, &at, 1.0);
+        side.keep_nearby(&plane, s);
+        let kept = side.nearby.take().expect("listed");
+        assert_eq!(kept.vertices.len(), 4);
+        let covers = |pose: &Isometry3<f64>| {
+            let mut moved = kept.clone();
+            moved.moved_to(&cube, pose);
+            Side::new(&cube, pose, 1.0).covers(&moved, &plane.xyz(), plane.w)
+        };
+        assert!(covers(&Isometry3::translation(0.001, 0.0, 0.102)));
+        assert!(!covers(&Isometry3::new(
+            Vector3::new(0.0, 0.0, 0.102),
+            Vector3::new(0.5, 0.0, 0.0)
+        )));
     }
 }

@@ -46,6 +46,23 @@ pub fn perturb(pose: &Isometry3<f64>, xi: &Twist) -> Isometry3<f64> {
     )
 }
 
+/// How far a turn from rotation `a` to rotation `b` moves a point at unit distance from the
+/// centre of the turn: `2 sin(θ/2)`, `θ` the angle between them, from the imaginary part of
+/// `a⁻¹b` (no trigonometry, and exact for small turns). Bounds of how far a rotating body's
+/// points moved multiply it by the body's radius.
+///
+/// ```
+/// use nalgebra::{UnitQuaternion, Vector3};
+/// use sdrs_geometry::twist::turn_chord;
+/// let a = UnitQuaternion::from_scaled_axis(Vector3::new(0.0, 0.0, 0.3));
+/// let b = UnitQuaternion::from_scaled_axis(Vector3::new(0.0, 0.0, 0.8));
+/// assert!((turn_chord(&a, &b) - 2.0 * (0.25f64).sin()).abs() < 1e-12);
+/// assert_eq!(turn_chord(&a, &a), 0.0);
+/// ```
+pub fn turn_chord(a: &UnitQuaternion<f64>, b: &UnitQuaternion<f64>) -> f64 {
+    2.0 * (a.quaternion().conjugate() * b.quaternion()).imag().norm()
+}
+
 /// `g · ∂²y/∂ω²` for a point at offset `r` from its body origin and a force-like vector `g`:
 /// `½ (r gᵀ + g rᵀ) − (g·r) I`, the second-order rotation term every pose Hessian adds to its
 /// rotation block (for a sum over points, pass `Σ` of the weighted offsets).

@@ -38,6 +38,7 @@ use crate::model::{ContactModel, Order, PairContact, PairOutcome};
 use nalgebra::{Isometry3, Point3, Vector3, Vector4};
 use sdrs_geometry::ConvexHull;
 use sdrs_geometry::gjk::{GjkCache, GjkSettings, Proximity, gjk_distance};
+use sdrs_geometry::twist::turn_chord;
 
 /// The SDRS plane barrier and its inner-solve settings.
 ///
@@ -152,11 +153,10 @@ impl Nearby {
     fn moved_to(&mut self, hull: &ConvexHull, pose: &Isometry3<f64>) {
         let local_centre = hull.bounding_sphere_center();
         let before = self.pose * local_centre;
-        let cos_half = self.pose.rotation.coords.dot(&pose.rotation.coords).abs();
         self.moved = Motion {
             centre: (pose * local_centre) - before,
             centre_before: before.coords,
-            turn: 2.0 * (1.0 - cos_half.min(1.0).powi(2)).sqrt() * hull.bounding_sphere_radius(),
+            turn: turn_chord(&self.pose.rotation, &pose.rotation) * hull.bounding_sphere_radius(),
         };
     }
 }

@@ -12,6 +12,7 @@
 //! contribute exactly zero, so the list changes no result.
 
 use nalgebra::{Isometry3, Point3};
+use sdrs_geometry::twist::turn_chord;
 
 /// The skin as a multiple of the barrier's support distance: 6.4 mm at the default support,
 /// a trotting ant's foot's motion in one or two steps.
@@ -74,7 +75,7 @@ impl CandidateList {
             && self.spheres.iter().all(|s| {
                 let (then, now) = (&self.poses[s.link], &poses[s.link]);
                 let shift = (now * s.centre - then * s.centre).norm();
-                let turn = now.rotation.angle_to(&then.rotation);
+                let turn = turn_chord(&now.rotation, &then.rotation);
                 // NaN poses fail the test and rebuild (where the evaluation reports them).
                 shift + turn * s.radius <= self.skin
             })
@@ -119,7 +120,7 @@ mod tests {
         // again, though the link origin did not move.
         let turned = Isometry3::new(Vector3::zeros(), Vector3::new(0.0, 0.0, 0.01));
         assert!(searched(&mut list, turned));
-        // A turn of 0.01 rad about the sphere's centre moves its points by θ r = 5 mm: kept.
+        // A turn of 0.01 rad about the sphere's centre moves its points by 2 sin(θ/2) r ≈ 5 mm: kept.
         let centre = (turned * Point3::new(1.0, 0.0, 0.0)).coords;
         let about_centre = |angle: f64| {
             Isometry3::translation(centre.x, centre.y, centre.z)

@@ -20,8 +20,8 @@
 //! | `arm_sweep` | an arm sweeps three cubes off a table ([`arm_sweep`]) |
 //! | `resting_box`, `stack_5` | a box and a stack of five at rest ([`resting_box`], [`stack_5`]) |
 //!
-//! Users give PD gains in SI units (stiffness N·m/rad, damping N·m·s/rad); [`pd_gains`]
-//! converts them to the paper's form that [`Control`] holds (`k_p = K/2`, `k_d = D Δt/2`).
+//! PD gains are SI units (stiffness N·m/rad, damping N·m·s/rad), as [`Control`] holds them
+//! and MuJoCo takes them.
 
 use nalgebra::{DVector, Isometry3, Point3, Vector3};
 use sdrs::{RobotHandle, World};
@@ -165,12 +165,6 @@ impl Workload {
             backward: backward / steps,
         })
     }
-}
-
-/// The paper's PD gains of [`Control`] from SI ones: stiffness `K` (N·m/rad) and damping `D`
-/// (N·m·s/rad) at time step `dt`.
-pub fn pd_gains(stiffness: f64, damping: f64, dt: f64) -> (f64, f64) {
-    (stiffness / 2.0, damping * dt / 2.0)
 }
 
 /// The gymnasium models vendored for the MJCF importer's tests.
@@ -320,7 +314,7 @@ struct TrotLeg {
 /// The controls of a trot: joint PD of SI `gains` on every leg's swing and lift joint towards
 /// [`trot_targets`], and on each `(DoF, angle)` of `held` towards its angle.
 fn trot_schedule(legs: Vec<TrotLeg>, held: Vec<(usize, f64)>, gains: (f64, f64)) -> Schedule {
-    let (kp, kd) = pd_gains(gains.0, gains.1, DT);
+    let (kp, kd) = gains;
     Box::new(move |k, control| {
         let t = k as f64 * DT;
         let trotting = legs.iter().flat_map(|leg| {
@@ -467,7 +461,7 @@ pub fn solo12_trot() -> Result<Workload> {
 /// PD, motors off).
 pub fn humanoid_lying() -> Result<Workload> {
     let (model, sim, start, mjcf) = mjcf_on_ground("humanoid.xml", ROBOT_FRICTION, None)?;
-    let passive = mjcf.step_control(None, DT)?;
+    let passive = mjcf.step_control(None)?;
     let schedule: Schedule = Box::new(move |_, control| {
         control
             .write_at(0, &passive)
@@ -705,7 +699,8 @@ pub fn arm_sweep() -> Result<Workload> {
     let mut state = State::zero(&model);
     state.q[joints.start] = -PI / 2.0;
     let start = Motion::at_rest(&model, state);
-    let (kp, kd) = pd_gains(200.0, 5.0, DT);
+    // Joint PD: 200 N·m/rad, 5 N·m·s/rad.
+    let (kp, kd) = (200.0, 5.0);
     let schedule: Schedule = Box::new(move |k, control| {
         let t = k as f64 * DT;
         let turn = ((t - 0.25) / 1.0).clamp(0.0, 1.0);

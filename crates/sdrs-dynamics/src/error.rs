@@ -222,6 +222,16 @@ pub enum DynamicsError {
         /// What is allowed.
         allowed: &'static str,
     },
+    /// A PD gain of a control is negative or not finite.
+    #[error("{} = {value} at DoF {dof} is not a valid {}: a gain is finite and at least 0", gain.key(), gain.units())]
+    InvalidGain {
+        /// Which gain.
+        gain: crate::stepper::Gain,
+        /// The DoF it is given for.
+        dof: usize,
+        /// The value given.
+        value: f64,
+    },
     /// A state or control holds NaN or infinity.
     #[error("{what} holds a non-finite value at index {index}")]
     NonFinite {

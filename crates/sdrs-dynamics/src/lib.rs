@@ -108,7 +108,7 @@ pub use scenes::Scene;
 pub use srdf::{Srdf, SrdfReport};
 pub use stepper::{
     ActiveContact, ContactEnergy, ContactHook, ContactKind, ContactSettings, Control, DesignBlock,
-    DesignBlocks, ExternalEnergy, FrictionSettings, IpcContact, Linearization, LongRangeContact,
+    DesignBlocks, ExternalEnergy, FrictionSettings, Gain, IpcContact, Linearization, LongRangeContact,
     MeshContact, NewtonStart, Objective, PairTerm, PairVertex, SdrsContact, Simulator,
     StepDerivatives, StepReport, StepSettings, StepTimings,
 };

@@ -140,8 +140,8 @@ pub fn arm7(dt: f64) -> Result<Scene> {
         .collect();
     let model = Model::new(links)?;
     let control = Control {
-        kp: DVector::from_element(7, 200.0),
-        kd: DVector::from_element(7, 0.2 * dt),
+        kp: DVector::from_element(7, 400.0), // N·m/rad
+        kd: DVector::from_element(7, 0.4),    // N·m·s/rad
         position: DVector::from_vec(vec![0.5, 0.8, -0.3, -1.2, 0.4, 0.9, 0.1]),
         velocity: DVector::zeros(7),
         force: DVector::zeros(7),
@@ -194,7 +194,9 @@ pub fn rotating_chains(n: usize, dt: f64) -> Result<Scene> {
     }
     let model = Model::new(links)?;
     let mut control = Control::passive(&model);
-    control.kd[0] = 1.0;
+    // The hub's velocity servo: damping 2/Δt N·m·s/rad (200 at Δt = 10 ms), as it was tuned
+    // in the paper's form (`k_d = c Δt/2 = 1` at every Δt).
+    control.kd[0] = 2.0 / dt;
     control.velocity[0] = 6.0;
     let mut settings = StepSettings::new(dt)?;
     settings.contact = Some(sdrs_contact(Some(0.5))?);

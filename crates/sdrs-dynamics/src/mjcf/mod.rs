@@ -25,10 +25,10 @@
 //! // Capsule mass from MuJoCo's default density 1000 kg/m³.
 //! let volume = std::f64::consts::PI * 0.05f64.powi(2) * (0.5 + 4.0 / 3.0 * 0.05);
 //! assert!((mj.model.mass(1) - 1000.0 * volume).abs() < 1e-9);
-//! // Position servo at 0.3 rad plus the joint's damping, as stable-PD gains for Δt = 0.01.
-//! let control = mj.control(&[0.3], 0.01)?;
-//! assert!((control.kp[0] - 5.0).abs() < 1e-12); // sdrs's force is 2 k_p (θ* − θ)
-//! assert!((control.kd[0] - 0.1 * 0.01 / 2.0).abs() < 1e-12);
+//! // Position servo at 0.3 rad plus the joint's damping, as stable-PD gains (SI, as MuJoCo's).
+//! let control = mj.control(&[0.3])?;
+//! assert_eq!((control.kp[0], control.position[0]), (10.0, 0.3)); // N·m/rad
+//! assert_eq!(control.kd[0], 0.1); // N·m·s/rad
 //! # Ok::<(), sdrs_dynamics::DynamicsError>(())
 //! ```
 //!
@@ -84,8 +84,8 @@
 //!   `axisangle`, `euler`, `xyaxes` or `zaxis`.
 //! - **Actuators** `<motor>`, `<position>` (kp, kv) and `<velocity>` (kv) on hinge and slide
 //!   joints ([`Actuator`]). Position and velocity servos, and the joints' `stiffness`
-//!   (about `springref`) and `damping`, are stable-PD terms ([`MjcfModel::control`]; sdrs's
-//!   PD energy is `k_p(θ*−θ)² + k_d(θ̇*−v)²`, so `k_p = k/2` and `k_d = cΔt/2`). Motors are
+//!   (about `springref`) and `damping`, are stable-PD terms ([`MjcfModel::control`]; MuJoCo's
+//!   gains and sdrs's [`Control`] are both SI, so they carry over as they are). Motors are
 //!   constant torques `gear · ctrl`, which stable PD cannot express: [`MjcfModel::motor_forces`]
 //!   gives them and [`JointForces`] adds them as a user energy.
 //! - **Armature** (rotor inertia MuJoCo adds to the mass matrix diagonal) is recorded in
@@ -229,14 +229,14 @@ pub enum ActuatorKind {
     Motor,
     /// `<position>`: force `gear · (kp (ctrl − gear q) − kv gear q̇)`.
     Position {
-        /// Position gain.
+        /// Position gain (N·m/rad, N/m on a slide, per unit of actuator length).
         kp: f64,
-        /// Velocity gain (0 if absent).
+        /// Velocity gain (N·m·s/rad, N·s/m on a slide; 0 if absent).
         kv: f64,
     },
     /// `<velocity>`: force `gear · kv (ctrl − gear q̇)`.
     Velocity {
-        /// Velocity gain.
+        /// Velocity gain (N·m·s/rad, N·s/m on a slide).
         kv: f64,
     },
 }
@@ -440,22 +440,24 @@ impl MjcfModel {
         Ok(qpos)
     }
 
-    /// Stable-PD control of one step of length `dt` for the controls `ctrl` (one per actuator,
-    /// clamped into `ctrlrange`): the position and velocity servos plus the joints' springs
+    /// Stable-PD control for the controls `ctrl` (one per actuator, clamped into
+    /// `ctrlrange`): the position and velocity servos plus the joints' springs
     /// (`stiffness` about `springref`) and dampers (`damping`), i.e. what MuJoCo applies
     /// besides motors and armature. Terms on one DoF are combined exactly (the sum of two
     /// springs is one spring at the weighted target, up to a constant energy). Motors add
     /// nothing here: see [`MjcfModel::motor_forces`].
-    pub fn control(&self, ctrl: &[f64], dt: f64) -> Result<Control> {
-        self.pd(ctrl, dt, true)
+    /// Stiffnesses and dampings are MuJoCo's own (N·m/rad, N·m·s/rad; N/m, N·s/m on slides),
+    /// which is what [`Control`] holds.
+    pub fn control(&self, ctrl: &[f64]) -> Result<Control> {
+        self.pd(ctrl, true)
     }
 
-    /// The control of a step of length `dt` for MuJoCo's `ctrl` (one per actuator, in
+    /// The control of a step for MuJoCo's `ctrl` (one per actuator, in
     /// the file's order; `None`: all 0): [`MjcfModel::control`] (servos, springs, dampers)
     /// with the motors' [`MjcfModel::motor_forces`] as its generalized force. What a scene
     /// applies for a robot's `ctrl`; [`Control::write_at`] puts it at a robot's coordinates
     /// in a world. A count other than the actuators' is refused, naming them.
-    pub fn step_control(&self, ctrl: Option<&[f64]>, dt: f64) -> Result<Control> {
+    pub fn step_control(&self, ctrl: Option<&[f64]>) -> Result<Control> {
         let zeros = vec![0.0; self.actuators.len()];
         let ctrl = ctrl.unwrap_or(&zeros);
         if ctrl.len() != self.actuators.len() {
@@ -464,25 +466,18 @@ impl MjcfModel {
                 actuators: self.actuators.iter().map(Actuator::label).collect(),
             });
         }
-        let mut control = self.control(ctrl, dt)?;
+        let mut control = self.control(ctrl)?;
         control.force = self.motor_forces(ctrl)?;
         Ok(control)
     }
 
     /// As [`MjcfModel::control`], without the joints' springs and dampers.
-    pub fn actuator_control(&self, ctrl: &[f64], dt: f64) -> Result<Control> {
-        self.pd(ctrl, dt, false)
+    pub fn actuator_control(&self, ctrl: &[f64]) -> Result<Control> {
+        self.pd(ctrl, false)
     }
 
-    fn pd(&self, ctrl: &[f64], dt: f64, passive: bool) -> Result<Control> {
+    fn pd(&self, ctrl: &[f64], passive: bool) -> Result<Control> {
         check_slice("ctrl", ctrl, self.actuators.len())?;
-        if !(dt.is_finite() && dt > 0.0) {
-            return Err(DynamicsError::InvalidSetting {
-                name: "dt",
-                value: dt,
-                allowed: "positive and finite",
-            });
-        }
         let n = self.model.dof();
         // Springs k(θ* − θ) and dampers c(θ̇* − θ̇) in force units, summed as k, kθ*, c, cθ̇*.
         let (mut k, mut kt, mut c, mut cv) = (
@@ -522,11 +517,11 @@ impl MjcfModel {
         let mut control = Control::passive(&self.model);
         for i in 0..n {
             if k[i] != 0.0 {
-                control.kp[i] = 0.5 * k[i];
+                control.kp[i] = k[i];
                 control.position[i] = kt[i] / k[i];
             }
             if c[i] != 0.0 {
-                control.kd[i] = 0.5 * c[i] * dt;
+                control.kd[i] = c[i];
                 control.velocity[i] = cv[i] / c[i];
             }
         }

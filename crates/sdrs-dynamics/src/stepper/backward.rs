@@ -25,9 +25,10 @@ pub struct StepDerivatives {
     /// of each rigid body's first link only ([`crate::bodies`]), so the columns of links hung
     /// on their body by fixed joints are zero.
     pub previous: DMatrix<f64>,
-    /// `∂²O/∂θ^{t+1}_j ∂θ*_j = −2 k_p` (the block is diagonal).
+    /// `∂²O/∂θ^{t+1}_j ∂θ*_j = −2 k_p`, minus the stiffness [`crate::Control::kp`] (the block is
+    /// diagonal; `k_p`, `k_d` are the paper's gains of [`crate::Control`]).
     pub target_position: DVector<f64>,
-    /// `∂²O/∂θ^{t+1}_j ∂θ̇*_j = −2 k_d / Δt` (diagonal).
+    /// `∂²O/∂θ^{t+1}_j ∂θ̇*_j = −2 k_d / Δt`, minus the damping [`crate::Control::kd`] (diagonal).
     pub target_velocity: DVector<f64>,
     /// `∂²O/∂θ^{t+1}∂x` for the hull-vertex part of the design vector (design entries
     /// `3·links ..`; entry `model.design_index(link, Some((hull, vertex)))` is the vertex's
@@ -410,7 +411,8 @@ impl Simulator {
         inertia.add_to(model, kin, now, &mut current);
         let c = data.control;
         for j in 0..n {
-            current[(j, j)] -= 2.0 * c.kd[j] / (dt * dt);
+            let (_, k_d) = c.paper_gains(j, dt);
+            current[(j, j)] -= 2.0 * k_d / (dt * dt);
         }
         let solid = model.links().iter().any(|l| {
             !l.hulls.is_empty() && matches!(l.mass, crate::model::MassModel::Solid { .. })
@@ -422,8 +424,8 @@ impl Simulator {
         Ok(StepDerivatives {
             current,
             previous: before,
-            target_position: -c.kp.clone() * 2.0,
-            target_velocity: -c.kd.clone() * (2.0 / dt),
+            target_position: DVector::from_fn(n, |j, _| -2.0 * c.paper_gains(j, dt).0),
+            target_velocity: DVector::from_fn(n, |j, _| -2.0 * c.paper_gains(j, dt).1 / dt),
             vertices,
             attachments,
         })

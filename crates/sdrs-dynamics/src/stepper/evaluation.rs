@@ -219,13 +219,16 @@ impl Simulator {
         for j in 0..n {
             let p = c.position[j] - state.q[j];
             let v = c.velocity[j] - (state.q[j] - data.q_t[j]) / dt;
-            // Stable PD (eq. 5) and the work of the generalized force.
-            value += c.kp[j] * p * p + c.kd[j] * v * v - c.force[j] * (state.q[j] - data.q_t[j]);
+            // Stable PD (eq. 5) in the paper's form, whose negative gradient is the force
+            // `k p + c v` of the control's stiffness and damping; and the work of the
+            // generalized force.
+            let (k_p, k_d) = c.paper_gains(j, dt);
+            value += k_p * p * p + k_d * v * v - c.force[j] * (state.q[j] - data.q_t[j]);
             if derivatives {
-                gradient[j] += -2.0 * c.kp[j] * p - 2.0 * c.kd[j] * v / dt - c.force[j];
+                gradient[j] += -2.0 * k_p * p - 2.0 * k_d * v / dt - c.force[j];
             }
             if hessians {
-                hessian[(j, j)] += 2.0 * c.kp[j] + 2.0 * c.kd[j] / (dt * dt);
+                hessian[(j, j)] += 2.0 * k_p + 2.0 * k_d / (dt * dt);
             }
         }
         for (index, energy) in self.settings.external.iter().enumerate() {

@@ -55,7 +55,7 @@ pub use contact::{ContactEnergy, ContactHook, PairTerm, PairVertex, SdrsContact}
 pub use mesh_contact::{IpcContact, LongRangeContact, MeshContact};
 pub use report::{Linearization, Objective, ObjectiveView, StepReport, StepTimings};
 pub use settings::{
-    ContactKind, ContactSettings, Control, ExternalEnergy, FrictionSettings, NewtonStart,
+    ContactKind, ContactSettings, Control, ExternalEnergy, FrictionSettings, Gain, NewtonStart,
     StepSettings,
 };
 

@@ -510,26 +510,82 @@ impl StepSettings {
 /// The control of one step: stable PD (eq. 5) with per-DoF gains and targets, and
 /// generalized forces.
 ///
-/// The PD energy is `k_p (θ* − θ)² + k_d (θ̇* − (θ − θ^t)/Δt)²` as the paper writes it, so the
-/// spring force is `2 k_p (θ* − θ)` and the damping force `2 k_d (θ̇* − v)/Δt`: a damping
-/// coefficient `c` (N·s/m or N·m·s/rad) is `k_d = c Δt / 2`.
+/// The gains are physical: `kp` is a stiffness `k` and `kd` a damping `c`, so the PD force on
+/// a coordinate is `k (θ* − θ) + c (θ̇* − v)` with `v = (θ − θ^t)/Δt`, as in MuJoCo or
+/// Pinocchio. Units follow the coordinate: N·m/rad and N·m·s/rad on a revolute one, N/m and
+/// N·s/m on a prismatic or translational one. The step evaluates the force implicitly
+/// (stable PD, eq. 5): the paper's energy `k_p (θ* − θ)² + k_d (θ̇* − v)²` with
+/// `k_p = k/2` and `k_d = c Δt/2` is formed inside the step only. The explicit NCP stepper
+/// (`sdrs-ncp`) reads the same gains.
 ///
 /// A generalized force `τ` (N on a prismatic or translational coordinate, N·m on a revolute
 /// one) adds the negative of its work over the step, `−τ · (θ^{t+1} − θ^t)`, held constant
 /// during the step: its gradient is `−τ`, so at the step's minimiser it balances inertia,
 /// gravity and PD exactly as an applied joint torque does.
+///
+/// A step refuses gains that are negative or not finite ([`DynamicsError::InvalidGain`]).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Control {
-    /// Position gains `k_p` (zero for unactuated DoFs).
+    /// Stiffness `k` per DoF (N·m/rad, or N/m on a prismatic or translational coordinate;
+    /// zero for unactuated DoFs).
     pub kp: DVector<f64>,
-    /// Velocity gains `k_d`.
+    /// Damping `c` per DoF (N·m·s/rad, or N·s/m on a prismatic or translational coordinate).
     pub kd: DVector<f64>,
-    /// Target positions `θ*`.
+    /// Target positions `θ*` (rad or m).
     pub position: DVector<f64>,
-    /// Target velocities `θ̇*`.
+    /// Target velocities `θ̇*` (rad/s or m/s).
     pub velocity: DVector<f64>,
     /// Generalized forces `τ` (joint torques and forces), in the coordinates of `θ`.
     pub force: DVector<f64>,
+}
+
+/// One of [`Control`]'s two PD gains, for checks and messages that name its units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gain {
+    /// `kp`, a stiffness.
+    Stiffness,
+    /// `kd`, a damping.
+    Damping,
+}
+
+impl Gain {
+    /// The field's name (`kp` or `kd`), also the key of scene files and Python.
+    pub fn key(self) -> &'static str {
+        match self {
+            Gain::Stiffness => "kp",
+            Gain::Damping => "kd",
+        }
+    }
+
+    /// What the gain is, with its units.
+    pub fn units(self) -> &'static str {
+        match self {
+            Gain::Stiffness => "stiffness in N·m/rad (N/m on a prismatic coordinate)",
+            Gain::Damping => "damping in N·m·s/rad (N·s/m on a prismatic coordinate)",
+        }
+    }
+
+    /// `Ok` for a finite gain of at least 0; otherwise [`DynamicsError::InvalidGain`] for
+    /// DoF `dof`.
+    ///
+    /// ```
+    /// # use sdrs_dynamics::Gain;
+    /// assert!(Gain::Stiffness.check(0, 60.0).is_ok());
+    /// let e = Gain::Damping.check(3, -2.0).unwrap_err();
+    /// assert!(e.to_string().contains("N·m·s/rad"));
+    /// assert!(Gain::Stiffness.check(0, f64::NAN).is_err());
+    /// ```
+    pub fn check(self, dof: usize, value: f64) -> Result<()> {
+        if value.is_finite() && value >= 0.0 {
+            Ok(())
+        } else {
+            Err(DynamicsError::InvalidGain {
+                gain: self,
+                dof,
+                value,
+            })
+        }
+    }
 }
 
 impl Control {
@@ -594,7 +650,18 @@ impl Control {
         Ok(())
     }
 
+    /// The paper's gains `(k_p, k_d) = (k/2, c Δt/2)` of DoF `j` for a step of `dt`: the
+    /// terms of eq. 5's energy `k_p (θ* − θ)² + k_d (θ̇* − v)²`.
+    pub(super) fn paper_gains(&self, j: usize, dt: f64) -> (f64, f64) {
+        (0.5 * self.kp[j], 0.5 * self.kd[j] * dt)
+    }
+
     pub(super) fn check(&self, dof: usize) -> Result<()> {
+        for (gain, v) in [(Gain::Stiffness, &self.kp), (Gain::Damping, &self.kd)] {
+            for (j, &value) in v.iter().enumerate() {
+                gain.check(j, value)?;
+            }
+        }
         for (what, v) in self.fields() {
             check_vector(what, v, dof)?;
         }

@@ -13,7 +13,7 @@ use sdrs_contact::PlaneBarrier;
 use sdrs_contact::ipc::potential::Ipc;
 use sdrs_contact::long_range::{FarField, LongRange};
 use sdrs_dynamics::{
-    ContactKind, ContactSettings, Control, DynamicsError, JointKind, Link, LinkId, MassModel,
+    ContactKind, ContactSettings, Control, DynamicsError, Gain, JointKind, Link, LinkId, MassModel,
     MjcfModel, MjcfOptions, Model, Motion, Simulator, Srdf, State, StepSettings, UrdfOptions,
     load_mjcf, load_urdf,
 };
@@ -41,7 +41,7 @@ pub struct SceneSetup {
     /// Each robot's links and coordinates in [`SceneSetup::model`], in the scene's order.
     pub robots: Vec<RobotHandle>,
     /// Each robot's MJCF file (`None` for a URDF robot), in the scene's order: a new `ctrl`
-    /// for robot `i` is `mjcf[i].step_control(ctrl, dt)` written at `robots[i].dofs().start`
+    /// for robot `i` is `mjcf[i].step_control(ctrl)` written at `robots[i].dofs().start`
     /// ([`Control::write_at`]).
     pub mjcf: Vec<Option<MjcfModel>>,
     /// Each object's link in [`SceneSetup::model`], in the scene's order.
@@ -435,10 +435,10 @@ fn load_mjcf_robot(
     // it just inside, as a URDF robot's neutral state is.
     let mut start = loaded.initial_state();
     loaded.model.clamp_inside_limits(&mut start, limit_support);
-    // Its servos and its hinge and slide joints' springs and dampers as stable PD for the
-    // scene's Δt, its motors as joint forces, under `ctrl` (all 0 when absent).
+    // Its servos and its hinge and slide joints' springs and dampers as stable PD (MuJoCo's
+    // gains are SI, as `Control`'s), its motors as joint forces, under `ctrl` (all 0 when absent).
     let control = loaded
-        .step_control(robot.ctrl.as_deref(), scene.description.dt)
+        .step_control(robot.ctrl.as_deref())
         .map_err(|e| scene.origin.error(&key.key("ctrl"), e))?;
     let model = loaded.model.clone();
     let mjcf = MjcfRobot {
@@ -517,22 +517,16 @@ fn set_control(
     for (joint_key, dof, c) in entries {
         let target = c.target.unwrap_or(robot.start.q[dof]);
         let j = offset + dof;
+        for (gain, value) in [(Gain::Stiffness, c.kp), (Gain::Damping, c.kd)] {
+            gain.check(j, value)
+                .map_err(|e| scene.origin.error(&joint_key.key(gain.key()), e))?;
+        }
         for (field, value) in [
-            ("kp", c.kp),
-            ("kd", c.kd),
             ("target", target),
             ("velocity", c.velocity),
             ("force", c.force),
         ] {
             finite(scene, &joint_key.key(field), value)?;
-        }
-        for (field, value) in [("kp", c.kp), ("kd", c.kd)] {
-            if value < 0.0 {
-                return Err(scene.origin.error(
-                    &joint_key.key(field),
-                    format!("{value} is not allowed (a gain is at least 0)"),
-                ));
-            }
         }
         control.kp[j] = c.kp;
         control.kd[j] = c.kd;

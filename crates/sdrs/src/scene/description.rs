@@ -219,10 +219,12 @@ pub struct RobotDescription {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct JointControlDescription {
-    /// Position gain `k_p` (the spring force is `2 k_p (θ* − θ)`).
+    /// PD stiffness `k` (N·m/rad on a revolute joint, N/m on a prismatic one): the spring
+    /// force is `k (θ* − θ)`. At least 0.
     #[serde(default)]
     pub kp: f64,
-    /// Velocity gain `k_d` (a damping coefficient `c` is `k_d = c Δt / 2`).
+    /// PD damping `c` (N·m·s/rad on a revolute joint, N·s/m on a prismatic one): the damper
+    /// force is `c (θ̇* − θ̇)`. At least 0.
     #[serde(default)]
     pub kd: f64,
     /// Target position θ* (rad or m); the joint's start value when absent.

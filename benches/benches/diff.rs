@@ -52,8 +52,8 @@ fn bench_jacobian(c: &mut Criterion) {
         let actuated = if floating { 6 } else { 0 };
         let mut control = Control::passive(&model);
         for j in actuated..n {
-            control.kp[j] = 100.0;
-            control.kd[j] = 0.5;
+            control.kp[j] = 200.0; // N·m/rad
+            control.kd[j] = 100.0; // N·m·s/rad
             control.position[j] = 0.3 * (j as f64).sin();
         }
         let start = State::new(

@@ -4,8 +4,8 @@ gradients: the paper's MuJoCo baseline, run the way `long_range_push` runs sdrs'
 The scene is `examples/src/long_range/push.rs` and `tabletop.rs` in MJCF: a 10 cm, 0.2 kg box
 at the origin whose target is (0.4, 0, 0.05) within ε = 5 cm; a 60 x 4 x 8 cm, 1 kg rod whose
 centre starts 20 cm beside it (−y) at 5 cm height, lying along x, on six joints (x, y, z, yaw,
-roll, pitch) each driven by a PD position actuator with sdrs's gains (spring 2 k_p = 100 N/m
-or N·m/rad, damping c = 2 √(2 k_p m) = 20 N·s/m); friction 0.5; gravity 9.81. Each frame
+roll, pitch) each driven by a PD position actuator with sdrs's gains (stiffness 100 N/m
+or N·m/rad, damping c = 2 √(k m) = 20 N·s/m); friction 0.5; gravity 9.81. Each frame
 (Δt = 0.04 s, four MuJoCo steps of 10 ms with the implicit integrator) applies the first
 action of an h-frame plan of the six PD targets, optimised from the real state by Adam
 (lr 1e-2, (β₁, β₂) = (0.3, 0.5)) on the window loss ReLU(|x_box − x*|² − ε²) at the window's

@@ -276,8 +276,8 @@ pub fn jacobian_scene(name: &str) -> JacobianScene {
     let unactuated = model.links()[0].joint.dof();
     let mut control = Control::passive(&model);
     for j in unactuated..model.dof() {
-        control.kp[j] = 100.0;
-        control.kd[j] = 0.5;
+        control.kp[j] = 200.0; // N·m/rad
+        control.kd[j] = 100.0; // N·m·s/rad
         control.position[j] = start.q[j] + 0.1;
     }
     let mut settings = StepSettings::new(0.01).expect("dt");

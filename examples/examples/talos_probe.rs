@@ -1,12 +1,12 @@
 //! Why does TALOS topple in its zero pose? A probe of the issue's setting: TALOS reduced on a
 //! floating base, zero configuration with the knees at 0.05 rad (or an SRDF state), only the
 //! feet (`leg_left_6_link`, `leg_right_6_link`) in contact with the ground, PD on every actuated
-//! DoF with `k_p = gain · m g h`, dropped onto the ground, under the old SDRS contact
+//! DoF with stiffness `gain · m g h` (N·m/rad), dropped onto the ground, under the old SDRS contact
 //! (`s = 1 cm`, `κ = 1`) or the world's defaults.
 //!
 //! ```sh
 //! cargo run --release -p sdrs-examples --example talos_probe -- [--contact old|new|unadapted] \
-//!     [--mu 0.8] [--epsilon 1e-6] [--dt 0.01] [--gain 10] [--damping 0.1] [--knee 0.05] \
+//!     [--mu 0.8] [--epsilon 1e-6] [--dt 0.01] [--gain 20] [--damping 0.1] [--knee 0.05] \
 //!     [--state half_sitting] [--drop 0.05] [--seconds 5] [--all-links]
 //! ```
 //!
@@ -73,10 +73,11 @@ struct Args {
     /// Time step (s).
     #[arg(long, default_value_t = 0.01)]
     dt: f64,
-    /// PD stiffness per DoF as a multiple of m g h.
-    #[arg(long, default_value_t = 10.0)]
+    /// PD stiffness per DoF (N·m/rad) as a multiple of m g h.
+    #[arg(long, default_value_t = 20.0)]
     gain: f64,
-    /// PD damping: k_d = damping · k_p · Δt (0.1: a 0.1 s time constant, as the robots Trial).
+    /// PD damping (N·m·s/rad) as a multiple of the stiffness: a time constant in seconds (0.1,
+    /// as the robots Trial).
     #[arg(long, default_value_t = 0.1)]
     damping: f64,
     /// Knee angle (leg_left_4_joint, leg_right_4_joint) of the zero configuration (rad).
@@ -462,14 +463,13 @@ fn main() -> anyhow::Result<()> {
     let mut control = Control::passive(&model);
     for j in first + 6..model.dof() {
         control.kp[j] = kp;
-        control.kd[j] = args.damping * kp * args.dt;
+        control.kd[j] = args.damping * kp;
         control.position[j] = state.q[j];
     }
     println!(
-        "\nm = {mass:.3} kg, h = {height:.3} m, k_p = {kp:.0} (spring 2k_p = {:.0} N·m/rad; gravity about the ankles m g l ≈ {:.0} N·m/rad), k_d = {:.1}",
-        2.0 * kp,
+        "\nm = {mass:.3} kg, h = {height:.3} m, PD stiffness {kp:.0} N·m/rad (gravity about the ankles m g l ≈ {:.0} N·m/rad), damping {:.1} N·m·s/rad",
         mass * 9.81 * in_sole.z,
-        args.damping * kp * args.dt
+        args.damping * kp
     );
     println!(
         "start: pitch {pitch:+.4} rad, lowest foot vertex {:.4} m above the ground",

@@ -41,7 +41,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = Args::parse();
     let task = three_finger(args.blocks, args.steps, &HAND_OBJECTS)?;
     println!(
-        "three-fingered hand (SDRS Fig. 19): 6 phalanges of {} blocks, {} design parameters, {} objects, H = {} steps of {DT} s each, μ = {MU}, k_p = {KP}, k_d = {KD}, Adam lr {}",
+        "three-fingered hand (SDRS Fig. 19): 6 phalanges of {} blocks, {} design parameters, {} objects, H = {} steps of {DT} s each, μ = {MU}, PD {KP} N·m/rad, {KD} N·m·s/rad, Adam lr {}",
         args.blocks,
         task.parameters(),
         task.trajectories.len(),

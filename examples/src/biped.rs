@@ -1,5 +1,5 @@
 //! The bipedal locomotion benchmark of the SDRS paper (sec. V-D, Figs. 12-13): a 7-link
-//! biped with 12 DoF walks on flat ground under PD control (k_p = 1e3, k_d = 1e2) whose
+//! biped with 12 DoF walks on flat ground under PD control (k_p = 1e3, k_d = 1e2 in the paper's form: [`GAINS`]) whose
 //! targets are 4 sine waves per actuated DoF (the quadruped's controller, [`crate::walker`]),
 //! for H = 400 steps, scored by the centre of mass against the goal (0, 3, 0) (it starts at
 //! the origin): the task built here minimises `|COM(θ^H) − (0, 3, 0)|²`, the example minimises
@@ -244,8 +244,9 @@ pub const WAVES: usize = 4;
 pub const PAPER_RADII: (f64, f64) = (1e-2, 4e-3);
 /// The paper's goal for the centre of mass (m): 3 m along y (its −z is gravity, as ours).
 pub const GOAL: [f64; 3] = [0.0, 3.0, 0.0];
-/// PD gains of every actuated hinge (the paper's k_p, k_d).
-pub const GAINS: (f64, f64) = (1e3, 1e2);
+/// PD stiffness (N·m/rad) and damping (N·m·s/rad) of every actuated hinge: the paper's
+/// `k_p = 1e3`, `k_d = 1e2` at Δt = 10 ms (`k = 2 k_p`, `c = 2 k_d/Δt`).
+pub const GAINS: (f64, f64) = (2e3, 2e4);
 /// Friction coefficient (the paper is silent).
 pub const MU: f64 = 0.8;
 /// Bound of the wave amplitudes (rad).

@@ -44,7 +44,8 @@ pub struct Gripper {
     pub parts: Vec<(String, JawBlocks)>,
     /// Where the palm's frame starts (world, m).
     pub start: Vector3<f64>,
-    /// `(k_p, k_d)` of every DoF (the palm's three slides first).
+    /// PD `(stiffness, damping)` of every DoF, the palm's three slides first (N/m and N·s/m
+    /// on slides, N·m/rad and N·m·s/rad on hinges).
     pub gains: Vec<(f64, f64)>,
     /// The closed pose `θ_*` of the finger DoFs (after the palm's three).
     pub closed: Vec<f64>,
@@ -283,7 +284,7 @@ pub fn build(gripper: &Gripper, objects: &[&str], steps: usize) -> Result<Carry,
         return Err(CarryError::Setting {
             name: "gains",
             value: gripper.gains.len(),
-            allowed: "one (k_p, k_d) per DoF and a closed target per finger DoF",
+            allowed: "one (stiffness, damping) per DoF and a closed target per finger DoF",
         });
     }
     let chosen = objects

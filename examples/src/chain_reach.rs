@@ -101,13 +101,13 @@ pub fn chain_reach() -> Result<ChainReach, Box<dyn std::error::Error>> {
     contact.skip_adjacent = true;
     settings.contact = Some(contact);
     settings.backward = true;
-    // The carriage follows its target (critically damped, ~15 rad/s); the chain joints
-    // have light damping (0.02 N·m·s/rad) so the swing settles over the horizon.
+    // The carriage follows its target (400 N/m, 54 N·s/m: critically damped, ~15 rad/s); the
+    // chain joints have light damping (0.02 N·m·s/rad) so the swing settles over the horizon.
     let mut base = Control::passive(&model);
-    base.kp[0] = 200.0;
-    base.kd[0] = 0.5 * 54.0 * DT;
+    base.kp[0] = 400.0;
+    base.kd[0] = 54.0;
     for j in 1..model.dof() {
-        base.kd[j] = 0.5 * 0.02 * DT;
+        base.kd[j] = 0.02;
     }
     // One parameter per left-chain link: its length change.
     let mut design = DesignMap::new(&model, LINKS);

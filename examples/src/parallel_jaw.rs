@@ -25,7 +25,7 @@
 //!
 //! Ours, not the paper's (it gives no sizes): the jaws (8 cm square plates, 2 cm thick,
 //! opening 11 cm), masses (palm 0.3 kg, jaws 0.05 kg, objects 0.1 kg), the gains (palm
-//! k_p = 1e3; jaws k_p = [`JAW_KP`] = 100 with closed targets [`CLOSED`] 1 cm from the centre
+//! 2000 N/m; jaws [`JAW_KP`] = 200 N/m with closed targets [`CLOSED`] 1 cm from the centre
 //! plane), how far blocks may grow ([`GROWTH`]: 2 cm inwards across the jaw), the friction
 //! μ = 0.1 ([`MU`], "low"), the objects and the targets.
 //!
@@ -33,9 +33,9 @@
 //! can touch it lies on a vertical face or on its bottom edge at ground level: no jaw shape
 //! gets under it, every contact normal is horizontal, and it rises by friction alone,
 //! `2 μ N ≥ m (g + a)`: a squeeze N ≥ 4.9 N at rest, ≈ 5.8 N at the script's peak upward
-//! acceleration (up to 1.8 m/s² at H = 90). The squeeze is the jaw's PD force `2 k_p Δ`, Δ how far the jaw
+//! acceleration (up to 1.8 m/s² at H = 90). The squeeze is the jaw's PD force `k Δ`, Δ how far the jaw
 //! is held short of its closed target, so the design's only lever on the cube is how far its
-//! blocks protrude. Our first setting (k_p = 50, closed targets 1 cm from the centre plane,
+//! blocks protrude. Our first setting (100 N/m, closed targets 1 cm from the centre plane,
 //! blocks at most 5 mm thicker) squeezed it with at most ≈ 2.2 N (statically) whatever the shape: 3 of 4
 //! held, never the cube. Now flat jaws squeeze the cube with 3.4 N (0.68 N of friction for its
 //! 0.98 N weight: dropped, as every object is, the paper's "none of these objects can be
@@ -86,8 +86,8 @@ pub const OPEN: f64 = 0.055;
 /// The jaws' closed target `θ_*`: each slides this far in from the open pose (m), to 1 cm
 /// from the centre plane.
 pub const CLOSED: f64 = 0.045;
-/// Jaw slide stiffness (the energy's `k_p`; the force is `2 k_p Δ`).
-pub const JAW_KP: f64 = 100.0;
+/// Jaw slide stiffness (N/m).
+pub const JAW_KP: f64 = 200.0;
 /// How far the jaws' block vertices may move from their block's centre, per axis, in
 /// half-extents ([`JawBlocks::with_growth`]): 3 across the jaw (y, up to 2 cm thicker),
 /// [`GROW`](crate::blocks::GROW) along its width and height.
@@ -138,10 +138,10 @@ fn gripper(jaw: &JawBlocks) -> Result<Vec<Link>, CarryError> {
 pub fn parallel_jaw(grid: [usize; 2], steps: usize, objects: &[&str]) -> Result<Carry, CarryError> {
     let block = PLATE.component_div(&Vector3::new(grid[0] as f64, 1.0, grid[1] as f64));
     let jaw = JawBlocks::grid([grid[0], 1, grid[1]], block)?.with_growth(GROWTH)?;
-    // Palm: 2 k_p = 2000 N/m on 0.4 kg, near-critical damping; jaws: 2 k_p = 200 N/m on
-    // 0.05 kg, damping 2√(2 k_p m) ≈ 6.3 N·s/m (the stepper's k_d is damping · Δt / 2).
-    let palm = (1e3, 0.5 * 60.0 * DT);
-    let finger = (JAW_KP, (2.0 * JAW_KP * JAW_MASS).sqrt() * DT);
+    // Palm: 2000 N/m on 0.4 kg, near-critical damping 60 N·s/m; jaws: 200 N/m on 0.05 kg,
+    // critical damping 2√(k m) ≈ 6.3 N·s/m.
+    let palm = (2e3, 60.0);
+    let finger = (JAW_KP, 2.0 * (JAW_KP * JAW_MASS).sqrt());
     let gripper = Gripper {
         links: gripper(&jaw)?,
         parts: vec![("jaw_left".into(), jaw.clone()), ("jaw_right".into(), jaw)],

@@ -1,5 +1,6 @@
 //! The quadruped locomotion benchmark of the SDRS paper (sec. V-C, Fig. 11): a 9-link spider
-//! on a 15° slope walks under PD control (k_p = 1e2, k_d = 1e1) whose targets are 4
+//! on a 15° slope walks under PD control (k_p = 1e2, k_d = 1e1 in the paper's form: 200 N·m/rad,
+//! 2000 N·m·s/rad at Δt = 10 ms) whose targets are 4
 //! sine waves per actuated DoF (learnable amplitude, frequency and phase; the velocity
 //! target is their time derivative), for H = 550 steps, scored by the centre of mass against
 //! the goal `(10 cos 15°, 0, 10 sin 15°)`, 10 m up the slope (the centre of mass starts at
@@ -243,7 +244,8 @@ pub fn quadruped_of(
     Walker::new(
         world,
         "body",
-        (1e2, 1e1),
+        // The paper's k_p = 1e2, k_d = 1e1 at Δt = 10 ms: 200 N·m/rad, 2000 N·m·s/rad.
+        (2e2, 2e3),
         direction * 10.0,
         direction,
         steps,

@@ -34,12 +34,13 @@ pub struct TrialOptions {
     pub drop: f64,
     /// Time step (s).
     pub dt: f64,
-    /// PD stiffness per DoF as a multiple of `m g h` (total mass, gravity, the robot's height).
+    /// PD stiffness per DoF (N·m/rad or N/m) as a multiple of `m g h` (total mass, gravity,
+    /// the robot's height).
     pub gain: f64,
 }
 
 impl Default for TrialOptions {
-    /// No package paths, fixed base, drop 5 cm, Δt = 10 ms, gains ten times `m g h`.
+    /// No package paths, fixed base, drop 5 cm, Δt = 10 ms, stiffness twenty times `m g h`.
     fn default() -> Self {
         Self {
             package_paths: Vec::new(),
@@ -47,7 +48,7 @@ impl Default for TrialOptions {
             state: None,
             drop: 0.05,
             dt: 0.01,
-            gain: 10.0,
+            gain: 20.0,
         }
     }
 }
@@ -322,7 +323,7 @@ pub fn vertical_extent(model: &Model, state: &State, root: usize) -> (f64, f64) 
 }
 
 /// PD towards `state` on every actuated (non-root) DoF: stiffness `gain · m g h` per DoF, and
-/// damping for a 0.1 s time constant (`c = 2 k_d / Δt = 0.2 k_p`).
+/// damping for a 0.1 s time constant (`c = 0.1 s · k`).
 fn hold(model: &Model, state: &State, options: &TrialOptions, root: usize) -> Control {
     let mass: f64 = (root..model.links().len()).map(|i| model.mass(i)).sum();
     let (lo, hi) = vertical_extent(model, state, root);
@@ -339,7 +340,7 @@ fn hold(model: &Model, state: &State, options: &TrialOptions, root: usize) -> Co
             continue;
         }
         control.kp[j] = kp;
-        control.kd[j] = 0.1 * kp * options.dt;
+        control.kd[j] = 0.1 * kp;
         control.position[j] = state.q[j];
     }
     control

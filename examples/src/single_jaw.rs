@@ -389,11 +389,11 @@ pub fn single_jaw(
     let dofs: Vec<usize> = gripper.dofs().collect();
     let mut base = Control::passive(&model);
     for (a, &j) in dofs.iter().enumerate() {
-        // Translations: 2 k_p = 2000 N/m on 0.5 kg (≈ 63 rad/s), near-critical damping;
-        // rotations: 2 k_p = 100 N·m/rad on the plate's ≈ 3e-3 kg·m².
-        let (kp, damping) = if a < 3 { (1e3, 60.0) } else { (50.0, 0.6) };
+        // Translations: 2000 N/m on 0.5 kg (≈ 63 rad/s), near-critical damping 60 N·s/m;
+        // rotations: 100 N·m/rad on the plate's ≈ 3e-3 kg·m², 0.6 N·m·s/rad.
+        let (kp, kd) = if a < 3 { (2e3, 60.0) } else { (100.0, 0.6) };
         base.kp[j] = kp;
-        base.kd[j] = 0.5 * damping * DT;
+        base.kd[j] = kd;
     }
     // Gravity compensation on the vertical slide.
     base.force[dofs[2]] = JAW_MASS * settings.gravity;

@@ -16,8 +16,8 @@
 //! does not give. Ours is small (4.5 cm phalanges, 0.1 kg objects): at k_p = 3e2 a fingertip
 //! would be ≈ 1e5 N/m stiff and 1 mm of interference would squeeze with ≈ 100 N, which
 //! friction alone turns into a firm grasp of anything, leaving nothing to design. We keep the
-//! paper's structure and choose k_p = 1.5 N·m/rad ([`KP`]) with near-critical damping
-//! ([`KD`]), and a closed pose whose distal phalanges stand vertical 6 mm inside a 3 cm
+//! paper's structure and choose a stiffness of 3 N·m/rad ([`KP`], the paper's form's k_p = 1.5)
+//! with near-critical damping ([`KD`]), and a closed pose whose distal phalanges stand vertical 6 mm inside a 3 cm
 //! object ([`GRASP_RADIUS`]): the squeeze is near what friction μ = 0.1 ([`MU`]) needs to
 //! carry the objects' 0.98 N weight, and the initial hand drops the ball and the cylinder
 //! (it holds the cube, whose edges two fingers press harder). Sizes, masses, gains, the
@@ -51,11 +51,11 @@ pub const PAPER_ITERATIONS: usize = 500;
 pub const HAND_OBJECTS: [&str; 3] = ["ball", "cube", "cylinder"];
 /// Friction coefficient (ours, low).
 pub const MU: f64 = 0.1;
-/// Hinge stiffness (the energy's `k_p`, N·m/rad; ours, see the module docs).
-pub const KP: f64 = 1.5;
-/// Hinge damping (the stepper's `k_d`: damping · Δt / 2, with near-critical damping
-/// 2√(2 k_p I) ≈ 0.035 N·m·s/rad for a finger's ≈ 1e-4 kg·m²).
-pub const KD: f64 = 1.7e-4;
+/// Hinge stiffness (N·m/rad; ours, see the module docs).
+pub const KP: f64 = 3.0;
+/// Hinge damping (N·m·s/rad): near the critical 2√(k I) ≈ 0.035 N·m·s/rad for a finger's
+/// ≈ 1e-4 kg·m².
+pub const KD: f64 = 0.034;
 /// Hulls per link (the paper's).
 pub const HULLS: usize = 4;
 /// Phalanx length (m).
@@ -151,7 +151,8 @@ pub fn three_finger(blocks: usize, steps: usize, objects: &[&str]) -> Result<Car
     // The palm's frame at the proximal hinges, so high that the closed distal phalanges'
     // middles are at the objects' centres.
     let height = GRASP_HEIGHT + LENGTH * PROXIMAL_CLOSED.cos() + LENGTH / 2.0;
-    let palm = (1e3, 0.5 * 60.0 * DT);
+    // The palm's slides: 2000 N/m, 60 N·s/m.
+    let palm = (2e3, 60.0);
     let mut gains = vec![palm; 3];
     gains.extend([(KP, KD); 6]);
     let closed = [SPLAY + PROXIMAL_CLOSED, -PROXIMAL_CLOSED]

@@ -384,7 +384,7 @@ pub struct Run {
 impl Walker {
     /// A control-only locomotion task on `world` (the model, settings and robot links of
     /// [`build_world`]) over `steps` steps: every DoF after the free joint of the link named
-    /// `root` under PD `gains` (k_p, k_d) with `waves` sines each ([`SineWaves`]), scored by the
+    /// `root` under PD `gains` (stiffness N·m/rad, damping N·m·s/rad) with `waves` sines each ([`SineWaves`]), scored by the
     /// robot's centre of mass against `goal` (the paper's loss, [`WalkLoss`]), walking along
     /// `direction`; the feet are the links whose names end in `_foot`.
     pub fn new(

@@ -485,7 +485,16 @@ fn a_walker_with_a_two_dof_hip_is_refused_by_the_replay_export_with_a_message() 
     );
     let world = build_world(vec![pelvis, leg], 0.0, 2e-4, 0.8, 0.01, None).unwrap();
     let goal = Vector3::new(0.0, 3.0, 0.0);
-    let walker = Walker::new(world, "pelvis", (1e3, 1e2), goal, Vector3::y(), 10, 1).unwrap();
+    let walker = Walker::new(
+        world,
+        "pelvis",
+        sdrs_examples::biped::GAINS,
+        goal,
+        Vector3::y(),
+        10,
+        1,
+    )
+    .unwrap();
     let c = DVector::zeros(sdrs::diff::Policy::parameters(&walker.objective.policy));
     let p = DVector::zeros(walker.objective.design.parameters());
     let dir = std::env::temp_dir().join(format!("sdrs-walker-universal-{}", std::process::id()));

@@ -82,8 +82,9 @@ def build() -> sdrs.Objective:
     sim = world.build()
     model = sim.model
     base = sdrs.Control(model)
-    kp, kd = base.kp, np.full(model.dof, 0.5 * 0.02 * DT)
-    kp[0], kd[0] = 200.0, 0.5 * 54.0 * DT
+    # The carriage: 400 N/m, 54 N·s/m; the chain's hinges: light damping, 0.02 N·m·s/rad.
+    kp, kd = base.kp, np.full(model.dof, 0.02)
+    kp[0], kd[0] = 400.0, 54.0
     base.kp, base.kd = kp, kd
     design = sdrs.DesignMap(model, LINKS)
     for k in range(LINKS):

@@ -90,8 +90,14 @@ class RobotHandle:
     @property
     def actuators(self) -> List[str]:
         """Its MJCF file's actuators in `ctrl` order (empty if not from an MJCF file)."""
-    def set_ctrl(self, control: Control, ctrl: Optional[Sequence[float]] = None, *, dt: float) -> None:
-        """Writes its MJCF actuators, springs and dampers under MuJoCo's `ctrl` into `control`."""
+    def set_ctrl(self, control: Control, ctrl: Optional[Sequence[float]] = None) -> None:
+        """Writes its MJCF actuators, springs and dampers under MuJoCo's `ctrl` into `control`
+        (MuJoCo's gains are SI, as `Control`'s)."""
+    @property
+    def group_states(self) -> List[str]:
+        """Its SRDF's group states (empty without an SRDF given to `World.add_urdf`)."""
+    def group_state(self, name: str) -> Array:
+        """Its coordinates in its SRDF's group state `name` (write them at `dofs`)."""
 
 class ObjectHandle:
     """A free object in a world: its link and six coordinates."""
@@ -113,8 +119,19 @@ class World:
         self, links: Sequence[Link], xyz: Optional[ArrayLike] = None, rpy: Optional[ArrayLike] = None, prefix: str = ""
     ) -> RobotHandle: ...
     def add_urdf(
-        self, path: Path, xyz: Optional[ArrayLike] = None, rpy: Optional[ArrayLike] = None, prefix: str = ""
-    ) -> RobotHandle: ...
+        self,
+        path: Path,
+        xyz: Optional[ArrayLike] = None,
+        rpy: Optional[ArrayLike] = None,
+        prefix: str = "",
+        *,
+        floating: Optional[bool] = None,
+        package_paths: Optional[Sequence[Path]] = None,
+        srdf: Optional[Path] = None,
+    ) -> RobotHandle:
+        """A URDF robot. `floating`: a free root joint (`None`: the SRDF's virtual joint, else
+        fixed); `package_paths`: folders searched for `package://NAME/...`; `srdf`: its
+        disabled collision pairs are left out of contact, its group states kept."""
     def add_mjcf(
         self,
         path: Path,
@@ -176,7 +193,9 @@ class Control:
     """One step's actuation (PD gains and targets, generalized forces)."""
     def __init__(self, model: Model) -> None: ...
     kp: Array
+    """PD stiffness per coordinate: N·m/rad (N/m on a prismatic coordinate), at least 0."""
     kd: Array
+    """PD damping per coordinate: N·m·s/rad (N·s/m on a prismatic coordinate), at least 0."""
     position: Array
     velocity: Array
     force: Array

@@ -66,7 +66,7 @@ def chain_on_ground() -> sdrs.Objective:
     world.add_robot(chain_links(), xyz=(0.0, 0.0, 0.27))
     sim = world.build()
     base = sdrs.Control(sim.model)
-    base.kp = [5.0, 0.0, 0.0]
+    base.kp = [10.0, 0.0, 0.0]  # N·m/rad
     policy = sdrs.OpenLoop(base, [0], STEPS)
     return sdrs.Objective(sim, policy, sdrs.Effort(), STEPS, start=[0.3, 0.2, 0.2])
 

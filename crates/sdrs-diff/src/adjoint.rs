@@ -207,7 +207,7 @@ impl TrajectoryGradient {
 /// use nalgebra::DVector;
 /// let mut scene = chain(3, 0.01)?;
 /// scene.settings.backward = true;
-/// scene.control.kp = DVector::from_element(3, 20.0);
+/// scene.control.kp = DVector::from_element(3, 40.0); // N·m/rad
 /// let model = scene.model.clone();
 /// let mut sim = Simulator::new(model.clone(), scene.settings)?;
 /// let start = Motion::at_rest(&model, State::zero(&model));
@@ -215,7 +215,8 @@ impl TrajectoryGradient {
 /// // d(sum of final joint angles)/d(everything):
 /// let loss = LossGradient::final_state(&model, 20, DVector::from_element(3, 1.0));
 /// let g = adjoint(&mut sim, &trajectory, &loss)?;
-/// // The last step's targets act through −H⁻¹(−2k_p): raising them all raises the angles' sum.
+/// // The last step's targets act through −H⁻¹(−k), k the stiffness: raising them all raises
+/// // the angles' sum.
 /// assert!(g.target_position[19].sum() > 0.0);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

@@ -46,7 +46,7 @@
 //! use nalgebra::DVector;
 //! let mut scene = chain(2, 0.01)?;
 //! scene.settings.backward = true;
-//! scene.control.kp = DVector::from_element(2, 20.0);
+//! scene.control.kp = DVector::from_element(2, 40.0); // N·m/rad
 //! let model = scene.model.clone();
 //! // The first joint's target follows a cubic over 0.3 s (4 control values).
 //! let policy = CubicSpline::new(scene.control.clone(), vec![0], 4, 0.3)?;

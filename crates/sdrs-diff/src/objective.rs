@@ -22,7 +22,7 @@ use sdrs_dynamics::{Model, Motion, Simulator, State, StepSettings};
 /// use nalgebra::{DVector, Point3, Vector3};
 /// let mut scene = chain(2, 0.01)?;
 /// scene.settings.backward = true;
-/// scene.control.kp = DVector::from_element(2, 20.0);
+/// scene.control.kp = DVector::from_element(2, 40.0); // N·m/rad
 /// let model = scene.model.clone();
 /// let mut design = DesignMap::new(&model, 1);
 /// design.link_length(&model, "link0", 0)?;

@@ -19,7 +19,7 @@ const STEPS: usize = 12;
 fn scene() -> Scene {
     let mut scene = rotating_chains(2, 0.01).unwrap();
     let n = scene.model.dof();
-    scene.control.kp = DVector::from_element(n, 5.0);
+    scene.control.kp = DVector::from_element(n, 10.0);
     scene.control.position = DVector::from_fn(n, |k, _| 0.2 * (k as f64).sin());
     scene.settings.backward = true;
     scene.settings.tolerance = 1e-6;
@@ -340,7 +340,7 @@ fn chain_with_fixed_weights() -> Scene {
     scene.model = Model::new(links).unwrap();
     let n = scene.model.dof();
     scene.control = Control::passive(&scene.model);
-    scene.control.kp = DVector::from_element(n, 2.0);
+    scene.control.kp = DVector::from_element(n, 4.0);
     scene.control.position = DVector::from_fn(n, |k, _| 0.3 * (k as f64 + 1.0).sin());
     scene.settings.backward = true;
     scene.settings.tolerance = 1e-9;

@@ -61,7 +61,7 @@ fn one_step_force_jacobian_matches_differences() {
     let mut scene = rotating_chains(2, 0.01).unwrap();
     scene.settings.backward = true;
     scene.settings.tolerance = 1e-9;
-    scene.control.kp = DVector::from_element(scene.model.dof(), 5.0);
+    scene.control.kp = DVector::from_element(scene.model.dof(), 10.0);
     let model = scene.model.clone();
     let mut sim = Simulator::new(model.clone(), scene.settings.clone()).unwrap();
     let mut u = scene.control.clone();

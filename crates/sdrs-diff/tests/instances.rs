@@ -44,7 +44,7 @@ fn instance(runner: &mut TestRunner, k: usize) -> Instance {
     let barrier = contact.barrier().unwrap().clone().with_tolerance(1e-12);
     contact.kind = sdrs_dynamics::ContactKind::Hulls(barrier.unwrap());
     scene.settings.backward = k.is_multiple_of(2);
-    let gain = sample(20.0..80.0f64, runner);
+    let gain = sample(40.0..160.0f64, runner); // N·m/rad
     scene.control.kp[0] = gain;
     scene.control.kp[1] = gain;
     let model = &scene.model;

@@ -17,7 +17,7 @@ fn pd_chain() -> sdrs_dynamics::scenes::Scene {
     let mut scene = sdrs_dynamics::scenes::chain(3, 0.01).unwrap();
     scene.settings.backward = true;
     scene.settings.tolerance = 1e-10;
-    scene.control.kp = nalgebra::DVector::from_element(3, 20.0);
-    scene.control.kd = nalgebra::DVector::from_element(3, 0.05);
+    scene.control.kp = nalgebra::DVector::from_element(3, 40.0); // N·m/rad
+    scene.control.kd = nalgebra::DVector::from_element(3, 10.0); // N·m·s/rad
     scene
 }

@@ -24,7 +24,7 @@ fn trajectory() -> (Model, Trajectory) {
     let controls: Vec<_> = (0..STEPS)
         .map(|t| {
             let mut u = scene.control.clone();
-            u.kp = DVector::from_element(n, 2.0);
+            u.kp = DVector::from_element(n, 4.0);
             u.position = DVector::from_fn(n, |k, _| 0.1 * ((k + 3 * t) as f64).cos());
             u.force = DVector::from_fn(n, |k, _| 0.05 * ((2 * k + t) as f64).sin());
             u

@@ -21,7 +21,7 @@ fn relative(a: &DVector<f64>, b: &DVector<f64>) -> f64 {
 fn tangents_are_the_adjoint_transposed_and_states_only_recording_agrees() {
     let mut scene = rotating_chains(2, 0.01).unwrap();
     scene.settings.backward = true;
-    scene.control.kp = DVector::from_element(scene.model.dof(), 5.0);
+    scene.control.kp = DVector::from_element(scene.model.dof(), 10.0);
     let model = scene.model.clone();
     let n = model.dof();
     let policy = SineWaves::new(scene.control.clone(), vec![1, 2, 5], 1).unwrap();
@@ -194,7 +194,7 @@ fn step_jacobians_match_differences_of_steps() {
     let mut scene = rotating_chains(2, 0.01).unwrap();
     scene.settings.backward = true;
     scene.settings.tolerance = 1e-9;
-    scene.control.kp = DVector::from_element(scene.model.dof(), 5.0);
+    scene.control.kp = DVector::from_element(scene.model.dof(), 10.0);
     let model = scene.model.clone();
     let n = model.dof();
     let mut sim = Simulator::new(model.clone(), scene.settings.clone()).unwrap();

@@ -13,7 +13,7 @@ fn base() -> (Control, State) {
     let scene = chain(4, 0.01).unwrap();
     let state = State::zero(&scene.model);
     let mut control = scene.control;
-    control.kp = DVector::from_element(4, 10.0);
+    control.kp = DVector::from_element(4, 20.0);
     (control, state)
 }
 

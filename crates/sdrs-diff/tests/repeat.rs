@@ -9,7 +9,7 @@ use sdrs_dynamics::{Motion, Simulator, State};
 #[test]
 fn a_rollout_is_the_same_after_other_runs_and_backward_passes() {
     let mut scene = box_on_incline(0.3, 0.5, 0.01).unwrap();
-    scene.control.kp[0] = 50.0;
+    scene.control.kp[0] = 100.0;
     scene.control.position[0] = 0.05;
     let model = scene.model.clone();
     let mut sim = Simulator::new(model.clone(), scene.settings.clone()).unwrap();

@@ -13,7 +13,9 @@
 //! `Σ m d = A S e₄` and `Σ m r dᵀ = [R|0] S Aᵀ`.
 //!
 //! **Stable PD** (eq. 5): `Σ_j k_p (θ*_j − θ_j)² + k_d (θ̇*_j − (θ_j − θ_j^t)/Δt)²`, exactly as
-//! the paper writes it (no factor ½, so the spring force is `2 k_p (θ* − θ)`).
+//! the paper writes it (no factor ½), evaluated by the stepper with `k_p = k/2` and
+//! `k_d = c Δt/2` of the control's SI stiffness `k` and damping `c` ([`crate::Control`]), so
+//! that the spring force is `k (θ* − θ)`.
 
 use nalgebra::{Isometry3, Matrix3, Matrix4, SMatrix, Vector3};
 use sdrs_geometry::twist::Twist;

@@ -108,9 +108,9 @@ pub use scenes::Scene;
 pub use srdf::{Srdf, SrdfReport};
 pub use stepper::{
     ActiveContact, ContactEnergy, ContactHook, ContactKind, ContactSettings, Control, DesignBlock,
-    DesignBlocks, ExternalEnergy, FrictionSettings, Gain, IpcContact, Linearization, LongRangeContact,
-    MeshContact, NewtonStart, Objective, PairTerm, PairVertex, SdrsContact, Simulator,
-    StepDerivatives, StepReport, StepSettings, StepTimings,
+    DesignBlocks, ExternalEnergy, FrictionSettings, Gain, IpcContact, Linearization,
+    LongRangeContact, MeshContact, NewtonStart, Objective, PairTerm, PairVertex, SdrsContact,
+    Simulator, StepDerivatives, StepReport, StepSettings, StepTimings,
 };
 pub use urdf::{UrdfOptions, load_urdf, urdf_from_str};
 pub use urdf_export::{UrdfExport, export_urdf};

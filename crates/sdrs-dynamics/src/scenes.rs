@@ -141,7 +141,7 @@ pub fn arm7(dt: f64) -> Result<Scene> {
     let model = Model::new(links)?;
     let control = Control {
         kp: DVector::from_element(7, 400.0), // N·m/rad
-        kd: DVector::from_element(7, 0.4),    // N·m·s/rad
+        kd: DVector::from_element(7, 0.4),   // N·m·s/rad
         position: DVector::from_vec(vec![0.5, 0.8, -0.3, -1.2, 0.4, 0.9, 0.1]),
         velocity: DVector::zeros(7),
         force: DVector::zeros(7),

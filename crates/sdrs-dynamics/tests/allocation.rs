@@ -50,8 +50,8 @@ fn floating_tree() -> (Model, Control) {
     );
     let model = Model::new(vec![base, arm, hand]).expect("a valid tree");
     let mut control = Control::passive(&model);
-    control.kp = DVector::from_element(model.dof(), 5.0);
-    control.kd = DVector::from_element(model.dof(), 0.5);
+    control.kp = DVector::from_element(model.dof(), 10.0);
+    control.kd = DVector::from_element(model.dof(), 100.0);
     (model, control)
 }
 

@@ -122,8 +122,8 @@ pub(crate) fn check(scene: Scene, steps: usize) {
 fn step_blocks_match_differences_for_a_box_sliding_with_friction() {
     let mut scene = box_on_incline(0.4, 0.3, 0.01).unwrap();
     // Some PD on the box, so the PD blocks are exercised too.
-    scene.control.kp = DVector::from_element(6, 3.0);
-    scene.control.kd = DVector::from_element(6, 0.01);
+    scene.control.kp = DVector::from_element(6, 6.0);
+    scene.control.kd = DVector::from_element(6, 2.0);
     scene.control.velocity = DVector::from_element(6, 0.2);
     check(scene, 30);
 }
@@ -132,7 +132,7 @@ fn step_blocks_match_differences_for_a_box_sliding_with_friction() {
 fn step_blocks_match_differences_for_colliding_rotating_chains() {
     let mut scene = rotating_chains(3, 0.01).unwrap();
     let n = scene.model.dof();
-    scene.control.kp = DVector::from_element(n, 0.5);
+    scene.control.kp = DVector::from_element(n, 1.0);
     scene.control.position = DVector::from_fn(n, |k, _| 0.1 * (k as f64).sin());
     check(scene, 60);
 }

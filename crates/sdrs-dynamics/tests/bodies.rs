@@ -124,8 +124,8 @@ fn fixed_links_step_as_the_same_robot_merged_by_hand() {
     // No contact: the articulated dynamics alone, with PD on the arm.
     let settings = StepSettings::new(0.01).unwrap();
     let mut control = Control::passive(&split);
-    control.kp[6] = 2.0;
-    control.kd[6] = 0.05;
+    control.kp[6] = 4.0;
+    control.kd[6] = 10.0;
     control.position[6] = -0.3;
     let run = |model: &Model| {
         let mut sim = Simulator::new(model.clone(), settings.clone()).unwrap();
@@ -207,8 +207,8 @@ fn step_blocks_match_differences_through_fixed_links() {
     let model = Model::new(split_links()).unwrap();
     let n = model.dof();
     let mut control = Control::passive(&model);
-    control.kp = DVector::from_element(n, 3.0);
-    control.kd = DVector::from_element(n, 0.01);
+    control.kp = DVector::from_element(n, 6.0);
+    control.kd = DVector::from_element(n, 2.0);
     control.velocity = DVector::from_element(n, 0.2);
     scene.model = model;
     scene.control = control;

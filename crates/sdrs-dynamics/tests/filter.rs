@@ -329,6 +329,16 @@ fn nan_anywhere_is_a_typed_error() {
     let mut motion = Motion::at_rest(&model, State::zero(&model));
     assert!(matches!(
         sim.advance(&mut motion, &control),
+        Err(DynamicsError::InvalidGain { .. })
+    ));
+    control.kp[0] = 0.0;
+    control.kd[0] = -1.0;
+    let e = sim.advance(&mut motion, &control).unwrap_err();
+    assert!(e.to_string().contains("damping in N·m·s/rad"), "{e}");
+    control.kd[0] = 0.0;
+    control.position[0] = f64::NAN;
+    assert!(matches!(
+        sim.advance(&mut motion, &control),
         Err(DynamicsError::NonFinite { .. })
     ));
 }

@@ -654,7 +654,6 @@ fn mjcf_angle_units_and_euler_sequences() {
 #[test]
 fn mjcf_actuators_as_controls() {
     let mj = load("features");
-    let dt = 0.01;
     let (a, b, s) = (
         mj.model
             .joint_link("shoulder_a")
@@ -673,26 +672,26 @@ fn mjcf_actuators_as_controls() {
         matches!(mj.actuators[1].kind, ActuatorKind::Position { kp, kv } if kp == 50.0 && kv == 2.0)
     );
     let ctrl = [5.0, 0.8, 0.4];
-    let only = mj.actuator_control(&ctrl, dt).unwrap();
-    // Position servo, gear 2: force 2·(50 (0.8 − 2 q_mj) − 2·2 q̇), q_mj = q + ref (0.3).
-    assert!((2.0 * only.kp[b] - 200.0).abs() < 1e-12);
+    let only = mj.actuator_control(&ctrl).unwrap();
+    // Position servo, gear 2: force 2·(50 (0.8 − 2 q_mj) − 2·2 q̇), q_mj = q + ref (0.3):
+    // 200 N·m/rad towards 0.1 rad, 8 N·m·s/rad.
+    assert_eq!(only.kp[b], 200.0);
     assert!((only.position[b] - (0.4 - 0.3)).abs() < 1e-12);
-    assert!((only.kd[b] - 8.0 * dt / 2.0).abs() < 1e-12);
+    assert_eq!(only.kd[b], 8.0);
     // Velocity servo kv 3 toward 0.4 rad/s.
-    assert!((only.kd[s] - 3.0 * dt / 2.0).abs() < 1e-12 && (only.velocity[s] - 0.4).abs() < 1e-12);
+    assert!(only.kd[s] == 3.0 && (only.velocity[s] - 0.4).abs() < 1e-12);
     assert_eq!(only.kp[a], 0.0);
     // With the joints' springs and dampers: swing's stiffness 3 about springref 0.2.
-    let all: Control = mj.control(&ctrl, dt).unwrap();
-    assert!((2.0 * all.kp[s] - 3.0).abs() < 1e-12 && (all.position[s] - 0.2).abs() < 1e-12);
-    assert!((all.kd[s] - (3.0 + 0.5) * dt / 2.0).abs() < 1e-12);
+    let all: Control = mj.control(&ctrl).unwrap();
+    assert!(all.kp[s] == 3.0 && (all.position[s] - 0.2).abs() < 1e-12);
+    assert_eq!(all.kd[s], 3.0 + 0.5);
     assert!((all.velocity[s] - 3.0 * 0.4 / 3.5).abs() < 1e-12);
     // The motor: ctrl clamped to 1, gear 20.
     let tau = mj.motor_forces(&ctrl).unwrap();
     assert_eq!(tau[a], 20.0);
     assert_eq!(tau.iter().filter(|&&t| t != 0.0).count(), 1);
     assert!(JointForces::new(&mj.model, tau).is_ok());
-    assert!(mj.control(&[1.0], dt).is_err());
-    assert!(mj.control(&ctrl, 0.0).is_err());
+    assert!(mj.control(&[1.0]).is_err());
 }
 
 /// Hopper and ant dropped on their floor: no error, no NaN, and the floor stops them (the
@@ -718,7 +717,7 @@ fn mjcf_hopper_and_ant_drop_on_the_floor() {
         settings.contact = Some(sdrs_dynamics::scenes::sdrs_contact(None).unwrap());
         let mut sim = Simulator::new(mj.model.clone(), settings).unwrap();
         let mut motion = Motion::at_rest(&mj.model, state.clone());
-        let control = mj.control(&vec![0.0; mj.actuators.len()], dt).unwrap();
+        let control = mj.control(&vec![0.0; mj.actuators.len()]).unwrap();
         let start = state.q[up];
         let steps = 60;
         for step in 0..steps {

@@ -273,11 +273,10 @@ fn a_pd_controlled_arm_reaches_its_target() {
     settings.gravity = 0.0;
     let mut sim = Simulator::new(model.clone(), settings).unwrap();
     let target = DVector::from_vec(vec![0.8, -0.5, 1.1]);
-    // Eq. 5's damping term k_d (θ̇* − (θ − θ^t)/Δt)² gives the force 2 k_d v / Δt: k_d = 0.05
-    // is a damping of 10 N·m·s, about critical for these gains and inertias.
+    // A damping of 10 N·m·s/rad, about critical for these gains and inertias.
     let control = Control {
-        kp: DVector::from_element(3, 50.0),
-        kd: DVector::from_element(3, 0.05),
+        kp: DVector::from_element(3, 100.0),
+        kd: DVector::from_element(3, 10.0),
         position: target.clone(),
         velocity: DVector::zeros(3),
         force: DVector::zeros(3),
@@ -443,7 +442,7 @@ fn a_user_spring_holds_a_box_where_its_force_balances_gravity() {
         k,
     }));
     let mut control = Control::passive(&model);
-    control.kd = DVector::from_element(6, 0.2); // damping, so the box settles
+    control.kd = DVector::from_element(6, 40.0); // damping, so the box settles
     let mut sim = Simulator::new(model.clone(), settings).unwrap();
     let states = run(&mut sim, State::zero(&model), 600, &control);
     let q = &states.last().unwrap().q;

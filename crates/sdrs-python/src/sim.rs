@@ -14,7 +14,7 @@ use sdrs::TrajectoryFile;
 use sdrs::diff::{
     LossGradient, Recording, Seeds, Trajectory, adjoint, rollout, rollout_policy, tangent,
 };
-use sdrs::dynamics::{Control, Model, Motion, Simulator, State};
+use sdrs::dynamics::{Control, Gain, Model, Motion, Simulator, State};
 use std::sync::Mutex;
 
 /// Adds the classes of this module.
@@ -39,8 +39,11 @@ pub fn recording(name: &str) -> PyResult<Recording> {
     }
 }
 
-/// One step's actuation: stable-PD gains `kp`, `kd`, targets `position`, `velocity` and
-/// generalized forces `force`, each one value per coordinate. `Control(model)` is passive.
+/// One step's actuation, each one value per coordinate: stable-PD stiffness `kp` (N·m/rad,
+/// N/m on a prismatic coordinate) and damping `kd` (N·m·s/rad, N·s/m), targets `position`,
+/// `velocity` and generalized forces `force` (N·m, N). The PD force is
+/// `kp (position − q) + kd (velocity − q̇)`, taken implicitly over the step (stable PD).
+/// `Control(model)` is passive.
 #[pyclass(name = "Control", module = "sdrs", from_py_object)]
 #[derive(Clone)]
 pub struct PyControl(pub Control);
@@ -51,6 +54,17 @@ fn set(target: &mut DVector<f64>, value: &Bound<'_, PyAny>, name: &str) -> PyRes
     Ok(())
 }
 
+/// A gain's setter: as [`set`], and at least 0; errors name the gain's units.
+fn set_gain(target: &mut DVector<f64>, value: &Bound<'_, PyAny>, gain: Gain) -> PyResult<()> {
+    let name = format!("{} ({})", gain.key(), gain.units());
+    let gains = arrays::vector(value, &name, Some(target.len()))?;
+    for (j, &g) in gains.iter().enumerate() {
+        gain.check(j, g).raise()?;
+    }
+    *target = gains;
+    Ok(())
+}
+
 #[pymethods]
 impl PyControl {
     #[new]
@@ -58,23 +72,23 @@ impl PyControl {
         Self(Control::passive(&model.0))
     }
 
-    /// Position gains.
+    /// PD stiffness per coordinate (N·m/rad, N/m on a prismatic coordinate; at least 0).
     #[getter]
     fn get_kp<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
         to_numpy(py, &self.0.kp)
     }
     #[setter]
     fn set_kp(&mut self, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        set(&mut self.0.kp, value, "kp")
+        set_gain(&mut self.0.kp, value, Gain::Stiffness)
     }
-    /// Velocity gains.
+    /// PD damping per coordinate (N·m·s/rad, N·s/m on a prismatic coordinate; at least 0).
     #[getter]
     fn get_kd<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
         to_numpy(py, &self.0.kd)
     }
     #[setter]
     fn set_kd(&mut self, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        set(&mut self.0.kd, value, "kd")
+        set_gain(&mut self.0.kd, value, Gain::Damping)
     }
     /// Target positions.
     #[getter]

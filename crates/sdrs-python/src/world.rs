@@ -6,7 +6,7 @@ use crate::errors::Raise;
 use crate::model::PyModel;
 use crate::sim::{PyControl, PyMotion, PySimulator};
 use nalgebra::Point3;
-use numpy::PyArrayDyn;
+use numpy::{PyArray1, PyArrayDyn};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyRange;
@@ -15,7 +15,7 @@ use sdrs::contact::ipc::potential::Ipc;
 use sdrs::contact::long_range::{FarField, LongRange};
 use sdrs::dynamics::{
     ContactKind, ContactSettings, FrictionSettings, JointKind, Link, MassModel, MjcfModel,
-    MjcfOptions, NewtonStart, UrdfOptions, load_mjcf,
+    MjcfOptions, Model, NewtonStart, Srdf, UrdfOptions, load_mjcf, load_urdf,
 };
 use sdrs::geometry::ConvexHull;
 use sdrs::{ObjectHandle, RobotHandle, Scene, World};
@@ -337,28 +337,55 @@ impl PyWorld {
         Ok(PyRobotHandle::new(self.0.add_robot_as(prefix, links, base)))
     }
 
-    /// Adds a robot from a URDF file with its root at `xyz`, `rpy`.
-    #[pyo3(signature = (path, xyz=None, rpy=None, prefix=""))]
+    /// Adds a robot from a URDF file with its root at `xyz`, `rpy`, every link and joint name
+    /// prefixed with `prefix`.
+    ///
+    /// - `floating`: attach the root with a free joint (6 coordinates: translation, then
+    ///   rotation) instead of fixing it to the world. `None` (the default) takes the SRDF's
+    ///   `<virtual_joint>` (`floating` floats) when `srdf` is given, and fixes the root
+    ///   otherwise.
+    /// - `package_paths`: folders searched for `package://NAME/...` URIs (as `DIR/NAME/...`),
+    ///   before the URDF's ancestor folders named `NAME`.
+    /// - `srdf`: an SRDF file whose `disable_collisions` pairs are left out of contact, and
+    ///   whose group states `RobotHandle.group_state` gives.
+    #[pyo3(signature = (path, xyz=None, rpy=None, prefix="", *, floating=None, package_paths=None, srdf=None))]
+    #[allow(clippy::too_many_arguments)]
     fn add_urdf(
         &mut self,
         path: std::path::PathBuf,
         xyz: Option<&Bound<'_, PyAny>>,
         rpy: Option<&Bound<'_, PyAny>>,
         prefix: &str,
+        floating: Option<bool>,
+        package_paths: Option<Vec<std::path::PathBuf>>,
+        srdf: Option<std::path::PathBuf>,
     ) -> PyResult<PyRobotHandle> {
         let base = arrays::pose(xyz, rpy)?;
-        let robot = self
-            .0
-            .add_urdf_as(prefix, path, &UrdfOptions::default(), base)
-            .raise()?;
-        Ok(PyRobotHandle::new(robot))
+        let srdf = srdf.map(Srdf::from_file).transpose().raise()?;
+        let options = UrdfOptions {
+            package_paths: package_paths.unwrap_or_default(),
+            floating_base: floating
+                .or_else(|| srdf.as_ref().and_then(Srdf::floating_base))
+                .unwrap_or(false),
+            ..UrdfOptions::default()
+        };
+        let mut model = load_urdf(path, &options).raise()?;
+        if let Some(srdf) = &srdf {
+            srdf.apply(&mut model).raise()?;
+        }
+        let robot = self.0.add_robot_as(prefix, model.links().to_vec(), base);
+        Ok(PyRobotHandle(
+            robot,
+            None,
+            srdf.map(|srdf| Arc::new(UrdfSrdf { model, srdf })),
+        ))
     }
 
     /// Adds a robot from an MJCF (MuJoCo XML) file with its root at `xyz`, `rpy`: its bodies,
     /// joints, geoms and contact exclusions. Its worldbody planes become 1 m thick slabs when
     /// `floor`, and are left out otherwise (add the world's own ground). Its actuators and its
     /// joints' springs and dampers act through a `Control`: `RobotHandle.set_ctrl(control,
-    /// ctrl, dt=...)` writes them for MuJoCo's `ctrl`. Its time step and gravity are not read.
+    /// ctrl)` writes them for MuJoCo's `ctrl`. Its time step and gravity are not read.
     #[pyo3(signature = (path, xyz=None, rpy=None, prefix="", floor=false))]
     fn add_mjcf(
         &mut self,
@@ -376,7 +403,7 @@ impl PyWorld {
         };
         let mjcf = load_mjcf(path, &options).raise()?;
         let robot = self.0.add_mjcf_model_as(prefix, &mjcf, base);
-        Ok(PyRobotHandle(robot, Some(Arc::new(mjcf))))
+        Ok(PyRobotHandle(robot, Some(Arc::new(mjcf)), None))
     }
 
     /// Gravity (m/s², along −z).
@@ -512,7 +539,7 @@ impl PyScene {
                 .robots
                 .into_iter()
                 .zip(setup.mjcf)
-                .map(|(robot, mjcf)| PyRobotHandle(robot, mjcf.map(Arc::new)))
+                .map(|(robot, mjcf)| PyRobotHandle(robot, mjcf.map(Arc::new), None))
                 .collect(),
             objects: setup.object_links.iter().map(|l| l.index()).collect(),
         })
@@ -545,16 +572,27 @@ pub struct PySceneSetup {
     objects: Vec<usize>,
 }
 
-/// A robot in a world: its links, its coordinates and the prefix of its names, and the MJCF
-/// file it came from, if it did (its actuators, springs and dampers).
+/// A robot in a world: its links, its coordinates and the prefix of its names, the MJCF
+/// file it came from, if it did (its actuators, springs and dampers), and its URDF's SRDF, if
+/// `World.add_urdf` was given one (its group states).
 #[pyclass(name = "RobotHandle", module = "sdrs", frozen, from_py_object)]
 #[derive(Clone)]
-pub struct PyRobotHandle(pub RobotHandle, Option<Arc<MjcfModel>>);
+pub struct PyRobotHandle(
+    pub RobotHandle,
+    Option<Arc<MjcfModel>>,
+    Option<Arc<UrdfSrdf>>,
+);
+
+/// A URDF robot's own model (names without the world's prefix) and its SRDF.
+pub struct UrdfSrdf {
+    model: Model,
+    srdf: Srdf,
+}
 
 impl PyRobotHandle {
-    /// A robot that did not come from an MJCF file.
+    /// A robot from neither an MJCF file nor a URDF with an SRDF.
     pub fn new(robot: RobotHandle) -> Self {
-        Self(robot, None)
+        Self(robot, None, None)
     }
 }
 
@@ -602,12 +640,12 @@ impl PyRobotHandle {
     }
 
     /// Writes what its MJCF file applies under MuJoCo's controls `ctrl` (one per actuator,
-    /// in `actuators` order; `None`: all 0) into `control` at its coordinates, for steps of
-    /// `dt` s: motors as joint forces (`gear · ctrl`), position and velocity servos and the
-    /// hinge and slide joints' springs and dampers as stable PD. Other coordinates of
-    /// `control` are left as they are.
-    #[pyo3(signature = (control, ctrl=None, *, dt))]
-    fn set_ctrl(&self, control: &mut PyControl, ctrl: Option<Vec<f64>>, dt: f64) -> PyResult<()> {
+    /// in `actuators` order; `None`: all 0) into `control` at its coordinates: motors as
+    /// joint forces (`gear · ctrl`), position and velocity servos and the hinge and slide
+    /// joints' springs and dampers as stable PD (MuJoCo's gains are SI, as `Control`'s).
+    /// Other coordinates of `control` are left as they are.
+    #[pyo3(signature = (control, ctrl=None))]
+    fn set_ctrl(&self, control: &mut PyControl, ctrl: Option<Vec<f64>>) -> PyResult<()> {
         let Some(mjcf) = &self.1 else {
             return Err(PyValueError::new_err(format!(
                 "the robot at coordinates {:?} did not come from an MJCF file (World.add_mjcf or \
@@ -616,8 +654,30 @@ impl PyRobotHandle {
                 self.0.dofs()
             )));
         };
-        let own = mjcf.step_control(ctrl.as_deref(), dt).raise()?;
+        let own = mjcf.step_control(ctrl.as_deref()).raise()?;
         control.0.write_at(self.0.dofs().start, &own).raise()
+    }
+
+    /// The names of its SRDF's group states (empty without an SRDF).
+    #[getter]
+    fn group_states(&self) -> Vec<String> {
+        self.2.as_ref().map_or_else(Vec::new, |u| {
+            u.srdf.state_names().into_iter().map(String::from).collect()
+        })
+    }
+
+    /// Its coordinates in its SRDF's group state `name` (joints the state does not list at 0,
+    /// a floating base where the state's root joint puts it, relative to where the robot was
+    /// placed): write them at `dofs` of a world's `q`.
+    fn group_state<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let Some(u) = &self.2 else {
+            return Err(PyValueError::new_err(format!(
+                "the robot at coordinates {:?} has no SRDF (World.add_urdf(..., srdf=PATH))",
+                self.0.dofs()
+            )));
+        };
+        let state = u.srdf.state(&u.model, name).raise()?;
+        Ok(arrays::to_numpy(py, &state.q))
     }
 }
 

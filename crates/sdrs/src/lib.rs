@@ -28,7 +28,7 @@
 //! let x = object.dofs().start; // the box's x coordinate
 //! // Push the box along x with a PD target that follows a cubic spline over 0.2 s.
 //! let mut base = Control::passive(&model);
-//! base.kp[x] = 50.0;
+//! base.kp[x] = 100.0; // N/m
 //! let policy = CubicSpline::new(base, vec![x], 4, 0.2)?;
 //! let c = DVector::from_vec(vec![0.0, 0.02, 0.04, 0.05]);
 //! let start = Motion::at_rest(&model, State::neutral(&model));

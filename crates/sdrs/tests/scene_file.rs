@@ -82,7 +82,7 @@ fn ur5_example_is_held_by_pd() {
     assert_eq!(setup.motion.state.q[lift], -1.0);
     assert_eq!(setup.motion.state.q[elbow], 1.2);
     // "*" holds every joint at its start; the shoulder's own entry overrides it.
-    assert!(setup.control.kp.iter().all(|&k| k == 10000.0));
+    assert!(setup.control.kp.iter().all(|&k| k == 20000.0));
     assert_eq!(setup.control.position[elbow], 1.2);
     assert_eq!(setup.control.position[lift], -1.1);
     for _ in 0..setup.steps.unwrap() {
@@ -91,7 +91,7 @@ fn ur5_example_is_held_by_pd() {
             .advance(&mut setup.motion, &setup.control)
             .unwrap();
     }
-    // The PD spring 2 k_p Δθ = 2e4 N·m/rad outweighs gravity's tens of N·m: every joint ends
+    // The PD spring of 2e4 N·m/rad outweighs gravity's tens of N·m: every joint ends
     // within 0.05 rad of its target.
     let error = (&setup.motion.state.q - &setup.control.position).amax();
     assert!(error < 0.05, "error {error}");
@@ -525,6 +525,23 @@ fn refused_values_name_line_and_key() {
         5,
         "robot[0].group_state",
     );
+    // Gains below 0 or not finite, named with their units.
+    let arm = "dt = 0.01\npackage_paths = [\".\"]\n[[robot]]\nurdf = \"arm.urdf\"\n";
+    let m = refused(
+        &format!("{arm}[robot.control.slide]\nkp = -60.0\n"),
+        7,
+        "robot[0].control.slide.kp",
+    );
+    assert!(
+        m.contains("stiffness in N·m/rad (N/m on a prismatic"),
+        "{m}"
+    );
+    let m = refused(
+        &format!("{arm}[robot.control.\"*\"]\nkd = nan\n"),
+        7,
+        "robot[0].control.*.kd",
+    );
+    assert!(m.contains("damping in N·m·s/rad"), "{m}");
 }
 
 #[test]
@@ -658,7 +675,7 @@ fn robot_from_mjcf_starts_inside_its_limits_and_lands_on_the_ground() {
     for joint in ["thigh_joint", "leg_joint", "foot_joint"] {
         assert_eq!(
             (setup.control.kp[dof(joint)], setup.control.kd[dof(joint)]),
-            (20.0, 0.5)
+            (40.0, 200.0)
         );
     }
     let torso = model.link_index("torso").unwrap();
@@ -755,15 +772,10 @@ fn an_mjcf_robot_feels_its_actuators_under_ctrl_and_its_joint_damper() {
     assert_round_trip(&scene);
     let mut setup = scene.build().unwrap();
     let c = &setup.control;
-    let dt = 0.01;
     assert_eq!(c.force[0], 2.0);
-    // Stable PD in sdrs's convention: the spring 2 k_p (θ* − θ), the damper k_d = c Δt / 2.
-    assert_eq!((c.kp[0], c.position[0]), (0.5 * 50.0, 0.3));
-    assert!(
-        (c.kd[0] - 0.5 * (20.0 + 1.0) * dt).abs() < 1e-15,
-        "{}",
-        c.kd[0]
-    );
+    // MuJoCo's gains are SI, as sdrs's: the servo's 50 N/m, its 20 N·s/m and the joint's
+    // damping 1 N·s/m.
+    assert_eq!((c.kp[0], c.position[0], c.kd[0]), (50.0, 0.3, 21.0));
     // The block settles where the servo's spring balances the motor: 50 (0.3 − x) + 2 = 0.
     run(&mut setup, 400);
     let x = setup.motion.state.q[0];
@@ -774,7 +786,7 @@ fn an_mjcf_robot_feels_its_actuators_under_ctrl_and_its_joint_damper() {
     let mut again = Control::passive(&setup.model);
     let offset = setup.robots[0].dofs().start;
     again
-        .write_at(offset, &file.step_control(Some(&[1.5, 0.3]), dt).unwrap())
+        .write_at(offset, &file.step_control(Some(&[1.5, 0.3])).unwrap())
         .unwrap();
     assert_eq!(again, setup.control);
 
@@ -783,8 +795,10 @@ fn an_mjcf_robot_feels_its_actuators_under_ctrl_and_its_joint_damper() {
         .build()
         .unwrap()
         .control;
-    assert_eq!((c.force[0], c.kp[0], c.position[0]), (0.0, 25.0, 0.0));
-    assert!((c.kd[0] - 0.5 * 21.0 * dt).abs() < 1e-15);
+    assert_eq!(
+        (c.force[0], c.kp[0], c.position[0], c.kd[0]),
+        (0.0, 50.0, 0.0, 21.0)
+    );
 
     // A `control` entry replaces what the file applies on its joint.
     let c = slider_scene(
@@ -816,7 +830,7 @@ fn a_second_mjcf_robots_actuators_act_at_its_own_dofs() {
         .unwrap()
         .control;
     assert_eq!((c.force[0], c.position[0]), (0.0, 0.0));
-    assert_eq!((c.force[1], c.position[1], c.kp[1]), (1.0, 0.2, 25.0));
+    assert_eq!((c.force[1], c.position[1], c.kp[1]), (1.0, 0.2, 50.0));
 }
 
 #[test]
@@ -879,8 +893,8 @@ fn ctrl_is_refused_for_a_urdf_robot_and_must_give_every_actuator_its_control() {
     );
 }
 
-/// MuJoCo's walker2d dropped on the ground with friction μ = 0.8 and joint PD (40 N·m/rad,
-/// 1 N·m·s/rad) on its thighs and legs, at the scene's default tolerance. At step 166 a foot
+/// MuJoCo's walker2d dropped on the ground with friction μ = 0.8 and joint PD (80 N·m/rad,
+/// 400 N·m·s/rad) on its thighs and legs, at the scene's default tolerance. At step 166 a foot
 /// sticks: Newton, damped by then, reached a state whose own Newton step (1e-10) promises a
 /// decrease below the energy's round-off, with |∇O|∞ = 3e-4 at 2.6 times its round-off floor,
 /// and the step failed with `NotConverged`. Such an iterate is converged (the test asks of
@@ -899,20 +913,20 @@ friction = 0.8
 mjcf = "mjcf/walker2d.xml"
 
 [robot.control.thigh_joint]
-kp = 40.0
-kd = 1.0
+kp = 80.0
+kd = 400.0
 
 [robot.control.leg_joint]
-kp = 40.0
-kd = 1.0
+kp = 80.0
+kd = 400.0
 
 [robot.control.thigh_left_joint]
-kp = 40.0
-kd = 1.0
+kp = 80.0
+kd = 400.0
 
 [robot.control.leg_left_joint]
-kp = 40.0
-kd = 1.0
+kp = 80.0
+kd = 400.0
 "#;
     let scene = Scene::from_str(text).unwrap().with_directory(test_data());
     let mut setup = scene.build().unwrap();

@@ -72,7 +72,7 @@ fn robots_and_objects_share_one_model() {
     let mut motion = Motion::at_rest(&model, start);
     let mut control = Control::passive(&model);
     control.position[0] = 0.3;
-    control.kp[0] = 5.0;
+    control.kp[0] = 10.0;
     for _ in 0..20 {
         sim.advance(&mut motion, &control).unwrap();
     }

@@ -82,7 +82,7 @@ impl Default for AntConfig {
             torso: (Vector3::new(0.15, 0.15, 0.05), 1.0),
             upper: (0.2, 0.025, 0.1),
             lower: (0.25, 0.02, 0.1),
-            kp: 30.0,
+            kp: 60.0,
             damping: 2.0,
             box_size: (0.3, 0.5),
             box_gap: 0.4,
@@ -254,7 +254,7 @@ impl AntPush {
             .collect();
         for &j in &leg_dofs {
             control.kp[j] = config.kp;
-            control.kd[j] = 0.5 * config.damping * DT;
+            control.kd[j] = config.damping;
         }
         let target = Vector3::new(box_x + config.push, 0.0, 0.5 * box_side);
         let loss = TargetRegion::links(&model, &["box"], target, EPSILON)?;

@@ -56,9 +56,9 @@ pub const ARM_JOINTS: [&str; 7] = [
 /// tool centre point at (0.44, 0, 0.08) m.
 pub const START: [f64; 7] = [0.0, 0.2, 0.0, -2.6, 0.0, 2.8, std::f64::consts::FRAC_PI_4];
 
-/// PD stiffness of every arm joint (N·m/rad; the spring is `2 k_p`, see [`Control`]): holds
+/// PD stiffness of every arm joint (N·m/rad): holds
 /// the arm's ~12 kg within a few hundredths of a radian of its targets against gravity.
-pub const KP: f64 = 1000.0;
+pub const KP: f64 = 2000.0;
 
 /// The joint inertia (kg·m²) the arm's PD damping is critical for.
 pub const JOINT_INERTIA: f64 = 1.0;
@@ -168,8 +168,8 @@ pub fn franka_push(
         start.q[dof] = angle;
         control.position[dof] = angle;
         control.kp[dof] = KP;
-        // Critical damping c = 2√(2 k_p I) of the spring 2 k_p, k_d = c Δt / 2.
-        control.kd[dof] = (2.0 * KP * JOINT_INERTIA).sqrt() * DT;
+        // Critical damping c = 2√(k I).
+        control.kd[dof] = 2.0 * (KP * JOINT_INERTIA).sqrt();
     }
     let mut inside = start.clone();
     let moved = model.clamp_inside_limits(&mut inside, settings.limit_support);

@@ -52,8 +52,8 @@ pub const POST_HALF: Vector3<f64> = Vector3::new(0.02, 0.02, 0.08);
 pub const POST_HEIGHT: f64 = 0.09;
 /// Rod mass (kg).
 pub const ROD_MASS: f64 = 1.0;
-/// PD stiffness of every rod DoF (N/m or N·m/rad for its 1 kg): a 7 rad/s follower.
-pub const ROD_KP: f64 = 50.0;
+/// PD stiffness of every rod DoF (N/m or N·m/rad for its 1 kg): a 10 rad/s follower.
+pub const ROD_KP: f64 = 100.0;
 /// Side of a cube (m).
 pub const CUBE_SIZE: f64 = 0.1;
 /// Mass of a cube (kg).
@@ -448,12 +448,11 @@ pub fn tabletop_with(
     settings.contact = Some(contact.settings()?);
     settings.backward = true;
     settings.design_derivatives = false;
-    // Every rod DoF under PD (spring 2 k_p); damping c = 2√(2 k_p m) makes the translations
-    // critically damped, k_d = c Δt / 2 (see `Control`).
+    // Every rod DoF under PD; damping c = 2√(k m) makes the translations critically damped.
     let mut control = Control::passive(&model);
     for j in 0..ROD_FRAMES.len() {
         control.kp[j] = ROD_KP;
-        control.kd[j] = (2.0 * ROD_KP * ROD_MASS).sqrt() * DT;
+        control.kd[j] = 2.0 * (ROD_KP * ROD_MASS).sqrt();
     }
     // The rod's weight is carried by a constant lift on its z DoF (gravity compensation), so
     // its height target holds it 1 cm above the ground: the z spring alone (100 N/m against

@@ -49,7 +49,7 @@ pub fn lowest_vertex(model: &Model, state: &State) -> f64 {
     lowest
 }
 
-/// Solo-12 in its standing pose on the ground, PD on its 12 joints (k_p = 5, k_d = 0.1)
+/// Solo-12 in its standing pose on the ground, PD on its 12 joints (5 N·m/rad, 0.1 N·m·s/rad)
 /// towards it, μ = 0.9, margin 2 mm, and a solver with `tolerance` and up to 20000 iterations.
 pub fn solo12(tolerance: f64) -> (NcpSimulator, State, Control) {
     let robot = sdrs_robot_data::robot("solo12").expect("solo12 is in the data set");

@@ -12,7 +12,7 @@
 //!
 //! **Conventions.** `θ = (q, v, u)` with `u` the control's generalized force
 //! ([`sdrs_dynamics::Control::force`], one per DoF). The PD terms of the control are explicit
-//! in `q` and `v` and are part of the chain (`∂τ/∂q = −k_p`, `∂τ/∂v = −k_d`; the rotation
+//! in `q` and `v` and are part of the chain (`∂τ/∂q = −kp`, `∂τ/∂v = −kd`; the rotation
 //! coordinates of a re-centred free or spherical joint are zero whatever the configuration, so
 //! their PD error does not change). Configurations are perturbed in tangent coordinates:
 //! `q ⊕ δ` is [`sdrs_dynamics::Model::integrate`] (additive coordinates, and the rotation

@@ -19,8 +19,9 @@
 //! depth `ε` and do not drift in.
 //!
 //! **Controls.** [`Control`]'s generalized forces and its PD terms
-//! `k_p (q* − q) + k_d (v* − v)`, evaluated explicitly at the step's start (the SDRS stepper's
-//! PD is implicit; here stiff gains need a small enough `Δt`). The PD position error is taken
+//! `kp (q* − q) + kd (v* − v)` (its SI stiffness and damping, as the SDRS stepper reads them),
+//! evaluated explicitly at the step's start (the SDRS stepper's PD is implicit; here stiff
+//! gains need a small enough `Δt`). The PD position error is taken
 //! coordinate-wise, so it is meant for 1-DoF joints (a free joint's chart coordinates are zero
 //! at a re-centred state).
 //!

@@ -26,9 +26,9 @@ pub struct StepRecord {
     pub velocity: DVector<f64>,
     /// The joint forces `τ` applied: the control's forces plus its PD terms.
     pub tau: DVector<f64>,
-    /// The control's position gains.
+    /// The control's PD stiffness (N·m/rad, N/m).
     pub kp: DVector<f64>,
-    /// The control's velocity gains.
+    /// The control's PD damping (N·m·s/rad, N·s/m).
     pub kd: DVector<f64>,
     /// The contacts detected at the start state.
     pub contacts: Vec<LinkContact>,

@@ -529,7 +529,7 @@ fn refused_values_name_line_and_key() {
     let arm = "dt = 0.01\npackage_paths = [\".\"]\n[[robot]]\nurdf = \"arm.urdf\"\n";
     let m = refused(
         &format!("{arm}[robot.control.slide]\nkp = -60.0\n"),
-        7,
+        6,
         "robot[0].control.slide.kp",
     );
     assert!(
@@ -538,7 +538,7 @@ fn refused_values_name_line_and_key() {
     );
     let m = refused(
         &format!("{arm}[robot.control.\"*\"]\nkd = nan\n"),
-        7,
+        6,
         "robot[0].control.*.kd",
     );
     assert!(m.contains("damping in N·m·s/rad"), "{m}");

@@ -13,6 +13,14 @@ pub enum DiffError {
         /// What the stepper reported.
         source: sdrs_dynamics::DynamicsError,
     },
+    /// One environment of a batch failed ([`crate::StepBatch`]).
+    #[error("environment {index}: {source}")]
+    Environment {
+        /// The environment's index in the batch.
+        index: usize,
+        /// What failed there.
+        source: Box<DiffError>,
+    },
     /// The simulator does not return the blocks the adjoint needs.
     #[error(
         "the simulator must be built with StepSettings::backward = true to record a differentiable trajectory"

@@ -7,6 +7,10 @@
 //!
 //! - [`step_jacobian`]: one step's Jacobians with respect to `θ^t`, the previous poses, the PD
 //!   targets, the generalized forces `τ` (`∂θ^{t+1}/∂τ = H⁻¹`) and the design.
+//! - [`step_coordinates`]: one step as a function of the coordinate pair `(θ^{t−1}, θ^t)`, the
+//!   controls and the design, with its vector-Jacobian product ([`CoordinateStep::vjp`]) for
+//!   per-step automatic differentiation; [`StepBatch`] steps many environments of one model
+//!   on all cores.
 //! - [`rollout`] / [`rollout_policy`] record a [`Trajectory`] under fixed controls or a
 //!   [`Policy`] (open-loop targets or torques, sine waves, cubic splines, or your own, feedback
 //!   included; a policy gives pullbacks and pushforwards, so an open-loop policy over `H`
@@ -63,6 +67,8 @@
 
 mod adjoint;
 mod bundle;
+mod chart;
+mod coordinate_step;
 mod descent;
 mod design;
 mod error;
@@ -76,6 +82,7 @@ mod policy;
 mod pose;
 mod receding;
 mod step;
+mod step_batch;
 mod tangent;
 mod target_region;
 mod trajectory;
@@ -83,6 +90,7 @@ mod trust_region;
 
 pub use adjoint::{LossGradient, TrajectoryGradient, adjoint};
 pub use bundle::Bundled;
+pub use coordinate_step::{CoordinateStep, StepCotangent, step_coordinates};
 pub use descent::{
     Best, Descent, GradientSource, Iterate, Stopping, descend, descend_with, descent, paper_adam,
 };
@@ -103,6 +111,7 @@ pub use policy::{
 pub use pose::{link_point, pose_adjoint, pose_tangent};
 pub use receding::{RecedingHorizon, RecedingRun};
 pub use step::{StepJacobian, step_jacobian};
+pub use step_batch::StepBatch;
 pub use tangent::{Seeds, tangent};
 pub use target_region::TargetRegion;
 pub use trajectory::{RecordedPolicy, Recording, Trajectory, rollout, rollout_policy};

@@ -1,6 +1,7 @@
 //! Integration tests of sdrs-diff (one binary).
 
 mod adjoint;
+mod coordinate_step;
 mod force;
 mod instances;
 mod long_range_tools;

@@ -6,7 +6,8 @@ roll it out under controls or policies (:class:`OpenLoop`, :class:`SineWaves`,
 :class:`CubicSpline`), and differentiate: :meth:`Simulator.adjoint` / :meth:`Simulator.tangent`
 on a recorded :class:`Trajectory`, or an :class:`Objective` (policy, loss, design map) whose
 ``evaluate(c, p)`` gives the loss and its gradients. Batches run on all cores
-(:func:`evaluate_batch`, :func:`rollout_batch`); :mod:`sdrs.torch` makes rollouts
+(:func:`evaluate_batch`, :func:`rollout_batch`, and :class:`StepBatch`, many environments
+stepped one step at a time); :mod:`sdrs.torch` makes a batched step and rollouts
 ``torch.autograd`` functions and :mod:`sdrs.ray` maps them over a Ray cluster.
 
 Arrays are NumPy ``float64``; wrong shapes and NaN raise ``ValueError``, unknown names
@@ -47,6 +48,8 @@ from ._sdrs import (
     SimulationError,
     Simulator,
     SineWaves,
+    StepBatch,
+    StepRecord,
     Sum,
     Trajectory,
     World,
@@ -90,6 +93,8 @@ __all__ = [
     "SimulationError",
     "Simulator",
     "SineWaves",
+    "StepBatch",
+    "StepRecord",
     "Sum",
     "Trajectory",
     "World",

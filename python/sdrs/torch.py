@@ -1,6 +1,13 @@
-"""PyTorch integration: rollouts and objectives as ``torch.autograd.Function`` s whose
-backward pass runs the Rust adjoint, and :class:`TrustRegion`, the projected trust-region step
-of SDRS eq. 15 as a ``torch.optim.Optimizer``.
+"""PyTorch integration: a differentiable batched step (:func:`step`), rollouts and objectives
+as ``torch.autograd.Function`` s whose backward pass runs the Rust adjoint, and
+:class:`TrustRegion`, the projected trust-region step of SDRS eq. 15 as a
+``torch.optim.Optimizer``.
+
+``step(batch, q_prev, q, ...)`` advances a :class:`sdrs.StepBatch` of ``B`` environments by one
+step; its backward pass is the implicit function theorem on each step's own linearisation
+(one solve with the factor of the step's Hessian, no finite differences), so any torch code
+composes steps: a policy network reading the state, a loss on the states, truncated
+backpropagation over a window.
 
 Tensors are float64 on the CPU. ``rollout(objective, c, p, q0)`` returns the states
 ``(H + 1, n)``; any torch loss of them back-propagates to the policy parameters ``c``, the
@@ -16,9 +23,9 @@ from typing import Callable, Optional
 import numpy as np
 import torch
 
-from . import Objective, SimulationError, projected_step
+from . import Objective, SimulationError, StepBatch, projected_step
 
-__all__ = ["rollout", "loss", "TrustRegion"]
+__all__ = ["step", "rollout", "loss", "TrustRegion"]
 
 
 def _numpy(x: Optional[torch.Tensor]) -> Optional[np.ndarray]:
@@ -27,6 +34,76 @@ def _numpy(x: Optional[torch.Tensor]) -> Optional[np.ndarray]:
 
 def _tensor(x: Optional[np.ndarray], like: torch.Tensor) -> Optional[torch.Tensor]:
     return None if x is None else torch.from_numpy(np.asarray(x)).to(like.device, torch.float64)
+
+
+def _design_changed(batch: StepBatch, design: Optional[torch.Tensor]) -> None:
+    """Rebuilds ``batch`` for ``design`` when it differs from the batch's."""
+    if design is not None:
+        d = _numpy(design)
+        if not np.array_equal(d, batch.design):
+            batch.set_design(d)
+
+
+class _Step(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, batch, q_prev, q, position, velocity, force, design):  # type: ignore[override]
+        _design_changed(batch, design)
+        q_next, record = batch.step_record(
+            _numpy(q_prev), _numpy(q), _numpy(position), _numpy(velocity), _numpy(force)
+        )
+        ctx.record = record
+        return _tensor(q_next, q)
+
+    @staticmethod
+    def backward(ctx, grad):  # type: ignore[override]
+        g = ctx.record.backward(_numpy(grad))
+        need = ctx.needs_input_grad
+        if need[6] and g["design"] is None:
+            raise RuntimeError(
+                "the steps gave no design gradient (solid-hull masses, user energies, or "
+                "design_derivatives off)"
+            )
+        out = [None]
+        for k, name in enumerate(["q_prev", "q", "position", "velocity", "force"], start=1):
+            out.append(_tensor(g[name], grad) if need[k] else None)
+        out.append(_tensor(g["design"].sum(axis=0), grad) if need[6] else None)
+        return tuple(out)
+
+
+def step(
+    batch: StepBatch,
+    q_prev: torch.Tensor,
+    q: torch.Tensor,
+    position: Optional[torch.Tensor] = None,
+    velocity: Optional[torch.Tensor] = None,
+    force: Optional[torch.Tensor] = None,
+    design: Optional[torch.Tensor] = None,
+) -> torch.Tensor:
+    """One step of every environment of ``batch``: ``q_next`` ``(B, n)``, differentiable in
+    every tensor given.
+
+    The state of environment ``b`` is the coordinate pair ``(q_prev[b], q[b])``, each
+    ``(B, n)``: the configuration one step ago and now (spherical and free joints as XYZ
+    angles, as :meth:`sdrs.Motion.at_rest` takes them); ``(q - q_prev) / batch.dt`` is its
+    velocity. Roll out by ``q_prev, q = q, step(batch, q_prev, q, ...)``. ``position``,
+    ``velocity`` (PD targets) and ``force`` (generalized forces, N·m or N) are ``(B, n)``, the
+    batch's ``control`` where ``None``; its ``kp``/``kd`` are the gains. ``design`` is the
+    model's whole design vector ``(|d|,)`` shared by the batch (see ``Model.design``): build
+    it as ``d0 + B @ p`` to differentiate with respect to your own parameters.
+
+    Tensors are computed in float64 on the CPU and returned on ``q``'s device. Without
+    gradients to take (``torch.no_grad()`` or no input requiring them), the step keeps no
+    record.
+    """
+    inputs = [q_prev, q, position, velocity, force, design]
+    tracked = torch.is_grad_enabled() and any(x is not None and x.requires_grad for x in inputs)
+    if not tracked:
+        _design_changed(batch, design)
+        q_next = batch.step(_numpy(q_prev), _numpy(q), _numpy(position), _numpy(velocity), _numpy(force))
+        return _tensor(q_next, q)
+    if not batch.gradients:
+        raise RuntimeError("this StepBatch was built with gradients=False; build it with gradients=True")
+    return _Step.apply(batch, q_prev, q, position, velocity, force, design)
 
 
 class _Rollout(torch.autograd.Function):

@@ -58,7 +58,11 @@ pub(crate) fn state(model: &Model, q: &DVector<f64>, what: &'static str) -> Resu
 /// The identity-chart coordinates of `state` (any chart), with each joint's angles on the
 /// branch nearest `near`'s (XYZ angles have two per rotation, each up to whole turns), so
 /// that a trajectory's angles stay continuous.
-pub(crate) fn coordinates(model: &Model, state: &State, near: &DVector<f64>) -> Result<DVector<f64>> {
+pub(crate) fn coordinates(
+    model: &Model,
+    state: &State,
+    near: &DVector<f64>,
+) -> Result<DVector<f64>> {
     let mut q = state.q.clone();
     for (i, link) in model.links().iter().enumerate() {
         if !link.joint.has_reference() {
@@ -66,7 +70,10 @@ pub(crate) fn coordinates(model: &Model, state: &State, near: &DVector<f64>) -> 
         }
         let start = model.dof_offset(i) + link.joint.dof() - 3;
         let chart = angles_rotation(&state.q.as_slice()[start..start + 3]);
-        let angles = nearest_angles(&(state.references[i] * chart), &near.as_slice()[start..start + 3]);
+        let angles = nearest_angles(
+            &(state.references[i] * chart),
+            &near.as_slice()[start..start + 3],
+        );
         if angles[1].cos().abs() < GIMBAL_MARGIN {
             return Err(DiffError::InvalidInput {
                 what: "step result",

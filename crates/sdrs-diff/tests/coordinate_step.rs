@@ -57,10 +57,20 @@ fn check_against_differences(
         let fd = (l(&(previous + &e), current, &scene.control)
             - l(&(previous - &e), current, &scene.control))
             / (2.0 * h);
-        check(format!("previous[{k}]"), g.previous[k], fd, g.previous.amax());
+        check(
+            format!("previous[{k}]"),
+            g.previous[k],
+            fd,
+            g.previous.amax(),
+        );
         for (name, analytic, scale, field) in [
             ("force", g.force[k], g.force.amax(), 0),
-            ("position", g.target_position[k], g.target_position.amax(), 1),
+            (
+                "position",
+                g.target_position[k],
+                g.target_position.amax(),
+                1,
+            ),
         ] {
             let at = |s: f64| {
                 let mut u = scene.control.clone();
@@ -72,7 +82,12 @@ fn check_against_differences(
                 target[k] += s;
                 l(previous, current, &u)
             };
-            check(format!("{name}[{k}]"), analytic, (at(h) - at(-h)) / (2.0 * h), scale);
+            check(
+                format!("{name}[{k}]"),
+                analytic,
+                (at(h) - at(-h)) / (2.0 * h),
+                scale,
+            );
         }
     }
     let design = model.design();
@@ -81,11 +96,28 @@ fn check_against_differences(
         let at = |s: f64| {
             let mut d = design.clone();
             d[k] += s;
-            loss(&model.with_design(&d).unwrap(), scene, previous, current, &scene.control, w)
+            loss(
+                &model.with_design(&d).unwrap(),
+                scene,
+                previous,
+                current,
+                &scene.control,
+                w,
+            )
         };
-        check(format!("design[{k}]"), dg[k], (at(h) - at(-h)) / (2.0 * h), dg.amax());
+        check(
+            format!("design[{k}]"),
+            dg[k],
+            (at(h) - at(-h)) / (2.0 * h),
+            dg.amax(),
+        );
     }
-    assert!(worst.0 < 1e-4, "worst relative error {:e} at {}", worst.0, worst.1);
+    assert!(
+        worst.0 < 1e-4,
+        "worst relative error {:e} at {}",
+        worst.0,
+        worst.1
+    );
 }
 
 /// A box sliding down a 30° incline with friction, turned about all three axes (its XYZ
@@ -157,8 +189,12 @@ fn chained_steps_and_their_products_are_the_rollout_and_its_adjoint() {
     let controls = vec![scene.control.clone(); H];
     let trajectory = rollout(&mut sim, &start, &controls, Recording::Blocks).unwrap();
     assert_eq!(trajectory.last().q, current);
-    let mut g = adjoint(&mut sim, &trajectory, &LossGradient::final_state(&model, H, w.clone()))
-        .unwrap();
+    let mut g = adjoint(
+        &mut sim,
+        &trajectory,
+        &LossGradient::final_state(&model, H, w.clone()),
+    )
+    .unwrap();
     g.start_at_rest(&model, &start.state);
     // λ[t] = dL/dθ^t, with θ^{−1} = θ^0 (at rest) at index 0.
     let mut lambda = vec![DVector::zeros(n); H + 2];
@@ -170,7 +206,66 @@ fn chained_steps_and_their_products_are_the_rollout_and_its_adjoint() {
     }
     let by_steps = &lambda[0] + &lambda[1];
     let error = (&by_steps - &g.initial).amax() / g.initial.amax();
-    assert!(error < 1e-9, "relative difference {error:e}: {by_steps} vs {}", g.initial);
+    assert!(
+        error < 1e-9,
+        "relative difference {error:e}: {by_steps} vs {}",
+        g.initial
+    );
+}
+
+/// A box tumbling through the air about all three axes for 20 steps (its XYZ angles moving
+/// by tenths of a radian): the cotangents chained backwards against differences of the
+/// chained steps, so the chart maps compose across steps.
+#[test]
+fn a_tumbling_box_chains_steps_with_the_cotangent_of_their_differences() {
+    const H: usize = 20;
+    let mut scene = box_on_incline(0.0, 0.3, 0.01).unwrap();
+    scene.settings.backward = true;
+    scene.settings.tolerance = 1e-12;
+    let model = scene.model.clone();
+    let q0 = DVector::from_vec(vec![0.0, 0.0, 1.0, 0.2, -0.3, 0.4]);
+    // Moving up and turning at (1.5, −2, 3) rad/s in angle rates.
+    let q1 = &q0 + DVector::from_vec(vec![0.0, 0.01, 0.02, 0.015, -0.02, 0.03]);
+    let w = DVector::from_vec(vec![0.3, -0.2, 0.1, 0.7, 0.5, -0.9]);
+    let run = |q0: &DVector<f64>, q1: &DVector<f64>| {
+        let mut sim = Simulator::new(model.clone(), scene.settings.clone()).unwrap();
+        let (mut previous, mut current) = (q0.clone(), q1.clone());
+        let mut steps = Vec::new();
+        for _ in 0..H {
+            let step = step_coordinates(&mut sim, &previous, &current, &scene.control).unwrap();
+            (previous, current) = (current, step.next.clone());
+            steps.push(step);
+        }
+        (current, steps)
+    };
+    let (last, steps) = run(&q0, &q1);
+    assert!((&last - &q1).rows(3, 3).amin() > 0.2, "turned far: {last}");
+    let mut lambda = vec![DVector::zeros(6); H + 2];
+    lambda[H + 1] = w.clone();
+    for (t, step) in steps.iter().enumerate().rev() {
+        let c = step.vjp(&model, &lambda[t + 2]).unwrap();
+        lambda[t + 1] += c.current;
+        lambda[t] += c.previous;
+    }
+    let h = 1e-6;
+    for k in 0..6 {
+        let e = DVector::from_fn(6, |i, _| if i == k { h } else { 0.0 });
+        for (which, analytic) in [(0, lambda[0][k]), (1, lambda[1][k])] {
+            let at = |s: f64| {
+                let (a, b) = if which == 0 {
+                    (&q0 + &e * s, q1.clone())
+                } else {
+                    (q0.clone(), &q1 + &e * s)
+                };
+                run(&a, &b).0.dot(&w)
+            };
+            let fd = (at(1.0) - at(-1.0)) / (2.0 * h);
+            assert!(
+                (analytic - fd).abs() < 1e-6 * (1.0 + fd.abs()),
+                "d L / d q{which}[{k}]: chained products {analytic}, differences {fd}"
+            );
+        }
+    }
 }
 
 /// A batch gives each environment the step a single simulator gives it, bit for bit, and

@@ -69,8 +69,14 @@ pub fn dynamics(error: DynamicsError) -> PyErr {
 /// A differentiation error as a Python exception: a failed step keeps its class (with the
 /// step's index in the message).
 pub fn diff(error: DiffError) -> PyErr {
-    let message = error.to_string();
-    match &error {
+    diff_class(&error, error.to_string())
+}
+
+/// The Python exception class for a differentiation error (with `message`): an
+/// environment's error keeps the class of what failed there.
+fn diff_class(error: &DiffError, message: String) -> PyErr {
+    match error {
+        DiffError::Environment { source, .. } => diff_class(source, message),
         DiffError::Step { source, .. }
         | DiffError::Setup { source, .. }
         | DiffError::Name { source }

@@ -22,6 +22,7 @@ mod optim;
 mod policy;
 mod record;
 mod sim;
+mod step_batch;
 mod world;
 
 /// The native module: every class and function of the `sdrs` package.
@@ -36,5 +37,6 @@ fn _sdrs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     batch::register(m)?;
     optim::register(m)?;
     record::register(m)?;
+    step_batch::register(m)?;
     Ok(())
 }

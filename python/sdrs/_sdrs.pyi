@@ -276,6 +276,9 @@ class StepBatch:
     @property
     def gradients(self) -> bool: ...
     @property
+    def last_step_seconds(self) -> float:
+        """Wall time of the last call's steps themselves, without array conversions."""
+    @property
     def control(self) -> Control: ...
     @control.setter
     def control(self, control: Control) -> None: ...
@@ -290,6 +293,7 @@ class StepBatch:
         position: Optional[ArrayLike] = None,
         velocity: Optional[ArrayLike] = None,
         force: Optional[ArrayLike] = None,
+        on_failure: Literal["raise", "hold"] = "raise",
     ) -> Array: ...
     def step_record(
         self,
@@ -298,7 +302,11 @@ class StepBatch:
         position: Optional[ArrayLike] = None,
         velocity: Optional[ArrayLike] = None,
         force: Optional[ArrayLike] = None,
+        on_failure: Literal["raise", "hold"] = "raise",
     ) -> Tuple[Array, StepRecord]: ...
+    @property
+    def last_failures(self) -> Dict[int, str]:
+        """The environments held by the last call with ``on_failure="hold"``, with messages."""
 
 class StepRecord:
     """One batched step's record for its backward pass."""

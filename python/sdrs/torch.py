@@ -46,10 +46,10 @@ def _design_changed(batch: StepBatch, design: Optional[torch.Tensor]) -> None:
 
 class _Step(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, batch, q_prev, q, position, velocity, force, design):  # type: ignore[override]
+    def forward(ctx, batch, q_prev, q, position, velocity, force, design, on_failure):  # type: ignore[override]
         _design_changed(batch, design)
         q_next, record = batch.step_record(
-            _numpy(q_prev), _numpy(q), _numpy(position), _numpy(velocity), _numpy(force)
+            _numpy(q_prev), _numpy(q), _numpy(position), _numpy(velocity), _numpy(force), on_failure
         )
         ctx.record = record
         return _tensor(q_next, q)
@@ -67,6 +67,7 @@ class _Step(torch.autograd.Function):
         for k, name in enumerate(["q_prev", "q", "position", "velocity", "force"], start=1):
             out.append(_tensor(g[name], grad) if need[k] else None)
         out.append(_tensor(g["design"].sum(axis=0), grad) if need[6] else None)
+        out.append(None)
         return tuple(out)
 
 
@@ -78,6 +79,7 @@ def step(
     velocity: Optional[torch.Tensor] = None,
     force: Optional[torch.Tensor] = None,
     design: Optional[torch.Tensor] = None,
+    on_failure: str = "raise",
 ) -> torch.Tensor:
     """One step of every environment of ``batch``: ``q_next`` ``(B, n)``, differentiable in
     every tensor given.
@@ -91,6 +93,10 @@ def step(
     model's whole design vector ``(|d|,)`` shared by the batch (see ``Model.design``): build
     it as ``d0 + B @ p`` to differentiate with respect to your own parameters.
 
+    A step that fails raises (``on_failure="raise"``), or (``"hold"``) leaves its environment
+    at ``q`` (``q_next[b] = q[b]``, so its derivative is the identity to ``q``) and lists it
+    in ``batch.last_failures``: an environment can then reset it rather than lose the batch.
+
     Tensors are computed in float64 on the CPU and returned on ``q``'s device. Without
     gradients to take (``torch.no_grad()`` or no input requiring them), the step keeps no
     record.
@@ -99,11 +105,13 @@ def step(
     tracked = torch.is_grad_enabled() and any(x is not None and x.requires_grad for x in inputs)
     if not tracked:
         _design_changed(batch, design)
-        q_next = batch.step(_numpy(q_prev), _numpy(q), _numpy(position), _numpy(velocity), _numpy(force))
+        q_next = batch.step(
+            _numpy(q_prev), _numpy(q), _numpy(position), _numpy(velocity), _numpy(force), on_failure
+        )
         return _tensor(q_next, q)
     if not batch.gradients:
         raise RuntimeError("this StepBatch was built with gradients=False; build it with gradients=True")
-    return _Step.apply(batch, q_prev, q, position, velocity, force, design)
+    return _Step.apply(batch, q_prev, q, position, velocity, force, design, on_failure)
 
 
 class _Rollout(torch.autograd.Function):

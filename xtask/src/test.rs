@@ -7,7 +7,7 @@
 //! `SDRS_SKIP_BROWSER_TESTS=1` and says so, except under CI (`CI=true`), which must not skip.
 //!
 //! Then the Python package (`python/`): a venv under the target folder
-//! (`target/python-venv`, reused when present), maturin, numpy, pytest, torch and ray from
+//! (`target/python-venv`, reused when present), maturin, numpy, pytest, torch, ray and gymnasium from
 //! PyPI (installed only when one of them does not import), the extension built into it
 //! (`maturin develop --release`) and `pytest python/tests`. Outside CI, no `python3` or no
 //! network to PyPI skips the Python tests with a message (as does `SDRS_SKIP_PYTHON_TESTS=1`);
@@ -19,7 +19,7 @@ use std::process::Command;
 use std::time::Instant;
 
 /// What the Python tests need from PyPI.
-const PYTHON_PACKAGES: [&str; 5] = ["maturin", "numpy", "pytest", "torch", "ray"];
+const PYTHON_PACKAGES: [&str; 6] = ["maturin", "numpy", "pytest", "torch", "ray", "gymnasium"];
 
 /// Whether `program` runs (`program --version` succeeds).
 fn available(program: &str) -> bool {
@@ -142,7 +142,7 @@ fn python_tests(root: &Path, ci: bool) -> Result<()> {
         let mut pip = Command::new(bin.join("python"));
         pip.args(["-m", "pip", "install", "--quiet", "--upgrade"])
             .args(PYTHON_PACKAGES);
-        if let Err(e) = run_timed(pip, "pip install of maturin, numpy, pytest, torch and ray") {
+        if let Err(e) = run_timed(pip, "pip install of maturin, numpy, pytest, torch, ray and gymnasium") {
             return skip_python(
                 ci,
                 &format!("the packages could not be installed from PyPI ({e})"),

@@ -113,16 +113,31 @@ impl StepBatch {
         current: &[DVector<f64>],
         controls: &[Control],
     ) -> Result<Vec<CoordinateStep>> {
+        self.step_each(previous, current, controls)?
+            .into_iter()
+            .enumerate()
+            .map(|(index, step)| {
+                step.map_err(|e| DiffError::Environment {
+                    index,
+                    source: Box::new(e),
+                })
+            })
+            .collect()
+    }
+
+    /// As [`StepBatch::step`], with each environment's own result: a failed step (a Newton
+    /// solve that does not converge, say) leaves the others' results standing. The outer
+    /// error is for inputs that do not fit the batch.
+    pub fn step_each(
+        &mut self,
+        previous: &[DVector<f64>],
+        current: &[DVector<f64>],
+        controls: &[Control],
+    ) -> Result<Vec<Result<CoordinateStep>>> {
         let size = self.len();
         for (what, len) in [
-            (
-                "previous coordinates (one vector per environment)",
-                previous.len(),
-            ),
-            (
-                "current coordinates (one vector per environment)",
-                current.len(),
-            ),
+            ("previous coordinates (one vector per environment)", previous.len()),
+            ("current coordinates (one vector per environment)", current.len()),
             ("controls (one per environment)", controls.len()),
         ] {
             if len != size {
@@ -133,17 +148,11 @@ impl StepBatch {
                 });
             }
         }
-        self.simulators
+        Ok(self
+            .simulators
             .par_iter_mut()
             .enumerate()
-            .map(|(b, sim)| {
-                step_coordinates(sim, &previous[b], &current[b], &controls[b]).map_err(|e| {
-                    DiffError::Environment {
-                        index: b,
-                        source: Box::new(e),
-                    }
-                })
-            })
-            .collect()
+            .map(|(b, sim)| step_coordinates(sim, &previous[b], &current[b], &controls[b]))
+            .collect())
     }
 }

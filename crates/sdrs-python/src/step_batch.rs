@@ -36,6 +36,10 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 pub struct PyStepBatch {
     batch: Mutex<StepBatch>,
     control: Mutex<Control>,
+    /// Wall time of the last call's steps themselves (s), without reading and writing arrays.
+    seconds: Mutex<f64>,
+    /// The environments whose step failed in the last call, with the messages.
+    failures: Mutex<Vec<(usize, String)>>,
 }
 
 impl PyStepBatch {
@@ -65,6 +69,8 @@ impl PyStepBatch {
     }
 
     /// Steps every environment; the steps keep their records when the batch has gradients.
+    /// With `on_failure = "hold"` a failed environment's step is `None` (it stays at `q`) and
+    /// its message goes to `last_failures`; with `"raise"` the first failure raises.
     #[allow(clippy::too_many_arguments)]
     fn run(
         &self,
@@ -74,7 +80,19 @@ impl PyStepBatch {
         position: Option<&Bound<'_, PyAny>>,
         velocity: Option<&Bound<'_, PyAny>>,
         force: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<(Model, Vec<CoordinateStep>)> {
+        on_failure: &str,
+    ) -> PyResult<(Model, Vec<DVector<f64>>, Vec<Option<CoordinateStep>>)> {
+        let hold = match on_failure {
+            "raise" => false,
+            "hold" => true,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "on_failure must be \"raise\" (the first failed environment raises) or \
+                     \"hold\" (a failed environment stays where it is, listed in \
+                     last_failures), not {other:?}"
+                )));
+            }
+        };
         let mut batch = self.lock();
         let (b, model) = (batch.len(), batch.model().clone());
         let n = model.dof();
@@ -100,20 +118,44 @@ impl PyStepBatch {
             })
             .collect();
         let batch = &mut *batch;
-        let steps = py
-            .detach(|| batch.step(&previous, &current, &controls))
-            .raise()?;
-        Ok((model, steps))
+        let clock = std::time::Instant::now();
+        let results = py.detach(|| batch.step_each(&previous, &current, &controls));
+        *self.seconds.lock().unwrap_or_else(|e| e.into_inner()) = clock.elapsed().as_secs_f64();
+        let mut failures = self.failures.lock().unwrap_or_else(|e| e.into_inner());
+        failures.clear();
+        let mut steps = Vec::with_capacity(b);
+        for (index, result) in results.raise()?.into_iter().enumerate() {
+            match result {
+                Ok(step) => steps.push(Some(step)),
+                Err(e) if hold => {
+                    failures.push((index, e.to_string()));
+                    steps.push(None);
+                }
+                Err(e) => {
+                    return Err(sdrs::diff::DiffError::Environment {
+                        index,
+                        source: Box::new(e),
+                    })
+                    .raise();
+                }
+            }
+        }
+        Ok((model, current, steps))
     }
 }
 
-/// The results' coordinates, `(B, n)`.
+/// The results' coordinates, `(B, n)`: a held environment's are its current ones.
 fn next_states<'py>(
     py: Python<'py>,
-    steps: &[CoordinateStep],
+    current: &[DVector<f64>],
+    steps: &[Option<CoordinateStep>],
     n: usize,
 ) -> PyResult<Bound<'py, PyArrayDyn<f64>>> {
-    arrays::rows_to_numpy(py, steps.iter().map(|s| s.next.as_slice()), n)
+    let rows = steps
+        .iter()
+        .zip(current)
+        .map(|(s, q)| s.as_ref().map_or(q.as_slice(), |s| s.next.as_slice()));
+    arrays::rows_to_numpy(py, rows, n)
 }
 
 #[pymethods]
@@ -131,7 +173,25 @@ impl PyStepBatch {
         Ok(Self {
             batch: Mutex::new(StepBatch::new(&sim, size).raise()?),
             control: Mutex::new(control),
+            seconds: Mutex::new(0.0),
+            failures: Mutex::new(Vec::new()),
         })
+    }
+
+    /// The environments whose step failed in the last `step` or `step_record` call with
+    /// `on_failure="hold"`, each with the error's message: `{index: message}`.
+    #[getter]
+    fn last_failures(&self) -> std::collections::BTreeMap<usize, String> {
+        let failures = self.failures.lock().unwrap_or_else(|e| e.into_inner());
+        failures.iter().cloned().collect()
+    }
+
+    /// Wall time (s) of the last `step` or `step_record` call's steps themselves, without
+    /// reading the inputs and writing the result: the call's time minus this is the Python
+    /// overhead.
+    #[getter]
+    fn last_step_seconds(&self) -> f64 {
+        *self.seconds.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The number of environments `B`.
@@ -201,8 +261,11 @@ impl PyStepBatch {
 
     /// One step of every environment from `(q_prev, q)` (each `(B, n)`) with PD targets
     /// `position`, `velocity` and generalized forces `force` (each `(B, n)`; the batch's
-    /// `control` where `None`): `q_next`, `(B, n)`.
-    #[pyo3(signature = (q_prev, q, position=None, velocity=None, force=None))]
+    /// `control` where `None`): `q_next`, `(B, n)`. A failed step raises (`on_failure =
+    /// "raise"`) or leaves its environment at `q` and is listed in `last_failures`
+    /// (`"hold"`).
+    #[pyo3(signature = (q_prev, q, position=None, velocity=None, force=None, on_failure="raise"))]
+    #[allow(clippy::too_many_arguments)]
     fn step<'py>(
         &self,
         py: Python<'py>,
@@ -211,14 +274,18 @@ impl PyStepBatch {
         position: Option<&Bound<'py, PyAny>>,
         velocity: Option<&Bound<'py, PyAny>>,
         force: Option<&Bound<'py, PyAny>>,
+        on_failure: &str,
     ) -> PyResult<Bound<'py, PyArrayDyn<f64>>> {
-        let (model, steps) = self.run(py, q_prev, q, position, velocity, force)?;
-        next_states(py, &steps, model.dof())
+        let (model, current, steps) =
+            self.run(py, q_prev, q, position, velocity, force, on_failure)?;
+        next_states(py, &current, &steps, model.dof())
     }
 
     /// As `step`, and the steps' record for their backward pass: `(q_next, record)`. Needs a
-    /// batch with `gradients`.
-    #[pyo3(signature = (q_prev, q, position=None, velocity=None, force=None))]
+    /// batch with `gradients`. A held environment's `q_next` is its `q`, and so is its
+    /// derivative.
+    #[pyo3(signature = (q_prev, q, position=None, velocity=None, force=None, on_failure="raise"))]
+    #[allow(clippy::too_many_arguments)]
     fn step_record<'py>(
         &self,
         py: Python<'py>,
@@ -227,6 +294,7 @@ impl PyStepBatch {
         position: Option<&Bound<'py, PyAny>>,
         velocity: Option<&Bound<'py, PyAny>>,
         force: Option<&Bound<'py, PyAny>>,
+        on_failure: &str,
     ) -> PyResult<(Bound<'py, PyArrayDyn<f64>>, PyStepRecord)> {
         if !self.gradients() {
             return Err(PyValueError::new_err(
@@ -234,8 +302,9 @@ impl PyStepBatch {
                  differentiate its steps",
             ));
         }
-        let (model, steps) = self.run(py, q_prev, q, position, velocity, force)?;
-        let q_next = next_states(py, &steps, model.dof())?;
+        let (model, current, steps) =
+            self.run(py, q_prev, q, position, velocity, force, on_failure)?;
+        let q_next = next_states(py, &current, &steps, model.dof())?;
         Ok((q_next, PyStepRecord { model, steps }))
     }
 }
@@ -244,21 +313,35 @@ impl PyStepBatch {
 #[pyclass(name = "StepRecord", module = "sdrs", frozen)]
 pub struct PyStepRecord {
     model: Model,
-    steps: Vec<CoordinateStep>,
+    /// Each environment's step, `None` where it failed and was held.
+    steps: Vec<Option<CoordinateStep>>,
+}
+
+/// The cotangent of a held environment (`q_next = q`): `grad` to `q`, nothing elsewhere.
+fn held(model: &Model, grad: &DVector<f64>) -> sdrs::diff::StepCotangent {
+    let zeros = || DVector::zeros(model.dof());
+    sdrs::diff::StepCotangent {
+        previous: zeros(),
+        current: grad.clone(),
+        target_position: zeros(),
+        target_velocity: zeros(),
+        force: zeros(),
+        design: Some(DVector::zeros(model.design_len())),
+    }
 }
 
 #[pymethods]
 impl PyStepRecord {
-    /// Newton iterations of every environment's step.
+    /// Newton iterations of every environment's step (0 where it failed and was held).
     #[getter]
     fn iterations(&self) -> Vec<usize> {
-        self.steps.iter().map(|s| s.iterations).collect()
+        self.steps.iter().map(|s| s.as_ref().map_or(0, |s| s.iterations)).collect()
     }
 
-    /// Active hull pairs at every environment's solution.
+    /// Active hull pairs at every environment's solution (0 where it failed and was held).
     #[getter]
     fn active_pairs(&self) -> Vec<usize> {
-        self.steps.iter().map(|s| s.active_pairs).collect()
+        self.steps.iter().map(|s| s.as_ref().map_or(0, |s| s.active_pairs)).collect()
     }
 
     /// The vector-Jacobian product of the steps for the gradient `grad` (`(B, n)`) of a scalar
@@ -279,12 +362,14 @@ impl PyStepRecord {
                     .par_iter()
                     .zip(&rows)
                     .enumerate()
-                    .map(|(index, (step, g))| {
-                        step.vjp(&self.model, g)
-                            .map_err(|e| sdrs::diff::DiffError::Environment {
+                    .map(|(index, (step, g))| match step {
+                        Some(step) => step.vjp(&self.model, g).map_err(|e| {
+                            sdrs::diff::DiffError::Environment {
                                 index,
                                 source: Box::new(e),
-                            })
+                            }
+                        }),
+                        None => Ok(held(&self.model, g)),
                     })
                     .collect::<Result<Vec<_>, _>>()
             })

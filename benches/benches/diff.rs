@@ -25,6 +25,10 @@
 //! - `chain_reach`: one rollout of H = 250 steps and one adjoint pass over it, for the
 //!   chain-reach co-design scene (25 DoF), with every step's blocks recorded and with states
 //!   only (blocks recomputed in the backward pass).
+//! - `step_batch`: a batch of 16 ants of the motion suite (`ant_trot`, 0.25 s into standing)
+//!   stepped as coordinate pairs on all cores (`StepBatch::step`, cold: warm starts reset),
+//!   and the vector-Jacobian products of the 16 steps (`vjp`): the engine under
+//!   `sdrs.torch.step` and the vector environments.
 //! - `gather_window`: one evaluation (rollout and adjoint) of the first receding-horizon
 //!   window of the long-range paper's Gather at its scale (10 cubes, the rod and the ground
 //!   under long-range contact and friction with the counted far field), 8 frames of the
@@ -32,8 +36,11 @@
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use nalgebra::DVector;
+use sdrs_benches::motion::ant_trot;
 use sdrs_benches::{JacobianScene, jacobian, jacobian_scene, one_step, report_section, robots};
-use sdrs_diff::{LossGradient, Recording, adjoint, rollout_policy, step_jacobian};
+use sdrs_diff::{
+    LossGradient, Recording, StepBatch, adjoint, identity_chart, rollout_policy, step_jacobian,
+};
 use sdrs_dynamics::scenes::{billiards, rotating_chains};
 use sdrs_dynamics::{Control, Motion, Simulator, State, StepSettings};
 use sdrs_examples::chain_reach::{STEPS, chain_reach};
@@ -257,8 +264,56 @@ fn bench_gather_window(c: &mut Criterion) {
     group.finish();
 }
 
+fn bench_step_batch(c: &mut Criterion) {
+    const ANTS: usize = 16;
+    let mut group = c.benchmark_group("step_batch");
+    group.sample_size(20);
+    let ant = ant_trot().expect("the ant");
+    let mut settings = ant.sim.settings().clone();
+    settings.backward = true;
+    let mut sim = Simulator::new(ant.model.clone(), settings).expect("the simulator");
+    let mut motion = ant.start.clone();
+    let mut control = Control::passive(&ant.model);
+    (ant.schedule)(0, &mut control);
+    for _ in 0..50 {
+        sim.advance(&mut motion, &control).expect("standing");
+    }
+    let previous = ant
+        .model
+        .state_from_poses(&motion.previous, &motion.state)
+        .expect("the previous state");
+    // Identity-chart coordinates (the torso's XYZ angles), as `step_coordinates` takes them.
+    let q =
+        identity_chart(&ant.model, &motion.state, &motion.state.q).expect("clear of gimbal lock");
+    let q_prev = identity_chart(&ant.model, &previous, &q).expect("clear of gimbal lock");
+    let mut batch = StepBatch::new(&sim, ANTS).expect("the batch");
+    let pairs = (vec![q_prev; ANTS], vec![q; ANTS], vec![control; ANTS]);
+    group.bench_function(BenchmarkId::new("step", ANTS), |b| {
+        b.iter(|| {
+            batch.reset(None).expect("all");
+            batch
+                .step(&pairs.0, &pairs.1, &pairs.2)
+                .expect("16 ants step")
+        })
+    });
+    let steps = batch
+        .step(&pairs.0, &pairs.1, &pairs.2)
+        .expect("16 ants step");
+    let gradient = DVector::from_element(ant.model.dof(), 1.0);
+    group.bench_function(BenchmarkId::new("vjp", ANTS), |b| {
+        b.iter(|| {
+            steps
+                .iter()
+                .map(|s| s.vjp(&ant.model, &gradient).expect("vjp").current[0])
+                .sum::<f64>()
+        })
+    });
+    group.finish();
+}
+
 criterion_group!(
     benches,
+    bench_step_batch,
     bench_jacobian,
     bench_jacobian_robots,
     bench_factor_step,

@@ -9,6 +9,8 @@ on a recorded :class:`Trajectory`, or an :class:`Objective` (policy, loss, desig
 (:func:`evaluate_batch`, :func:`rollout_batch`, and :class:`StepBatch`, many environments
 stepped one step at a time); :mod:`sdrs.torch` makes a batched step and rollouts
 ``torch.autograd`` functions and :mod:`sdrs.ray` maps them over a Ray cluster.
+:mod:`sdrs.envs` (with ``gymnasium``) builds vector environments with differentiable rewards
+on the batched step, and :mod:`sdrs.learn` trains policies on them (SHAC, PPO).
 
 Arrays are NumPy ``float64``; wrong shapes and NaN raise ``ValueError``, unknown names
 ``KeyError``, failed simulations :class:`SimulationError` (:class:`PenetrationError`,

@@ -134,7 +134,8 @@ class DifferentiableVectorEnv(VectorEnv):
         self, *, seed: Optional[int] = None, options: Optional[dict] = None
     ) -> Tuple[np.ndarray, dict]:
         """Resets every environment, or those of ``options["reset_mask"]`` (bool ``(B,)``); a
-        ``seed`` reseeds the generator the starts are drawn from."""
+        ``seed`` reseeds the generator the starts are drawn from. The state's gradients are
+        cut (:meth:`detach`) for every environment."""
         if seed is not None:
             self._np_random, self._np_random_seed = seeding.np_random(seed)
         mask = np.ones(self.num_envs, dtype=bool)
@@ -142,6 +143,7 @@ class DifferentiableVectorEnv(VectorEnv):
             mask = np.asarray(options["reset_mask"])
             if mask.shape != (self.num_envs,) or mask.dtype != np.bool_:
                 raise ValueError(f"options['reset_mask'] must be a bool array of shape ({self.num_envs},)")
+        self.detach()
         self._restart(mask)
         with torch.no_grad():
             obs = self.observe(self.q_prev, self.q)
@@ -296,8 +298,9 @@ class CartpoleSwingUp(DifferentiableVectorEnv):
     - Actions (1): the push, ±20 N.
     - Observations (5): the cart's position, the pole's angle as (cos, sin) (0 upright), and
       both velocities.
-    - Reward: ``cos θ − 0.05 x² − 0.005 θ̇² − 0.001 ẋ² − 0.01 a²``: 1 per step upright and
-      still at the centre.
+    - Reward: ``−(θ² + 0.05 x² + 0.01 θ̇² + 0.01 ẋ² + 0.01 a²)`` with θ the pole's angle from
+      upright in (−π, π]: 0 upright and still at the centre, about −10 hanging. Its slope
+      does not vanish at the bottom as ``cos θ``'s does, so first-order learners get a push.
     """
 
     def __init__(
@@ -330,9 +333,9 @@ class CartpoleSwingUp(DifferentiableVectorEnv):
 
     def reward(self, q_prev: Tensor, q: Tensor, q_next: Tensor, action: Tensor) -> Tensor:
         v = (q_next - q) / self.dt
-        x, theta = q_next[:, 0], q_next[:, 1]
-        cost = 0.05 * x**2 + 0.005 * v[:, 1] ** 2 + 0.001 * v[:, 0] ** 2 + 0.01 * action[:, 0] ** 2
-        return torch.cos(theta) - cost
+        x, theta = q_next[:, 0], torch.atan2(torch.sin(q_next[:, 1]), torch.cos(q_next[:, 1]))
+        cost = theta**2 + 0.05 * x**2 + 0.01 * v[:, 1] ** 2 + 0.01 * v[:, 0] ** 2 + 0.01 * action[:, 0] ** 2
+        return -cost
 
 
 class SingleEnv(gymnasium.Env):

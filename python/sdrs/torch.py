@@ -56,6 +56,8 @@ class _Step(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, grad):  # type: ignore[override]
+        if grad is None:
+            return (None,) * 8
         g = ctx.record.backward(_numpy(grad))
         need = ctx.needs_input_grad
         if need[6] and g["design"] is None:

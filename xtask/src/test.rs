@@ -142,7 +142,10 @@ fn python_tests(root: &Path, ci: bool) -> Result<()> {
         let mut pip = Command::new(bin.join("python"));
         pip.args(["-m", "pip", "install", "--quiet", "--upgrade"])
             .args(PYTHON_PACKAGES);
-        if let Err(e) = run_timed(pip, "pip install of maturin, numpy, pytest, torch, ray and gymnasium") {
+        if let Err(e) = run_timed(
+            pip,
+            "pip install of maturin, numpy, pytest, torch, ray and gymnasium",
+        ) {
             return skip_python(
                 ci,
                 &format!("the packages could not be installed from PyPI ({e})"),

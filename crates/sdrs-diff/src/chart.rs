@@ -55,14 +55,25 @@ pub(crate) fn state(model: &Model, q: &DVector<f64>, what: &'static str) -> Resu
     Ok(state.recentred(model))
 }
 
-/// The identity-chart coordinates of `state` (any chart), with each joint's angles on the
-/// branch nearest `near`'s (XYZ angles have two per rotation, each up to whole turns), so
-/// that a trajectory's angles stay continuous.
-pub(crate) fn coordinates(
-    model: &Model,
-    state: &State,
-    near: &DVector<f64>,
-) -> Result<DVector<f64>> {
+/// The identity-chart coordinates of `state` (any chart, e.g. a re-centred state of a
+/// [`sdrs_dynamics::Motion`]): what [`crate::step_coordinates`] takes. Spherical and free
+/// joints' rotations come out as XYZ angles on the branch nearest `near`'s (they have two per
+/// rotation, each up to whole turns), so that a trajectory's angles stay continuous; other
+/// coordinates are copied. A rotation within 1e-6 of gimbal lock is refused.
+///
+/// ```
+/// use sdrs_diff::identity_chart;
+/// use sdrs_dynamics::scenes::box_on_incline;
+/// use sdrs_dynamics::State;
+/// use nalgebra::DVector;
+/// let model = box_on_incline(0.0, 0.5, 0.01)?.model;
+/// let q = DVector::from_vec(vec![0.1, 0.0, 0.0, 0.3, -0.2, 1.0]);
+/// let recentred = State::new(&model, q.clone())?.recentred(&model); // angles folded away
+/// assert!(recentred.q.rows(3, 3).amax() == 0.0);
+/// assert!((identity_chart(&model, &recentred, &q)? - &q).amax() < 1e-12);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn identity_chart(model: &Model, state: &State, near: &DVector<f64>) -> Result<DVector<f64>> {
     let mut q = state.q.clone();
     for (i, link) in model.links().iter().enumerate() {
         if !link.joint.has_reference() {
@@ -76,7 +87,7 @@ pub(crate) fn coordinates(
         );
         if angles[1].cos().abs() < GIMBAL_MARGIN {
             return Err(DiffError::InvalidInput {
-                what: "step result",
+                what: "identity-chart coordinates",
                 reason: format!(
                     "joint '{}' turned to within 1e-6 of gimbal lock (coordinate {} at ±π/2), \
                      where its XYZ angles are singular",

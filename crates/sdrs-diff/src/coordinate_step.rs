@@ -112,7 +112,7 @@ pub fn step_coordinates(
             what: "the step",
             source,
         })?;
-    let next_q = chart::coordinates(sim.model(), &next, current)?;
+    let next_q = chart::identity_chart(sim.model(), &next, current)?;
     Ok(CoordinateStep {
         next: next_q,
         iterations: report.iterations,

@@ -10,7 +10,7 @@
 //! - [`step_coordinates`]: one step as a function of the coordinate pair `(θ^{t−1}, θ^t)`, the
 //!   controls and the design, with its vector-Jacobian product ([`CoordinateStep::vjp`]) for
 //!   per-step automatic differentiation; [`StepBatch`] steps many environments of one model
-//!   on all cores.
+//!   on all cores; [`identity_chart`] gives the coordinates of any state (a `Motion`'s, say).
 //! - [`rollout`] / [`rollout_policy`] record a [`Trajectory`] under fixed controls or a
 //!   [`Policy`] (open-loop targets or torques, sine waves, cubic splines, or your own, feedback
 //!   included; a policy gives pullbacks and pushforwards, so an open-loop policy over `H`
@@ -90,6 +90,7 @@ mod trust_region;
 
 pub use adjoint::{LossGradient, TrajectoryGradient, adjoint};
 pub use bundle::Bundled;
+pub use chart::identity_chart;
 pub use coordinate_step::{CoordinateStep, StepCotangent, step_coordinates};
 pub use descent::{
     Best, Descent, GradientSource, Iterate, Stopping, descend, descend_with, descent, paper_adam,

@@ -136,8 +136,14 @@ impl StepBatch {
     ) -> Result<Vec<Result<CoordinateStep>>> {
         let size = self.len();
         for (what, len) in [
-            ("previous coordinates (one vector per environment)", previous.len()),
-            ("current coordinates (one vector per environment)", current.len()),
+            (
+                "previous coordinates (one vector per environment)",
+                previous.len(),
+            ),
+            (
+                "current coordinates (one vector per environment)",
+                current.len(),
+            ),
             ("controls (one per environment)", controls.len()),
         ] {
             if len != size {

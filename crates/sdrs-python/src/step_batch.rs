@@ -335,13 +335,19 @@ impl PyStepRecord {
     /// Newton iterations of every environment's step (0 where it failed and was held).
     #[getter]
     fn iterations(&self) -> Vec<usize> {
-        self.steps.iter().map(|s| s.as_ref().map_or(0, |s| s.iterations)).collect()
+        self.steps
+            .iter()
+            .map(|s| s.as_ref().map_or(0, |s| s.iterations))
+            .collect()
     }
 
     /// Active hull pairs at every environment's solution (0 where it failed and was held).
     #[getter]
     fn active_pairs(&self) -> Vec<usize> {
-        self.steps.iter().map(|s| s.as_ref().map_or(0, |s| s.active_pairs)).collect()
+        self.steps
+            .iter()
+            .map(|s| s.as_ref().map_or(0, |s| s.active_pairs))
+            .collect()
     }
 
     /// The vector-Jacobian product of the steps for the gradient `grad` (`(B, n)`) of a scalar

@@ -81,7 +81,7 @@ impl PyStepBatch {
         velocity: Option<&Bound<'_, PyAny>>,
         force: Option<&Bound<'_, PyAny>>,
         on_failure: &str,
-    ) -> PyResult<(Model, Vec<DVector<f64>>, Vec<Option<CoordinateStep>>)> {
+    ) -> PyResult<Stepped> {
         let hold = match on_failure {
             "raise" => false,
             "hold" => true,
@@ -140,8 +140,20 @@ impl PyStepBatch {
                 }
             }
         }
-        Ok((model, current, steps))
+        Ok(Stepped {
+            model,
+            current,
+            steps,
+        })
     }
+}
+
+/// What one call stepped: the model, every environment's `q`, and its step (`None` where it
+/// failed and was held).
+struct Stepped {
+    model: Model,
+    current: Vec<DVector<f64>>,
+    steps: Vec<Option<CoordinateStep>>,
 }
 
 /// The results' coordinates, `(B, n)`: a held environment's are its current ones.
@@ -276,9 +288,8 @@ impl PyStepBatch {
         force: Option<&Bound<'py, PyAny>>,
         on_failure: &str,
     ) -> PyResult<Bound<'py, PyArrayDyn<f64>>> {
-        let (model, current, steps) =
-            self.run(py, q_prev, q, position, velocity, force, on_failure)?;
-        next_states(py, &current, &steps, model.dof())
+        let s = self.run(py, q_prev, q, position, velocity, force, on_failure)?;
+        next_states(py, &s.current, &s.steps, s.model.dof())
     }
 
     /// As `step`, and the steps' record for their backward pass: `(q_next, record)`. Needs a
@@ -302,9 +313,9 @@ impl PyStepBatch {
                  differentiate its steps",
             ));
         }
-        let (model, current, steps) =
-            self.run(py, q_prev, q, position, velocity, force, on_failure)?;
-        let q_next = next_states(py, &current, &steps, model.dof())?;
+        let s = self.run(py, q_prev, q, position, velocity, force, on_failure)?;
+        let q_next = next_states(py, &s.current, &s.steps, s.model.dof())?;
+        let (model, steps) = (s.model, s.steps);
         Ok((q_next, PyStepRecord { model, steps }))
     }
 }

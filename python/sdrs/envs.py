@@ -33,9 +33,13 @@ import importlib.resources
 import os
 from typing import Dict, Optional, Tuple
 
-import gymnasium
 import numpy as np
 import torch
+
+try:
+    import gymnasium
+except ImportError as e:  # pragma: no cover - depends on the environment
+    raise ImportError("sdrs.envs needs gymnasium (pip install gymnasium, or sdrs[envs])") from e
 from gymnasium import spaces
 from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv

@@ -20,6 +20,7 @@ Arrays are NumPy ``float64``; wrong shapes and NaN raise ``ValueError``, unknown
 from ._sdrs import (
     Adam,
     Block,
+    CallbackPolicy,
     CentreOfMass,
     ContactSettings,
     Control,
@@ -65,6 +66,7 @@ from ._sdrs import (
 __all__ = [
     "Adam",
     "Block",
+    "CallbackPolicy",
     "CentreOfMass",
     "ContactSettings",
     "Control",

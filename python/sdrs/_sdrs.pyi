@@ -331,6 +331,11 @@ class SineWaves(Policy):
 class CubicSpline(Policy):
     def __init__(self, base: Control, dofs: Sequence[int], points: int, duration: float) -> None: ...
 
+class CallbackPolicy(Policy):
+    """A policy written in Python: ``obj.control``, ``obj.vjp`` and ``obj.jvp`` give each
+    step's control and its derivatives (see ``sdrs.torch.TorchPolicy``)."""
+    def __init__(self, model: Model, base: Control, parameters: int, obj: Any) -> None: ...
+
 class LinkPoint:
     """A point on a link."""
     @staticmethod

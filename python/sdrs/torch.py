@@ -7,7 +7,8 @@ as ``torch.autograd.Function`` s whose backward pass runs the Rust adjoint, and
 step; its backward pass is the implicit function theorem on each step's own linearisation
 (one solve with the factor of the step's Hessian, no finite differences), so any torch code
 composes steps: a policy network reading the state, a loss on the states, truncated
-backpropagation over a window.
+backpropagation over a window. :class:`TorchPolicy` goes the other way: a torch module as the
+policy of the Rust rollouts, objectives and batches.
 
 Tensors are float64 on the CPU. ``rollout(objective, c, p, q0)`` returns the states
 ``(H + 1, n)``; any torch loss of them back-propagates to the policy parameters ``c``, the
@@ -23,9 +24,9 @@ from typing import Callable, Optional
 import numpy as np
 import torch
 
-from . import Objective, SimulationError, StepBatch, projected_step
+from . import CallbackPolicy, Objective, SimulationError, StepBatch, projected_step
 
-__all__ = ["step", "rollout", "loss", "TrustRegion"]
+__all__ = ["step", "rollout", "loss", "TrustRegion", "TorchPolicy"]
 
 
 def _numpy(x: Optional[torch.Tensor]) -> Optional[np.ndarray]:
@@ -224,3 +225,97 @@ class TrustRegion(torch.optim.Optimizer):
             group["radius"] = min(group["radius"] * 1.5, group["max_radius"]) if accepted else group["radius"] * 0.5
             group["params"][0].copy_(x)
         return self.best_loss
+
+
+class TorchPolicy:
+    """A torch module as a policy of the Rust rollouts: ``TorchPolicy(module, model, base,
+    dofs)`` gives ``.policy``, an :class:`sdrs.Policy` for :class:`sdrs.Objective`,
+    :meth:`sdrs.Simulator.rollout_policy`, :func:`sdrs.evaluate_batch` and
+    :func:`sdrs.rollout_batch`, whose parameters are the module's (flattened in
+    ``module.parameters()`` order: :meth:`initial` gives them, :meth:`load` writes them back).
+
+    Each step, ``module(features(q, q_prev))`` gives one value per coordinate of ``dofs``,
+    written into ``base``'s PD targets (``channel="position"``) or generalized forces
+    (``"force"``). ``q`` and ``q_prev`` are the configuration now and one step ago (torch
+    float64 tensors, spherical and free joints as XYZ angles; ``q_prev`` is ``q`` at a
+    rollout's first step, a start at rest); ``features`` defaults to ``cat([q, q - q_prev])``.
+    The policy's derivatives (parameters and, through the state, feedback) are torch's.
+    """
+
+    def __init__(self, module, model, base, dofs, channel: str = "position", features=None) -> None:
+        if channel not in ("position", "force"):
+            raise ValueError(f"channel must be 'position' or 'force', not {channel!r}")
+        if features is None:
+            features = lambda q, q_prev: torch.cat([q, q - q_prev])  # noqa: E731
+        self.module = module
+        self.dofs = torch.as_tensor(list(dofs), dtype=torch.long)
+        self.channel = channel
+        self.features = features
+        self._base = torch.from_numpy(np.asarray(base.position if channel == "position" else base.force))
+        self._names = [name for name, _ in module.named_parameters()]
+        self._shapes = [p.shape for _, p in module.named_parameters()]
+        count = sum(p.numel() for p in module.parameters())
+        self.policy = CallbackPolicy(model, base, count, self)
+
+    def initial(self) -> np.ndarray:
+        """The module's parameters as one vector."""
+        return torch.nn.utils.parameters_to_vector(self.module.parameters()).detach().double().numpy()
+
+    def load(self, c) -> None:
+        """Writes the parameter vector ``c`` into the module."""
+        with torch.no_grad():
+            torch.nn.utils.vector_to_parameters(torch.as_tensor(c, dtype=torch.float64), self.module.parameters())
+
+    def values(self, c: torch.Tensor, q: torch.Tensor, q_prev: torch.Tensor) -> torch.Tensor:
+        """The channel's values for every coordinate under parameters ``c``: the module's at
+        ``dofs``, ``base``'s elsewhere (differentiable in ``c``, ``q`` and ``q_prev``)."""
+        params, start = {}, 0
+        for name, shape in zip(self._names, self._shapes):
+            size = int(np.prod(shape))
+            params[name] = c[start : start + size].reshape(shape)
+            start += size
+        values = torch.func.functional_call(self.module, params, (self.features(q, q_prev),))
+        return self._base.index_put((self.dofs,), values.reshape(-1).to(torch.float64))
+
+    def _inputs(self, c, q, q_prev, grad: bool):
+        c = torch.as_tensor(c).requires_grad_(grad)
+        q = torch.as_tensor(q).requires_grad_(grad)
+        q_prev = q if q_prev is None else torch.as_tensor(q_prev).requires_grad_(grad)
+        return c, q, q_prev
+
+    def _split(self, u):
+        return (u, None, None) if self.channel == "position" else (None, None, u)
+
+    # The protocol sdrs.CallbackPolicy calls.
+
+    def control(self, c, step, time, q, q_prev):
+        with torch.no_grad():
+            u = self.values(*self._inputs(c, q, q_prev, False)).numpy()
+        return self._split(u)
+
+    def vjp(self, c, step, time, q, q_prev, g_position, g_velocity, g_force):
+        first = q_prev is None
+        g = torch.as_tensor(g_position if self.channel == "position" else g_force)
+        # Called from Rust, possibly inside a torch Function's forward or backward, where
+        # gradients are off.
+        with torch.enable_grad():
+            c, q, q_prev = self._inputs(c, q, q_prev, True)
+            u = self.values(c, q, q_prev)
+            wrt = (c, q) if first else (c, q, q_prev)
+            grads = torch.autograd.grad(u, wrt, g, allow_unused=True)
+        grads = [torch.zeros_like(x) if d is None else d for x, d in zip(wrt, grads)]
+        return grads[0].numpy(), grads[1].numpy(), None if first else grads[2].numpy()
+
+    def jvp(self, c, step, time, q, q_prev, s_c, s_q, s_prev):
+        first = q_prev is None
+        c, q, q_prev = self._inputs(c, q, q_prev, False)
+        if first:
+            f = lambda c, q: self.values(c, q, q)  # noqa: E731
+            inputs, tangents = (c, q), (s_c, s_q)
+        else:
+            f = self.values
+            inputs, tangents = (c, q, q_prev), (s_c, s_q, s_prev)
+        with torch.enable_grad():
+            jacobians = torch.autograd.functional.jacobian(f, inputs)
+        u = sum(j @ torch.as_tensor(s) for j, s in zip(jacobians, tangents))
+        return self._split(u.numpy())

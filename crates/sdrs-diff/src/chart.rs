@@ -8,7 +8,7 @@
 //! singular where `q₁ = ±π/2` (gimbal lock), so states there are refused.
 
 use crate::error::{DiffError, Result};
-use nalgebra::{DVector, Matrix3, UnitQuaternion, Vector3};
+use nalgebra::{DMatrix, DVector, Matrix3, UnitQuaternion, Vector3};
 use sdrs_dynamics::{Model, State};
 use std::f64::consts::{PI, TAU};
 
@@ -131,6 +131,51 @@ fn nearest_angles(rotation: &UnitQuaternion<f64>, near: &[f64]) -> Vector3<f64> 
     }
 }
 
+/// `∂q/∂δ` at identity-chart coordinates `q` (n x n): how the angles move with the stepper's
+/// coordinates at the re-centred state, `E(q)⁻¹` on each spherical or free joint's rotation
+/// block and the identity elsewhere. A gradient in the angles `g` is `Mᵀ g` in the stepper's
+/// coordinates; a tangent `s` of the stepper's is `M s` in the angles.
+///
+/// ```
+/// use sdrs_diff::identity_chart_tangent;
+/// use sdrs_dynamics::scenes::box_on_incline;
+/// use nalgebra::DVector;
+/// let model = box_on_incline(0.0, 0.5, 0.01)?.model;
+/// // Unrotated, a body rotation vector is the angles' change itself.
+/// let m = identity_chart_tangent(&model, &DVector::zeros(6))?;
+/// assert_eq!(m, nalgebra::DMatrix::identity(6, 6));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn identity_chart_tangent(model: &Model, q: &DVector<f64>) -> Result<DMatrix<f64>> {
+    let n = model.dof();
+    if q.len() != n {
+        return Err(DiffError::LengthMismatch {
+            what: "identity-chart coordinates",
+            actual: q.len(),
+            expected: n,
+        });
+    }
+    let mut m = DMatrix::identity(n, n);
+    for start in rotation_blocks(model) {
+        let singular = || DiffError::InvalidInput {
+            what: "identity-chart coordinates",
+            reason: format!(
+                "coordinate {} = {} is within 1e-6 of ±π/2, where XYZ angles are singular \
+                 (gimbal lock)",
+                start + 1,
+                q[start + 1]
+            ),
+        };
+        if q[start + 1].cos().abs() < GIMBAL_MARGIN {
+            return Err(singular());
+        }
+        let e = rate_map(&q.as_slice()[start..start + 3]);
+        let inverse = e.try_inverse().ok_or_else(singular)?;
+        m.view_mut((start, start), (3, 3)).copy_from(&inverse);
+    }
+    Ok(m)
+}
+
 /// `g ← E(q)ᵀ g` on every rotation block: a gradient in rotation vectors to one in angles.
 pub(crate) fn pull_back(model: &Model, q: &DVector<f64>, g: &mut DVector<f64>) {
     for start in rotation_blocks(model) {
@@ -155,6 +200,7 @@ pub(crate) fn push_back(model: &Model, q: &DVector<f64>, g: &mut DVector<f64>) {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use std::f64::consts::FRAC_PI_2;
 
     proptest! {
         /// `E` is the derivative of the angles' rotation in the body frame:
@@ -187,6 +233,23 @@ mod tests {
             prop_assert!(rotation.angle_to(&angles_rotation(back.as_slice())) < 1e-12);
             prop_assert!((back - Vector3::from_column_slice(&near)).norm() < 1e-9);
         }
+    }
+
+    /// The angles' tangent map inverts `E` on a free body's rotation block and leaves its
+    /// translation alone; at gimbal lock it refuses.
+    #[test]
+    fn the_chart_tangent_inverts_the_rate_map() {
+        let model = sdrs_dynamics::scenes::box_on_incline(0.0, 0.5, 0.01)
+            .unwrap()
+            .model;
+        let q = DVector::from_vec(vec![0.3, -0.2, 0.1, 0.4, -0.7, 1.2]);
+        let m = identity_chart_tangent(&model, &q).unwrap();
+        let product = m.view((3, 3), (3, 3)) * rate_map(&[0.4, -0.7, 1.2]);
+        assert!((product - Matrix3::identity()).amax() < 1e-12);
+        assert_eq!(m.view((0, 0), (3, 3)), DMatrix::identity(3, 3));
+        assert_eq!(m.view((0, 3), (3, 3)).amax(), 0.0);
+        let locked = DVector::from_vec(vec![0.0, 0.0, 0.0, 0.0, FRAC_PI_2, 0.0]);
+        assert!(identity_chart_tangent(&model, &locked).is_err());
     }
 
     #[test]

@@ -90,7 +90,7 @@ mod trust_region;
 
 pub use adjoint::{LossGradient, TrajectoryGradient, adjoint};
 pub use bundle::Bundled;
-pub use chart::identity_chart;
+pub use chart::{identity_chart, identity_chart_tangent};
 pub use coordinate_step::{CoordinateStep, StepCotangent, step_coordinates};
 pub use descent::{
     Best, Descent, GradientSource, Iterate, Stopping, descend, descend_with, descent, paper_adam,

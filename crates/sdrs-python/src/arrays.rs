@@ -128,3 +128,16 @@ pub fn shaped<'py>(
 ) -> PyResult<Bound<'py, PyArrayDyn<f64>>> {
     PyArray1::from_vec(py, flat).reshape(shape.to_vec())
 }
+
+/// A matrix as a 2-D NumPy array (rows x columns, row-major).
+pub fn matrix_to_numpy<'py>(
+    py: Python<'py>,
+    m: &DMatrix<f64>,
+) -> PyResult<Bound<'py, PyArrayDyn<f64>>> {
+    rows_to_numpy(
+        py,
+        m.row_iter()
+            .map(|r| r.iter().copied().collect::<Vec<f64>>()),
+        m.ncols(),
+    )
+}

@@ -3,6 +3,7 @@
 //! number of threads or on the order they finish in.
 
 use crate::arrays;
+use crate::callback_policy::guarded;
 use crate::errors::Raise;
 use crate::objective::PyObjective;
 use nalgebra::{DMatrix, DVector};
@@ -76,13 +77,15 @@ fn evaluate_batch<'py>(
     Bound<'py, PyArrayDyn<f64>>,
 )> {
     let items = pairs(objective, cs, ps)?;
-    let results = on_threads(py, threads, || {
-        items
-            .par_iter()
-            .map(|(c, p)| objective.0.evaluate(c, p))
-            .collect::<Result<Vec<_>, _>>()
-    })?
-    .raise()?;
+    let results = guarded(|| {
+        on_threads(py, threads, || {
+            items
+                .par_iter()
+                .map(|(c, p)| objective.0.evaluate(c, p))
+                .collect::<Result<Vec<_>, _>>()
+        })?
+        .raise()
+    })?;
     let (m, k) = (
         sdrs::diff::Policy::parameters(&objective.0.policy),
         objective.0.design.parameters(),
@@ -123,13 +126,15 @@ fn rollout_batch<'py>(
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyArrayDyn<f64>>> {
     let items = pairs(objective, cs, ps)?;
-    let trajectories = on_threads(py, threads, || {
-        items
-            .par_iter()
-            .map(|(c, p)| objective.simulate(c, p, None).map(|(_, _, t, _)| t))
-            .collect::<Result<Vec<_>, _>>()
-    })?
-    .raise()?;
+    let trajectories = guarded(|| {
+        on_threads(py, threads, || {
+            items
+                .par_iter()
+                .map(|(c, p)| objective.simulate(c, p, None).map(|(_, _, t, _)| t))
+                .collect::<Result<Vec<_>, _>>()
+        })?
+        .raise()
+    })?;
     let n = objective.0.model.dof();
     let h = objective.0.steps + 1;
     let flat = trajectories

@@ -15,6 +15,7 @@ use pyo3::prelude::*;
 
 mod arrays;
 mod batch;
+mod callback_policy;
 mod errors;
 mod model;
 mod objective;

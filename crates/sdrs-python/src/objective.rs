@@ -3,6 +3,7 @@
 //! gradient of any loss of the states (what `sdrs.torch` builds on).
 
 use crate::arrays::{self, to_numpy};
+use crate::callback_policy::guarded;
 use crate::errors::Raise;
 use crate::model::PyModel;
 use crate::policy::{AnyPolicy, PyPolicy};
@@ -405,7 +406,7 @@ impl PyObjective {
     ) -> PyResult<PyEvaluation> {
         let c = self.policy_parameters(c)?;
         let p = self.design_parameters(p)?;
-        Ok(PyEvaluation(py.detach(|| self.0.evaluate(&c, &p)).raise()?))
+        guarded(|| py.detach(|| self.0.evaluate(&c, &p)).raise()).map(PyEvaluation)
     }
 
     /// A rollout from rest at `q0` (the objective's start for `None`) whose `backward` takes
@@ -423,7 +424,8 @@ impl PyObjective {
         let q0 = q0
             .map(|q| arrays::vector(q, "q0", Some(self.0.model.dof())))
             .transpose()?;
-        let (model, sim, trajectory, start) = py.detach(|| self.simulate(&c, &p, q0)).raise()?;
+        let (model, sim, trajectory, start) =
+            guarded(|| py.detach(|| self.simulate(&c, &p, q0)).raise())?;
         Ok(PyRollout {
             model,
             sim: Mutex::new(sim),
@@ -516,15 +518,16 @@ impl PyRollout {
         Option<Bound<'py, PyArray1<f64>>>,
     )> {
         let loss = sim::state_loss(&self.model, &self.trajectory.0, state_gradients)?;
-        let mut g = py
-            .detach(|| {
+        let mut g = guarded(|| {
+            py.detach(|| {
                 // On a copy of the simulator as the rollout left it: its warm starts change
                 // the contact planes' inner solves at round-off, and every backward pass must
                 // give the same numbers as the first (and as `Objective.evaluate`).
                 let mut sim = self.sim.lock().unwrap_or_else(|e| e.into_inner()).clone();
                 adjoint(&mut sim, &self.trajectory.0, &loss)
             })
-            .raise()?;
+            .raise()
+        })?;
         g.start_at_rest(&self.model, &self.start);
         let dp = g
             .design

@@ -2,6 +2,7 @@
 //! trust-region loop `minimise` over an objective's policy (and design) parameters.
 
 use crate::arrays::{self, to_numpy};
+use crate::callback_policy::guarded;
 use crate::errors::Raise;
 use crate::objective::PyObjective;
 use nalgebra::DVector;
@@ -194,15 +195,16 @@ fn py_minimise(
     };
     let blocks = blocks.into_iter().map(|b| b.0).collect();
     let mut failures = Vec::new();
-    let best = py
-        .detach(|| {
+    let best = guarded(|| {
+        py.detach(|| {
             minimise(x0, blocks, evaluate, iterations, |p| {
                 if let Some(why) = &p.failure {
                     failures.push((p.iteration, why.clone()));
                 }
             })
         })
-        .raise()?;
+        .raise()
+    })?;
     Ok(PyOptimum {
         parameters: best
             .parameters

@@ -3,7 +3,9 @@
 //! one adapter, [`AnyPolicy`].
 
 use crate::arrays::to_numpy;
+use crate::callback_policy::CallbackPolicy;
 use crate::errors::Raise;
+use crate::model::PyModel;
 use crate::sim::PyControl;
 use nalgebra::DVector;
 use numpy::PyArray1;
@@ -21,6 +23,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyOpenLoop>()?;
     m.add_class::<PySineWaves>()?;
     m.add_class::<PyCubicSpline>()?;
+    m.add_class::<PyCallbackPolicy>()?;
     Ok(())
 }
 
@@ -34,6 +37,8 @@ pub enum AnyPolicy {
     SineWaves(SineWaves),
     /// A cubic spline.
     CubicSpline(CubicSpline),
+    /// A policy written in Python.
+    Callback(CallbackPolicy),
 }
 
 impl AnyPolicy {
@@ -43,6 +48,7 @@ impl AnyPolicy {
             AnyPolicy::OpenLoop(p) => p,
             AnyPolicy::SineWaves(p) => p,
             AnyPolicy::CubicSpline(p) => p,
+            AnyPolicy::Callback(p) => p,
         }
     }
 }
@@ -181,5 +187,44 @@ impl PyCubicSpline {
     ) -> PyResult<PyClassInitializer<Self>> {
         let p = CubicSpline::new(base.0.clone(), dofs, points, duration).raise()?;
         Ok(PyClassInitializer::from(PyPolicy(AnyPolicy::CubicSpline(p))).add_subclass(Self))
+    }
+}
+
+/// A policy written in Python: `object` gives each step's control and its derivatives
+/// (`sdrs.torch.TorchPolicy` is one, for a torch module). Its methods, with `c` the
+/// `parameters` parameters, `q`, `q_prev` the configuration now and one step ago (identity
+/// chart: spherical and free joints as XYZ angles; `q_prev` is `None` at a rollout's first
+/// step) and arrays of float64:
+///
+/// - `control(c, step, time, q, q_prev) -> (position, velocity, force)`: the PD targets and
+///   generalized forces (`None` for `base`'s);
+/// - `vjp(c, step, time, q, q_prev, g_position, g_velocity, g_force) -> (dc, dq, dq_prev)`:
+///   the gradients of `g · control` (`None` for zero; `dq_prev` is ignored at the first step);
+/// - `jvp(c, step, time, q, q_prev, s_c, s_q, s_prev) -> (position, velocity, force)`: the
+///   controls' tangents (`n x k`) for the inputs' (`m x k`, `n x k`; `s_prev` is `None` at the
+///   first step), for forward mode (`Simulator.tangent`).
+///
+/// An exception in them is raised once the call that ran the rollout returns.
+#[pyclass(name = "CallbackPolicy", module = "sdrs", extends = PyPolicy, frozen)]
+pub struct PyCallbackPolicy;
+
+#[pymethods]
+impl PyCallbackPolicy {
+    #[new]
+    fn new(
+        model: &PyModel,
+        base: &PyControl,
+        parameters: usize,
+        object: Py<PyAny>,
+    ) -> PyResult<PyClassInitializer<Self>> {
+        if base.0.kp.len() != model.0.dof() {
+            return Err(PyValueError::new_err(format!(
+                "base is a control for {} coordinates, the model has {}",
+                base.0.kp.len(),
+                model.0.dof()
+            )));
+        }
+        let p = CallbackPolicy::new(model.0.clone(), base.0.clone(), parameters, object);
+        Ok(PyClassInitializer::from(PyPolicy(AnyPolicy::Callback(p))).add_subclass(Self))
     }
 }

@@ -2,6 +2,7 @@
 //! their adjoint and tangent derivatives.
 
 use crate::arrays::{self, to_numpy};
+use crate::callback_policy::guarded;
 use crate::errors::Raise;
 use crate::model::PyModel;
 use crate::policy::PyPolicy;
@@ -277,9 +278,10 @@ impl PySimulator {
         let recording = self::recording(recording)?;
         let c = arrays::vector(parameters, "parameters", Some(policy.count()))?;
         let p = policy.policy();
-        let t = py
-            .detach(|| rollout_policy(&mut self.lock(), &motion.0, p, &c, steps, recording))
-            .raise()?;
+        let t = guarded(|| {
+            py.detach(|| rollout_policy(&mut self.lock(), &motion.0, p, &c, steps, recording))
+                .raise()
+        })?;
         Ok(PyTrajectory(t))
     }
 
@@ -293,9 +295,10 @@ impl PySimulator {
         state_gradients: &Bound<'_, PyAny>,
     ) -> PyResult<PyGradient> {
         let loss = state_loss(&self.model, &trajectory.0, state_gradients)?;
-        let g = py
-            .detach(|| adjoint(&mut self.lock(), &trajectory.0, &loss))
-            .raise()?;
+        let g = guarded(|| {
+            py.detach(|| adjoint(&mut self.lock(), &trajectory.0, &loss))
+                .raise()
+        })?;
         Ok(PyGradient(g))
     }
 
@@ -323,9 +326,10 @@ impl PySimulator {
         if let Some(d) = design {
             seeds.design = arrays::matrix(d, "design", Some(self.model.design_len()), Some(k))?;
         }
-        let jacobians = py
-            .detach(|| tangent(&mut self.lock(), &trajectory.0, &seeds))
-            .raise()?;
+        let jacobians = guarded(|| {
+            py.detach(|| tangent(&mut self.lock(), &trajectory.0, &seeds))
+                .raise()
+        })?;
         let mut flat = Vec::with_capacity(jacobians.len() * n * k);
         for j in &jacobians {
             flat.extend(j.transpose().iter());

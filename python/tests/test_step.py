@@ -155,3 +155,20 @@ def test_bad_input_gets_a_clear_error():
     bent = np.array([[0.3, 0.2, 0.2], [1.0, 0.8, 0.5]])
     batch.reset()
     np.testing.assert_array_equal(forward_only.step(bent, bent), batch.step(bent, bent))
+
+
+def test_a_motion_as_a_coordinate_pair_steps_as_the_simulator_steps_it():
+    """A box thrown and spinning about all three axes, as `Motion.coordinate_pair`, steps in a
+    batch where `Simulator.step` takes the motion itself."""
+    world = sdrs.World(DT)
+    world.gravity = 0.0
+    world.add_object("box", sdrs.Hull.box((HALF, HALF, HALF)), 1.0)
+    sim = world.build()
+    q = np.array([0.1, 0.2, 0.3, 0.4, -0.5, 0.6])
+    motion = sdrs.Motion.from_velocity(sim.model, q, [1.0, 0.0, 0.5, 2.0, -1.0, 3.0], DT)
+    q_prev, q_now = motion.coordinate_pair(sim.model)
+    np.testing.assert_allclose(q_now, q, atol=1e-12)
+    batch = sdrs.StepBatch(sim, 1)
+    q_next = batch.step(q_prev[None, :], q_now[None, :])[0]
+    sim.step(motion, sdrs.Control(sim.model))
+    np.testing.assert_allclose(motion.coordinate_pair(sim.model)[1], q_next, atol=1e-9)

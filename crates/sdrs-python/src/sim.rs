@@ -13,7 +13,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use sdrs::TrajectoryFile;
 use sdrs::diff::{
-    LossGradient, Recording, Seeds, Trajectory, adjoint, rollout, rollout_policy, tangent,
+    LossGradient, Recording, Seeds, Trajectory, adjoint, identity_chart, rollout, rollout_policy,
+    tangent,
 };
 use sdrs::dynamics::{Control, Gain, Model, Motion, Simulator, State};
 use std::sync::Mutex;
@@ -125,6 +126,9 @@ impl PyControl {
     }
 }
 
+/// Two coordinate vectors, one step apart: `(q_prev, q)`.
+type Pair<'py> = (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>);
+
 /// A running simulation's state: the configuration `q` and the link poses one step earlier
 /// (which carry its velocity).
 #[pyclass(name = "Motion", module = "sdrs", from_py_object)]
@@ -168,6 +172,19 @@ impl PyMotion {
     #[getter]
     fn q<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
         to_numpy(py, &self.0.state.q)
+    }
+
+    /// The motion as the coordinate pair `(q_prev, q)` that `StepBatch` and
+    /// `sdrs.torch.step` take: the configuration one step ago and now, spherical and free
+    /// joints as XYZ angles (`q`'s on their canonical branch, `q_prev`'s nearest `q`'s).
+    fn coordinate_pair<'py>(&self, py: Python<'py>, model: &PyModel) -> PyResult<Pair<'py>> {
+        let model = &model.0;
+        let q = identity_chart(model, &self.0.state, &DVector::zeros(model.dof())).raise()?;
+        let earlier = model
+            .state_from_poses(&self.0.previous, &self.0.state)
+            .raise()?;
+        let q_prev = identity_chart(model, &earlier, &q).raise()?;
+        Ok((to_numpy(py, &q_prev), to_numpy(py, &q)))
     }
 
     /// The generalized velocity over the last step of `dt`.

@@ -109,6 +109,14 @@ class EpisodeTracker:
         return out
 
 
+def _networks(env: DifferentiableVectorEnv, hidden: Tuple[int, ...], seed: int) -> Tuple[GaussianPolicy, nn.Sequential]:
+    """A learner's actor and critic for ``env``, initialised from ``seed``."""
+    torch.manual_seed(seed)
+    obs_dim = env.single_observation_space.shape[0]
+    actor = GaussianPolicy(obs_dim, env.single_action_space.shape[0], hidden)
+    return actor, mlp(obs_dim, 1, hidden)
+
+
 @dataclass
 class ShacSettings:
     """SHAC's hyperparameters (the paper's defaults, but a smaller network)."""
@@ -134,19 +142,15 @@ def shac(
 ) -> Tuple[GaussianPolicy, Log]:
     """Trains a policy on ``env`` (built with ``gradients=True``) by SHAC; returns it and the
     run's log. ``progress(iteration, log)`` is called after every iteration."""
-    torch.manual_seed(seed)
+    actor, critic = _networks(env, settings.hidden, seed)
     obs_dim = env.single_observation_space.shape[0]
-    act_dim = env.single_action_space.shape[0]
-    actor = GaussianPolicy(obs_dim, act_dim, settings.hidden)
-    critic = mlp(obs_dim, 1, settings.hidden)
     target = mlp(obs_dim, 1, settings.hidden)
     target.load_state_dict(critic.state_dict())
     target.requires_grad_(False)  # values pass gradients to their states, not to its weights
     actor_opt = torch.optim.Adam(actor.parameters(), lr=settings.actor_lr)
     critic_opt = torch.optim.Adam(critic.parameters(), lr=settings.critic_lr)
     value = lambda net, o: net(actor.normal(o)).squeeze(-1)  # noqa: E731
-    obs_np, _ = env.reset(seed=seed)
-    obs = torch.from_numpy(obs_np)
+    obs = torch.from_numpy(env.reset(seed=seed)[0])
     episodes = EpisodeTracker(env.num_envs)
     log, clock, steps = Log(), time.perf_counter(), 0
     H, B, gamma = settings.horizon, env.num_envs, settings.gamma
@@ -237,11 +241,9 @@ def ppo(
 ) -> Tuple[GaussianPolicy, Log]:
     """Trains a policy on ``env`` (``gradients=False`` is enough, and faster) by PPO with
     clipped ratios and GAE(λ); returns it and the run's log."""
-    torch.manual_seed(seed)
+    actor, critic = _networks(env, settings.hidden, seed)
     obs_dim = env.single_observation_space.shape[0]
     act_dim = env.single_action_space.shape[0]
-    actor = GaussianPolicy(obs_dim, act_dim, settings.hidden)
-    critic = mlp(obs_dim, 1, settings.hidden)
     params = list(actor.parameters()) + list(critic.parameters())
     opt = torch.optim.Adam(params, lr=settings.lr)
     value = lambda o: critic(actor.normal(o)).squeeze(-1)  # noqa: E731

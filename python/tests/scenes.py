@@ -56,6 +56,18 @@ def chain_links(n: int = 3, length: float = 0.1) -> list:
     ]
 
 
+def chain_over_ground(tolerance: float) -> sdrs.Simulator:
+    """The 3-link chain 27 cm above the ground with friction (μ 0.3; its tip reaches the
+    ground when it swings), solved to `tolerance` from θ^t (``newton_start = "current"``)."""
+    world = sdrs.World(DT)
+    world.add_ground()
+    world.set_friction(0.3)
+    world.tolerance = tolerance
+    world.newton_start = "current"
+    world.add_robot(chain_links(), xyz=(0.0, 0.0, 0.27))
+    return world.build()
+
+
 def chain_on_ground() -> sdrs.Objective:
     """A 3-link chain hanging 27 cm above the ground, bent, its first joint driven by PD
     targets (open loop): it swings down and its tip hits the ground."""

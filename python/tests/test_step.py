@@ -14,7 +14,7 @@ import pytest
 torch = pytest.importorskip("torch")
 import sdrs  # noqa: E402
 import sdrs.torch  # noqa: E402
-from scenes import DT, HALF, REST, chain_links  # noqa: E402
+from scenes import DT, HALF, REST, chain_over_ground  # noqa: E402
 
 TOLERANCES = dict(eps=1e-8, atol=1e-5, rtol=1e-3)
 
@@ -88,13 +88,7 @@ def test_a_design_change_passes_gradcheck():
 def chain_batch(size: int = 2, gradients: bool = True) -> tuple:
     """3-link chains hanging 27 cm above the ground (their tips reach it when they swing), PD
     stiffness 10 N·m/rad and damping 0.1 N·m·s/rad on every joint: (simulator, batch)."""
-    world = sdrs.World(DT)
-    world.add_ground()
-    world.set_friction(0.3)
-    world.tolerance = 1e-9
-    world.newton_start = "current"
-    world.add_robot(chain_links(), xyz=(0.0, 0.0, 0.27))
-    sim = world.build()
+    sim = chain_over_ground(1e-9)
     batch = sdrs.StepBatch(sim, size, gradients=gradients)
     control = batch.control
     control.kp = [10.0, 10.0, 10.0]

@@ -11,21 +11,15 @@ import pytest
 torch = pytest.importorskip("torch")
 import sdrs  # noqa: E402
 import sdrs.torch  # noqa: E402
-from scenes import DT, chain_links  # noqa: E402
+from scenes import chain_over_ground  # noqa: E402
 
 STEPS = 15
 Q0 = np.array([0.6, 0.4, 0.3])
 
 
 def chain() -> sdrs.Simulator:
-    """The 3-link chain 27 cm above the ground with friction (its tip reaches the ground)."""
-    world = sdrs.World(DT)
-    world.add_ground()
-    world.set_friction(0.3)
-    world.tolerance = 1e-10
-    world.newton_start = "current"
-    world.add_robot(chain_links(), xyz=(0.0, 0.0, 0.27))
-    return world.build()
+    """The 3-link chain over the ground, solved to 1e-10."""
+    return chain_over_ground(1e-10)
 
 
 def torch_policy(sim, features=None):

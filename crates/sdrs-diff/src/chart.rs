@@ -16,15 +16,28 @@ use std::f64::consts::{PI, TAU};
 /// `E⁻¹` amplifies a rotation by more than 10⁶.
 const GIMBAL_MARGIN: f64 = 1e-6;
 
-/// The rotation-coordinate ranges of the model's spherical and free joints (three each).
-pub(crate) fn rotation_blocks(model: &Model) -> Vec<usize> {
-    model
-        .links()
-        .iter()
-        .enumerate()
-        .filter(|(_, link)| link.joint.has_reference())
-        .map(|(i, link)| model.dof_offset(i) + link.joint.dof() - 3)
-        .collect()
+/// Whether the XYZ angles `q` (three) are within [`GIMBAL_MARGIN`] of gimbal lock.
+fn gimbal_locked(q: &[f64]) -> bool {
+    q[1].cos().abs() < GIMBAL_MARGIN
+}
+
+/// `E(q)⁻¹` for the angles of the rotation block at `start` of `q`, or the error that names
+/// the coordinate at gimbal lock (`what`: the vector the angles belong to).
+fn inverse_rate_map(q: &DVector<f64>, start: usize, what: &'static str) -> Result<Matrix3<f64>> {
+    let angles = &q.as_slice()[start..start + 3];
+    let locked = || DiffError::InvalidInput {
+        what,
+        reason: format!(
+            "coordinate {} = {} is within 1e-6 of ±π/2, where the XYZ angles of a spherical or \
+             free joint are singular (gimbal lock); keep it within (−π/2, π/2)",
+            start + 1,
+            q[start + 1]
+        ),
+    };
+    if gimbal_locked(angles) {
+        return Err(locked());
+    }
+    rate_map(angles).try_inverse().ok_or_else(locked)
 }
 
 /// `E(q)` for the three angles `q` (see the module docs).
@@ -39,18 +52,8 @@ pub(crate) fn rate_map(q: &[f64]) -> Matrix3<f64> {
 /// angles are clear of gimbal lock.
 pub(crate) fn state(model: &Model, q: &DVector<f64>, what: &'static str) -> Result<State> {
     let state = State::new(model, q.clone()).map_err(|source| DiffError::Setup { what, source })?;
-    for start in rotation_blocks(model) {
-        if q[start + 1].cos().abs() < GIMBAL_MARGIN {
-            return Err(DiffError::InvalidInput {
-                what,
-                reason: format!(
-                    "coordinate {} = {} is at ±π/2, where the XYZ angles of a spherical or free \
-                     joint are singular (gimbal lock); keep it within (−π/2, π/2)",
-                    start + 1,
-                    q[start + 1]
-                ),
-            });
-        }
+    for start in model.rotation_blocks() {
+        inverse_rate_map(q, start, what)?;
     }
     Ok(state.recentred(model))
 }
@@ -85,7 +88,7 @@ pub fn identity_chart(model: &Model, state: &State, near: &DVector<f64>) -> Resu
             &(state.references[i] * chart),
             &near.as_slice()[start..start + 3],
         );
-        if angles[1].cos().abs() < GIMBAL_MARGIN {
+        if gimbal_locked(angles.as_slice()) {
             return Err(DiffError::InvalidInput {
                 what: "identity-chart coordinates",
                 reason: format!(
@@ -156,21 +159,8 @@ pub fn identity_chart_tangent(model: &Model, q: &DVector<f64>) -> Result<DMatrix
         });
     }
     let mut m = DMatrix::identity(n, n);
-    for start in rotation_blocks(model) {
-        let singular = || DiffError::InvalidInput {
-            what: "identity-chart coordinates",
-            reason: format!(
-                "coordinate {} = {} is within 1e-6 of ±π/2, where XYZ angles are singular \
-                 (gimbal lock)",
-                start + 1,
-                q[start + 1]
-            ),
-        };
-        if q[start + 1].cos().abs() < GIMBAL_MARGIN {
-            return Err(singular());
-        }
-        let e = rate_map(&q.as_slice()[start..start + 3]);
-        let inverse = e.try_inverse().ok_or_else(singular)?;
+    for start in model.rotation_blocks() {
+        let inverse = inverse_rate_map(q, start, "identity-chart coordinates")?;
         m.view_mut((start, start), (3, 3)).copy_from(&inverse);
     }
     Ok(m)
@@ -178,7 +168,7 @@ pub fn identity_chart_tangent(model: &Model, q: &DVector<f64>) -> Result<DMatrix
 
 /// `g ← E(q)ᵀ g` on every rotation block: a gradient in rotation vectors to one in angles.
 pub(crate) fn pull_back(model: &Model, q: &DVector<f64>, g: &mut DVector<f64>) {
-    for start in rotation_blocks(model) {
+    for start in model.rotation_blocks() {
         let e = rate_map(&q.as_slice()[start..start + 3]);
         let block = e.transpose() * g.fixed_rows::<3>(start);
         g.fixed_rows_mut::<3>(start).copy_from(&block);
@@ -186,14 +176,14 @@ pub(crate) fn pull_back(model: &Model, q: &DVector<f64>, g: &mut DVector<f64>) {
 }
 
 /// `g ← E(q)⁻ᵀ g` on every rotation block: a gradient in angles to one in rotation vectors
-/// (the angles of a state [`coordinates`] returned, clear of gimbal lock).
-pub(crate) fn push_back(model: &Model, q: &DVector<f64>, g: &mut DVector<f64>) {
-    for start in rotation_blocks(model) {
-        let e = rate_map(&q.as_slice()[start..start + 3]);
-        let inverse = e.try_inverse().expect("angles clear of gimbal lock");
+/// (`Mᵀ g` with the `M` of [`identity_chart_tangent`], block by block).
+pub(crate) fn push_back(model: &Model, q: &DVector<f64>, g: &mut DVector<f64>) -> Result<()> {
+    for start in model.rotation_blocks() {
+        let inverse = inverse_rate_map(q, start, "the step's result")?;
         let block = inverse.transpose() * g.fixed_rows::<3>(start);
         g.fixed_rows_mut::<3>(start).copy_from(&block);
     }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -149,7 +149,7 @@ impl CoordinateStep {
         }
         let blocks = &record.linearization.derivatives;
         let mut mu = gradient.clone();
-        chart::push_back(model, &self.next, &mut mu);
+        chart::push_back(model, &self.next, &mut mu)?;
         neg_solve_in_place(&record.linearization, &mut mu, 0)?;
         let mut current = blocks.current.tr_mul(&mu);
         chart::pull_back(model, &record.current, &mut current);

@@ -168,6 +168,19 @@ impl Model {
             end - 3..end
         })
     }
+
+    /// The first DoF of each spherical or free joint's three rotation coordinates (the
+    /// coordinates a re-centred state keeps at zero), in link order.
+    ///
+    /// ```
+    /// use sdrs_dynamics::scenes::box_on_incline;
+    /// let model = box_on_incline(0.0, 0.5, 0.01)?.model; // a fixed slab and a free box
+    /// assert_eq!(model.rotation_blocks().collect::<Vec<_>>(), vec![3]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn rotation_blocks(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.links().len()).filter_map(|i| self.rotation_dofs(i).map(|r| r.start))
+    }
 }
 
 /// The angle in (−π, π] of the part of `rotation` about the unit `axis`.

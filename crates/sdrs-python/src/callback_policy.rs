@@ -92,22 +92,28 @@ impl CallbackPolicy {
         identity_chart(&self.model, state, &zeros).map_err(crate::errors::diff)
     }
 
-    /// `(c, step, time, q, q_prev)` as the object takes them.
+    /// The identity-chart coordinates of the input's states: `(q, q_prev)`.
+    fn states(&self, input: &PolicyInput) -> PyResult<(DVector<f64>, Option<DVector<f64>>)> {
+        let q = self.coordinates(input.current)?;
+        let q_prev = input.previous.map(|s| self.coordinates(s)).transpose()?;
+        Ok((q, q_prev))
+    }
+
+    /// `(c, step, time, q, q_prev)` as the object takes them, with `(q, q_prev)` from
+    /// [`CallbackPolicy::states`].
     fn arguments<'py>(
-        &self,
         py: Python<'py>,
         parameters: &DVector<f64>,
         input: &PolicyInput,
-    ) -> PyResult<Arguments<'py>> {
-        let q = self.coordinates(input.current)?;
-        let q_prev = input.previous.map(|s| self.coordinates(s)).transpose()?;
-        Ok((
+        (q, q_prev): &(DVector<f64>, Option<DVector<f64>>),
+    ) -> Arguments<'py> {
+        (
             arrays::to_numpy(py, parameters).into_any(),
             input.step,
             input.time,
-            arrays::to_numpy(py, &q).into_any(),
-            q_prev.map(|q| arrays::to_numpy(py, &q).into_any()),
-        ))
+            arrays::to_numpy(py, q).into_any(),
+            q_prev.as_ref().map(|q| arrays::to_numpy(py, q).into_any()),
+        )
     }
 }
 
@@ -128,7 +134,7 @@ impl Policy for CallbackPolicy {
     fn control(&self, parameters: &DVector<f64>, input: &PolicyInput) -> Control {
         let n = self.model.dof();
         let result = Python::attach(|py| -> PyResult<Control> {
-            let args = self.arguments(py, parameters, input)?;
+            let args = Self::arguments(py, parameters, input, &self.states(input)?);
             let out = self.object.bind(py).call_method1("control", args)?;
             let (position, velocity, force): (Bound<PyAny>, Bound<PyAny>, Bound<PyAny>) =
                 out.extract()?;
@@ -159,7 +165,8 @@ impl Policy for CallbackPolicy {
     ) {
         let n = self.model.dof();
         let result = Python::attach(|py| -> PyResult<()> {
-            let (c, step, time, q, q_prev) = self.arguments(py, parameters, input)?;
+            let states = self.states(input)?;
+            let (c, step, time, q, q_prev) = Self::arguments(py, parameters, input, &states);
             let g = |v: &DVector<f64>| arrays::to_numpy(py, v).into_any();
             let out = self.object.bind(py).call_method1(
                 "vjp",
@@ -178,14 +185,12 @@ impl Policy for CallbackPolicy {
             *gradient.parameters += arrays::vector(&dc, "vjp's dc", Some(self.parameters))?;
             // Gradients in angles to gradients in the stepper's rotation vectors.
             if let Some(dq) = optional(&dq, "vjp's dq", n)? {
-                let at = self.coordinates(input.current)?;
-                *gradient.current += self.chart_tangent(&at)?.tr_mul(&dq);
+                *gradient.current += self.chart_tangent(&states.0)?.tr_mul(&dq);
             }
-            if let (Some(previous), Some(buffer)) = (input.previous, gradient.previous)
+            if let (Some(at), Some(buffer)) = (&states.1, gradient.previous)
                 && let Some(dq) = optional(&dq_prev, "vjp's dq_prev", n)?
             {
-                let at = self.coordinates(previous)?;
-                *buffer += self.chart_tangent(&at)?.tr_mul(&dq);
+                *buffer += self.chart_tangent(at)?.tr_mul(&dq);
             }
             Ok(())
         });
@@ -204,16 +209,13 @@ impl Policy for CallbackPolicy {
         let n = self.model.dof();
         let k = tangent.current.ncols();
         let result = Python::attach(|py| -> PyResult<()> {
-            let (c, step, time, q, q_prev) = self.arguments(py, parameters, input)?;
+            let states = self.states(input)?;
+            let (c, step, time, q, q_prev) = Self::arguments(py, parameters, input, &states);
             let m = |x: &DMatrix<f64>| arrays::matrix_to_numpy(py, x);
             // Tangents of the stepper's rotation vectors to tangents of the angles.
-            let angles = |state: &State, s: &DMatrix<f64>| -> PyResult<DMatrix<f64>> {
-                let at = self.coordinates(state)?;
-                Ok(self.chart_tangent(&at)? * s)
-            };
-            let s_q = angles(input.current, tangent.current)?;
-            let s_prev = match (input.previous, tangent.previous) {
-                (Some(state), Some(s)) => Some(m(&angles(state, s)?)?),
+            let s_q = self.chart_tangent(&states.0)? * tangent.current;
+            let s_prev = match (&states.1, tangent.previous) {
+                (Some(at), Some(s)) => Some(m(&(self.chart_tangent(at)? * s))?),
                 _ => None,
             };
             let out = self.object.bind(py).call_method1(

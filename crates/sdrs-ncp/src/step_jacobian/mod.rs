@@ -36,7 +36,6 @@ use crate::stepper::NcpSimulator;
 use crate::stepper::record::StepRecord;
 use contact_terms::contact_terms;
 use nalgebra::{DMatrix, DVector, Matrix3, UnitQuaternion, Vector3};
-use sdrs_dynamics::Model;
 
 /// The Jacobian of one step: `(q⁺, v⁺)` with respect to `(q, v, u)` (see the [module
 /// docs](self) for the coordinates), each block n x n.
@@ -128,17 +127,6 @@ fn check_len(what: &'static str, x: &DVector<f64>, n: usize) -> Result<(), NcpEr
     crate::solver::problem::check_finite(what, x.as_slice())
 }
 
-/// The first DoF of each spherical or free joint's rotation block.
-fn rotation_blocks(model: &Model) -> Vec<usize> {
-    model
-        .links()
-        .iter()
-        .enumerate()
-        .filter(|(_, link)| link.joint.has_reference())
-        .map(|(i, link)| model.dof_offset(i) + link.joint.dof() - 3)
-        .collect()
-}
-
 fn block(x: &DVector<f64>, start: usize) -> Vector3<f64> {
     x.fixed_rows::<3>(start).into_owned()
 }
@@ -193,7 +181,7 @@ impl NcpSimulator {
             v_next,
             &impulses,
         )?;
-        let rotations = rotation_blocks(model);
+        let rotations: Vec<usize> = model.rotation_blocks().collect();
 
         // ∂v⁺/∂(q, v, u) at fixed impulses, in the old chart (module docs of `chart`).
         let mut kp = record.kp.clone();

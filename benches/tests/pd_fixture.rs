@@ -13,6 +13,12 @@
 //! difference 0): the step forms `k_p = 0.5 kp`, `k_d = 0.5 kd Δt` and the converted gains
 //! round-trip exactly to the old ones.
 //!
+//! The scenes run with the exact Hessian's Newton directions (`anchored_newton` off), as every
+//! step did when the fixture was recorded: the force-anchored directions, the default since,
+//! stop each step at another point inside the tolerance, and over hundreds of steps of
+//! contact those differences grow. So the fixture also holds every change since to the exact
+//! Newton path bit for bit.
+//!
 //! `SDRS_RECORD_PD_FIXTURE=1 cargo test --release -p sdrs-benches --test pd_fixture` writes
 //! the fixture anew (when a deliberate change of the step moves these trajectories).
 
@@ -51,8 +57,17 @@ fn flatten(motion: &Motion) -> Vec<f64> {
     out
 }
 
-/// `steps` steps of `sim` from `motion` under one control.
-fn hold(mut sim: Simulator, mut motion: Motion, control: &Control, steps: usize) -> Vec<f64> {
+/// `sim` rebuilt with the exact Hessian's Newton directions.
+fn exact_directions(sim: &Simulator) -> Simulator {
+    let mut settings = sim.settings().clone();
+    settings.anchored_newton = false;
+    Simulator::new(sim.model().clone(), settings).unwrap()
+}
+
+/// `steps` steps of `sim` (with the exact Hessian's directions) from `motion` under one
+/// control.
+fn hold(sim: Simulator, mut motion: Motion, control: &Control, steps: usize) -> Vec<f64> {
+    let mut sim = exact_directions(&sim);
     for k in 0..steps {
         sim.advance(&mut motion, control)
             .unwrap_or_else(|e| panic!("step {k}: {e}"));
@@ -102,7 +117,7 @@ fn mjcf_actuators() -> Vec<f64> {
 }
 
 fn workload(mut w: Workload) -> Vec<f64> {
-    w.sim.reset();
+    w.sim = exact_directions(&w.sim);
     let mut motion = w.start.clone();
     let mut control = Control::passive(&w.model);
     for k in 0..w.steps {

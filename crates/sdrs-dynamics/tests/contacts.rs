@@ -141,11 +141,15 @@ fn asking_for_contacts_does_not_change_the_run() {
 
 /// The SDRS hook keeps its friction frames while the links have not moved and renews them
 /// when they have: each step of a box at rest and of a box sliding down an incline equals the
-/// same step taken by a fresh simulator, which computes its frames cold.
+/// same step taken by a fresh simulator, which computes its frames cold. With the exact
+/// Hessian's directions: force-anchored ones carry the last step's force estimates, which a
+/// fresh simulator has not, so its iterates (and the point inside the tolerance it stops
+/// at) differ by design.
 #[test]
 fn friction_frames_are_kept_at_rest_and_renewed_in_motion() {
     for (tilt, mu) in [(0.0, 0.5), (0.4, 0.1)] {
-        let scene = box_on_incline(tilt, mu, 0.01).unwrap();
+        let mut scene = box_on_incline(tilt, mu, 0.01).unwrap();
+        scene.settings.anchored_newton = false;
         let mut sim = Simulator::new(scene.model.clone(), scene.settings.clone()).unwrap();
         let mut motion = Motion::at_rest(&scene.model, State::zero(&scene.model));
         let mut largest: f64 = 0.0;

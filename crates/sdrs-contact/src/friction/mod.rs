@@ -28,11 +28,13 @@
 //! - `ε` of eq. 11-12 is split into a velocity smoothing `ε_v` (m²/s²) and a force smoothing
 //!   `ε_f` (N²), since the two have different units.
 
+mod anchors;
 pub(crate) mod frame;
 mod lagged;
 mod prepared;
 mod solve;
 
+pub use anchors::{FrictionAnchors, Update};
 pub use frame::{FrictionFrame, FrictionPoint};
 pub use lagged::LaggedContact;
 
@@ -42,7 +44,7 @@ use solve::{scaled_inverse, trust_region_step};
 use crate::error::{ContactError, Result, positive};
 use crate::model::{Order, PairContact};
 use nalgebra::{Isometry3, Matrix2, Matrix3, SMatrix, Vector2, Vector3};
-use sdrs_geometry::twist::rotation_curvature;
+use sdrs_geometry::twist::{Vector12, rotation_curvature};
 
 /// The first smoothing of [`PlaneFriction::minimise_by_continuation`]: `√ε_v` this fraction of
 /// the largest slip.
@@ -90,12 +92,19 @@ pub struct FrictionCache {
     prepared: Option<Box<Prepared>>,
     /// The last evaluation at the frame's own poses (no motion since step t).
     at_rest: Option<Box<AtRest>>,
+    /// The force ratios of [`PlaneFriction::evaluate_anchored`].
+    anchors: FrictionAnchors,
 }
 
 impl FrictionCache {
     /// The last optimal plane velocity `(u₁, u₂, ω)`, if any.
     pub fn velocity(&self) -> Option<Vector3<f64>> {
         self.velocity
+    }
+
+    /// The force ratios of the pair's points ([`PlaneFriction::evaluate_anchored`]).
+    pub fn anchors_mut(&mut self) -> &mut FrictionAnchors {
+        &mut self.anchors
     }
 }
 
@@ -160,6 +169,7 @@ impl Lagged {
 }
 
 /// One point's damping term `a √(|w|² + ε_v)` at a plane velocity.
+#[derive(Debug, Clone, Copy)]
 struct Term {
     rho: f64,
     /// `∂/∂w = a w / ρ`
@@ -621,6 +631,28 @@ impl PlaneFriction {
         solved: &Solved,
         order: Order,
     ) -> (PairContact, Matrix12x3) {
+        let (mut out, mixed) = self.point_sums(frame, poses, solved, order, |_, l, d| {
+            self.term(l, d, &solved.z)
+        });
+        if order >= Order::Hessian {
+            out.hessian -=
+                mixed * scaled_inverse(&solved.h, &solved.prepared.dm) * mixed.transpose();
+            out.hessian = (out.hessian + out.hessian.transpose()) * 0.5;
+        }
+        (out, mixed)
+    }
+
+    /// The sums over the pressed points of `term` (point index, lagged data, slip): value,
+    /// step-(t+1) gradient and, with `order` [`Order::Hessian`] and above, the Hessian before
+    /// the inner solve's reduction and `∂²U*/∂ξ∂z` (12x3).
+    fn point_sums(
+        &self,
+        frame: &FrictionFrame,
+        poses: [&Isometry3<f64>; 2],
+        solved: &Solved,
+        order: Order,
+        mut term: impl FnMut(usize, &Lagged, &Vector2<f64>) -> Term,
+    ) -> (PairContact, Matrix12x3) {
         let mut out = PairContact::zero();
         out.value = solved.value;
         out.iterations = solved.iterations;
@@ -629,14 +661,15 @@ impl PlaneFriction {
             return (out, mixed);
         }
         let basis = frame.basis();
-        for ((l, d), p) in solved
+        for (m, ((l, d), p)) in solved
             .prepared
             .lagged
             .iter()
             .zip(&solved.slip)
             .zip(frame.points())
+            .enumerate()
         {
-            let t = self.term(l, d, &solved.z);
+            let t = term(m, l, d);
             let r = poses[l.body].rotation * p.local.coords;
             // ∂d/∂ξ_b = Bᵀ [I, −[r]×] / Δt.
             let mut dd = Matrix2x6::zeros();
@@ -658,11 +691,80 @@ impl PlaneFriction {
             let mut mb = mixed.fixed_view_mut::<6, 3>(row, 0);
             mb += dd.transpose() * t.curvature * l.dw_dz();
         }
-        if order >= Order::Hessian {
-            out.hessian -=
-                mixed * scaled_inverse(&solved.h, &solved.prepared.dm) * mixed.transpose();
-            out.hessian = (out.hessian + out.hessian.transpose()) * 0.5;
-        }
         (out, mixed)
+    }
+
+    /// The friction energy and its exact step-(t+1) gradient, with the Hessian and gradient of
+    /// the force-anchored Newton model in place of the exact Hessian: the returned contact's
+    /// `hessian` is the model's, and the second value its gradient. At the start of a solve
+    /// ([`Update::Carry`]) each point's damping term is expanded at the slip its committed
+    /// force ratio implies (see the `anchors` module); later ([`Update::Step`]) the model is
+    /// the friction itself. Each point's ratio is proposed into `cache`, and
+    /// [`FrictionAnchors::commit`] makes the proposal the committed ratios, as
+    /// [`crate::PlaneBarrier::evaluate_anchored`] does with the barrier's forces.
+    ///
+    /// The model's inner optimum is not the friction's: its gradient is taken after one Newton
+    /// step of the model's own `(u, ω)` solve, `∂Ũ*/∂ξ − K̃ ∇_z Ũ*`.
+    pub fn evaluate_anchored(
+        &self,
+        frame: &FrictionFrame,
+        pose_a: &Isometry3<f64>,
+        pose_b: &Isometry3<f64>,
+        cache: &mut FrictionCache,
+        update: Update,
+    ) -> Result<(PairContact, Vector12)> {
+        crate::model::check_poses(pose_a, pose_b)?;
+        let poses = [pose_a, pose_b];
+        let mut anchors = std::mem::take(&mut cache.anchors);
+        let solved = self.solve(frame, poses, cache, Order::Hessian)?;
+        // Each point's key, lagged data and relative slip at the optimum.
+        let slips = || {
+            let lagged = &solved.prepared.lagged;
+            lagged
+                .iter()
+                .zip(&solved.slip)
+                .zip(frame.points())
+                .map(|((l, d), p)| {
+                    let w = d - l.spin * solved.z.z - solved.z.xy();
+                    (anchors::key(p.body, p.vertex), l, w)
+                })
+        };
+        let mut proposal = anchors.propose(*frame.basis(), self.velocity_epsilon, update);
+        if update == Update::Step {
+            // The model is the friction itself: only the ratios are recorded.
+            slips().for_each(|(key, _, w)| proposal.record_own(key, &w));
+            let exact = self
+                .pose_derivatives(frame, poses, &solved, Order::Hessian)
+                .0;
+            cache.anchors = anchors;
+            let gradient = exact.gradient;
+            return Ok((exact, gradient));
+        }
+        let exact = self
+            .pose_derivatives(frame, poses, &solved, Order::Gradient)
+            .0;
+        let (mut inner_gradient, mut inner_hessian) = (Vector3::zeros(), Matrix3::zeros());
+        let terms: Vec<Term> = slips()
+            .map(|(key, l, w)| {
+                let t = proposal.term(key, l.weight, &w);
+                let dw_dz = l.dw_dz();
+                inner_gradient += dw_dz.transpose() * t.gradient;
+                inner_hessian += dw_dz.transpose() * t.curvature * dw_dz;
+                t
+            })
+            .collect();
+        let (model, mixed) =
+            self.point_sums(frame, poses, &solved, Order::Hessian, |m, _, _| terms[m]);
+        let k = mixed * scaled_inverse(&inner_hessian, &solved.prepared.dm);
+        let hessian = model.hessian - k * mixed.transpose();
+        let gradient = model.gradient - k * inner_gradient;
+        cache.anchors = anchors;
+        Ok((
+            PairContact {
+                hessian: (hessian + hessian.transpose()) * 0.5,
+                ..exact
+            },
+            gradient,
+        ))
     }
 }

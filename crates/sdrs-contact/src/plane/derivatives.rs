@@ -1,11 +1,12 @@
 //! Pose and design derivatives of the plane barrier by the implicit function theorem.
 
 use super::Side;
-use super::solve::{Moments, Solution};
+use super::anchors::{Proposal, key};
+use super::solve::{Moments, Solution, add_norm_terms, add_side_terms, factor};
 use crate::barrier::barrier;
 use crate::model::{Order, PairContact, VertexDerivatives};
-use nalgebra::{Matrix3, SMatrix, Vector3, Vector4};
-use sdrs_geometry::twist::rotation_curvature;
+use nalgebra::{Matrix3, Matrix4, SMatrix, Vector3, Vector4};
+use sdrs_geometry::twist::{Vector12, rotation_curvature};
 
 type Matrix6x4 = SMatrix<f64, 6, 4>;
 type Matrix12x4 = SMatrix<f64, 12, 4>;
@@ -76,16 +77,14 @@ fn twist_plane_mixed(m: &Moments, n: &Vector3<f64>, t: &Vector3<f64>, sign: f64)
     h
 }
 
-/// `∂²U*/∂ξ∂p` (12x4) of the pair at the converged plane.
-fn pose_plane_mixed(sides: &[Side; 2], solution: &Solution) -> Matrix12x4 {
-    let p = solution.plane;
-    let n = Vector3::new(p.x, p.y, p.z);
+/// `∂²U*/∂ξ∂p` (12x4) of the pair at the plane with normal `n`, from the sides' moments.
+fn pose_plane_mixed(sides: &[Side; 2], n: &Vector3<f64>, moments: &[Moments; 2]) -> Matrix12x4 {
     let mut mixed = Matrix12x4::zeros();
-    for (b, (side, m)) in sides.iter().zip(&solution.eval.moments).enumerate() {
+    for (b, (side, m)) in sides.iter().zip(moments).enumerate() {
         let t = side.pose.translation.vector;
         mixed
             .fixed_view_mut::<6, 4>(6 * b, 0)
-            .copy_from(&twist_plane_mixed(m, &n, &t, side.sign));
+            .copy_from(&twist_plane_mixed(m, n, &t, side.sign));
     }
     mixed
 }
@@ -94,8 +93,8 @@ fn pose_plane_mixed(sides: &[Side; 2], solution: &Solution) -> Matrix12x4 {
 pub(super) fn sensitivity(sides: &[Side; 2], solution: &Solution, s: f64) -> PlaneSensitivity {
     let p = solution.plane;
     let chol = &solution.factor;
-    let pose = -chol.solve(&pose_plane_mixed(sides, solution).transpose());
     let n = Vector3::new(p.x, p.y, p.z);
+    let pose = -chol.solve(&pose_plane_mixed(sides, &n, &solution.eval.moments).transpose());
     let vertices = active_vertices(sides, &n, p.w, s)
         .map(|v| VertexSensitivity {
             body: v.body,
@@ -127,32 +126,106 @@ pub(super) fn assemble(
     }
     let p = solution.plane;
     let n = Vector3::new(p.x, p.y, p.z);
-    for (b, (side, m)) in sides.iter().zip(&eval.moments).enumerate() {
-        // ∂U/∂ξ = ∂U*/∂ξ at p* (eq. 34): σ (Σ P' n, Σ P' r × n).
-        let g = Vector3::from(n * m.t0 * side.sign);
-        let tau = m.t1.cross(&n) * side.sign;
-        out.gradient.fixed_rows_mut::<3>(6 * b).copy_from(&g);
-        out.gradient.fixed_rows_mut::<3>(6 * b + 3).copy_from(&tau);
-    }
+    out.gradient = twist_gradient(sides, &n, &eval.moments);
     if order == Order::Gradient {
         return out;
     }
-    for (b, (side, m)) in sides.iter().zip(&eval.moments).enumerate() {
-        out.hessian
-            .fixed_view_mut::<6, 6>(6 * b, 6 * b)
-            .copy_from(&twist_hessian(m, &n, side.sign));
-    }
-    let mixed = pose_plane_mixed(sides, solution);
     // Eq. 35: subtract ∂²U*/∂ξ∂p H_pp⁻¹ ∂²U*/∂p∂ξ. H_pp is positive definite whenever
     // U > 0 (Lemma VII.3), which is the only case that reaches here.
-    let chol = &solution.factor;
-    let k: Matrix12x4 = chol.solve(&mixed.transpose()).transpose();
-    out.hessian -= k * mixed.transpose();
-    out.hessian = (out.hessian + out.hessian.transpose()) * 0.5;
+    let (hessian, k) = reduced_hessian(sides, &n, &eval.moments, &solution.factor);
+    out.hessian = hessian;
     if order == Order::Design {
         out.vertices = vertex_derivatives(sides, &n, p.w, s, &k);
     }
     out
+}
+
+/// `∂U*/∂ξ` (eq. 34) from the sides' moments: per body `σ (Σ P' n, Σ P' r × n)`.
+fn twist_gradient(sides: &[Side; 2], n: &Vector3<f64>, moments: &[Moments; 2]) -> Vector12 {
+    let mut gradient = Vector12::zeros();
+    for (b, (side, m)) in sides.iter().zip(moments).enumerate() {
+        let g = Vector3::from(n * m.t0 * side.sign);
+        let tau = m.t1.cross(n) * side.sign;
+        gradient.fixed_rows_mut::<3>(6 * b).copy_from(&g);
+        gradient.fixed_rows_mut::<3>(6 * b + 3).copy_from(&tau);
+    }
+    gradient
+}
+
+/// The Hessian `∂²U*/∂ξ² − ∂²U*/∂ξ∂p H_pp⁻¹ ∂²U*/∂p∂ξ` from the sides' moments and the
+/// factor of `H_pp`, with `K = ∂²U*/∂ξ∂p H_pp⁻¹` (12x4).
+fn reduced_hessian(
+    sides: &[Side; 2],
+    n: &Vector3<f64>,
+    moments: &[Moments; 2],
+    chol: &nalgebra::Cholesky<f64, nalgebra::U4>,
+) -> (SMatrix<f64, 12, 12>, Matrix12x4) {
+    let mut hessian = SMatrix::<f64, 12, 12>::zeros();
+    for (b, (side, m)) in sides.iter().zip(moments).enumerate() {
+        hessian
+            .fixed_view_mut::<6, 6>(6 * b, 6 * b)
+            .copy_from(&twist_hessian(m, n, side.sign));
+    }
+    let mixed = pose_plane_mixed(sides, n, moments);
+    let k: Matrix12x4 = chol.solve(&mixed.transpose()).transpose();
+    hessian -= k * mixed.transpose();
+    ((hessian + hessian.transpose()) * 0.5, k)
+}
+
+/// The energy and exact gradient at the converged plane, with the Hessian and gradient of the
+/// force-anchored Newton model ([`super::anchors`]) in place of the exact Hessian: the
+/// returned contact's `hessian` is the model's, and the second value its gradient.
+///
+/// The model replaces each active vertex's `P'`, `P''` by the model's; its plane is not the
+/// barrier's optimum, so its pose gradient is taken after one Newton step of the model's own
+/// plane solve, `∂Ũ*/∂ξ − K̃ ∇_p Ũ*` (first order in the plane's offset, like the Hessian's
+/// reduction). Where every estimate matches its vertex's force, this is the exact gradient and
+/// Hessian.
+pub(super) fn assemble_anchored(
+    sides: &[Side; 2],
+    solution: &Solution,
+    s: f64,
+    mut proposal: Proposal,
+) -> (PairContact, Vector12) {
+    let exact = assemble(sides, solution, s, Order::Gradient);
+    if solution.eval.value == 0.0 {
+        return (exact, Vector12::zeros());
+    }
+    let p = solution.plane;
+    let n = Vector3::new(p.x, p.y, p.z);
+    let mut moments = [Moments::default(); 2];
+    for (b, (side, m)) in sides.iter().zip(&mut moments).enumerate() {
+        let rotation = side.pose.rotation.to_rotation_matrix();
+        for (vertex, x, q) in side.distances(&n, p.w) {
+            if q >= s {
+                continue;
+            }
+            let term = proposal.term(key(b, vertex), q);
+            let r = rotation * x.coords;
+            m.s0 += term.d2;
+            m.s1 += r * term.d2;
+            m.s2 += r * r.transpose() * term.d2;
+            m.t0 += term.d1;
+            m.t1 += r * term.d1;
+        }
+    }
+    let (mut plane_gradient, mut plane_hessian) = (Vector4::zeros(), Matrix4::zeros());
+    if let Some((_, d1, d2)) = barrier(1.0 - n.norm(), s) {
+        add_norm_terms(&n, (d1, d2), &mut plane_gradient, &mut plane_hessian);
+    }
+    for (side, m) in sides.iter().zip(&moments) {
+        let t = side.pose.translation.vector;
+        add_side_terms(m, &t, side.sign, &mut plane_gradient, &mut plane_hessian);
+    }
+    let Some(chol) = factor(&plane_hessian) else {
+        // Not finite: the exact Newton model instead.
+        let full = assemble(sides, solution, s, Order::Hessian);
+        let gradient = full.gradient;
+        return (full, gradient);
+    };
+    let (hessian, k) = reduced_hessian(sides, &n, &moments, &chol);
+    let gradient = twist_gradient(sides, &n, &moments) - k * plane_gradient;
+    (PairContact { hessian, ..exact }, gradient)
 }
 
 /// One vertex within the support of the plane, with what its derivatives are built from.

@@ -28,9 +28,11 @@
 //! costs O(active vertices) plus a fixed 12x12 assembly. The same formula with a local vertex
 //! in place of `ξ` gives the design derivatives.
 
+mod anchors;
 mod derivatives;
 mod solve;
 
+pub use anchors::{Anchors, Update};
 pub use derivatives::{PlaneSensitivity, VertexSensitivity};
 
 use crate::error::{ContactError, Result};
@@ -38,7 +40,7 @@ use crate::model::{ContactModel, Order, PairContact, PairOutcome};
 use nalgebra::{Isometry3, Point3, Vector3, Vector4};
 use sdrs_geometry::ConvexHull;
 use sdrs_geometry::gjk::{GjkCache, GjkSettings, Proximity, gjk_distance};
-use sdrs_geometry::twist::turn_chord;
+use sdrs_geometry::twist::{Vector12, turn_chord};
 
 /// The SDRS plane barrier and its inner-solve settings.
 ///
@@ -76,6 +78,8 @@ pub struct PlaneCache {
     /// Each hull's [`Nearby`] vertices from the last solve (boxed: caches move in and out of
     /// the stepper's pair map at every evaluation).
     nearby: [Option<Box<Nearby>>; 2],
+    /// The force estimates of [`PlaneBarrier::evaluate_anchored`].
+    anchors: Anchors,
 }
 
 impl PlaneCache {
@@ -95,6 +99,11 @@ impl PlaneCache {
 }
 
 impl PlaneCache {
+    /// The force estimates of the pair's vertices ([`PlaneBarrier::evaluate_anchored`]).
+    pub fn anchors_mut(&mut self) -> &mut Anchors {
+        &mut self.anchors
+    }
+
     /// Keeps the [`Nearby`] lists of a solve's sides for the next solve of the pair.
     fn keep_nearby(&mut self, sides: [Side; 2]) {
         for (kept, side) in self.nearby.iter_mut().zip(sides) {
@@ -347,6 +356,76 @@ impl ContactModel for PlaneBarrier {
                 let contact = derivatives::assemble(&sides, &solution, self.support, order);
                 cache.keep_nearby(sides);
                 PairOutcome::Separated(contact)
+            }
+        })
+    }
+}
+
+/// A pair's energy, exact gradient and force-anchored Newton model
+/// ([`PlaneBarrier::evaluate_anchored`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnchoredContact {
+    /// The energy and exact gradient; its `hessian` is the model's Hessian.
+    pub contact: PairContact,
+    /// The model's gradient (the exact gradient where the estimates match the forces).
+    pub model_gradient: Vector12,
+}
+
+impl PlaneBarrier {
+    /// The pair's energy and exact gradient, with the Hessian and gradient of the
+    /// force-anchored Newton model in place of the exact Hessian (see the `anchors` module
+    /// docs: each active vertex's barrier term expanded to second order at the gap its force
+    /// estimate implies). The estimates are read from and proposed into `cache`'s
+    /// [`Anchors`]: `update` says whether this configuration is a solver's step from the
+    /// committed iterate or the start of a new solve, and [`Anchors::commit`] makes the
+    /// proposal the committed estimates once the configuration is accepted. `None` when the
+    /// hulls touch.
+    ///
+    /// ```
+    /// use sdrs_contact::{ContactModel, Order, PlaneBarrier, PlaneCache};
+    /// use sdrs_contact::plane::Update;
+    /// use sdrs_geometry::ConvexHull;
+    /// use nalgebra::{Isometry3, Vector3};
+    /// let cube = ConvexHull::cuboid(Vector3::repeat(0.5)).unwrap();
+    /// let barrier = PlaneBarrier::new(0.1).unwrap();
+    /// let (id, near) = (Isometry3::identity(), Isometry3::translation(1.05, 0.0, 0.0));
+    /// let mut cache = PlaneCache::default();
+    /// // Without estimates the model is the barrier.
+    /// let a = barrier.evaluate_anchored(&cube, &id, &cube, &near, &mut cache, Update::Carry)
+    ///     .unwrap().expect("apart");
+    /// let exact = barrier.evaluate(&cube, &id, &cube, &near, &mut cache, Order::Hessian).unwrap();
+    /// let e = exact.contact().unwrap();
+    /// assert!((a.model_gradient - e.gradient).norm() <= 1e-9 * e.gradient.norm());
+    /// assert!((a.contact.hessian - e.hessian).norm() <= 1e-9 * e.hessian.norm());
+    /// # Ok::<(), sdrs_contact::ContactError>(())
+    /// ```
+    pub fn evaluate_anchored(
+        &self,
+        a: &ConvexHull,
+        pose_a: &Isometry3<f64>,
+        b: &ConvexHull,
+        pose_b: &Isometry3<f64>,
+        cache: &mut PlaneCache,
+        update: Update,
+    ) -> Result<Option<AnchoredContact>> {
+        Ok(match self.solve(a, pose_a, b, pose_b, cache)? {
+            Solved::Penetrating => None,
+            Solved::Apart => {
+                cache.anchors.propose(self.support, update);
+                Some(AnchoredContact {
+                    contact: PairContact::zero(),
+                    model_gradient: Vector12::zeros(),
+                })
+            }
+            Solved::Plane(sides, solution) => {
+                let proposal = cache.anchors.propose(self.support, update);
+                let (contact, model_gradient) =
+                    derivatives::assemble_anchored(&sides, &solution, self.support, proposal);
+                cache.keep_nearby(sides);
+                Some(AnchoredContact {
+                    contact,
+                    model_gradient,
+                })
             }
         })
     }

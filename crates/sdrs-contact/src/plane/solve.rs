@@ -77,14 +77,7 @@ pub(super) fn evaluate_plane(sides: &[Side; 2], p: &Vector4<f64>, s: f64) -> Opt
         value_noise: f64::EPSILON * value_n,
         moments: [Moments::default(); 2],
     };
-    if d1_n != 0.0 || d2_n != 0.0 {
-        let unit = n / n_norm;
-        let g = -d1_n * unit;
-        let h = unit * unit.transpose() * d2_n
-            - (Matrix3::identity() - unit * unit.transpose()) * (d1_n / n_norm);
-        eval.gradient.fixed_rows_mut::<3>(0).copy_from(&g);
-        eval.hessian.fixed_view_mut::<3, 3>(0, 0).copy_from(&h);
-    }
+    add_norm_terms(&n, (d1_n, d2_n), &mut eval.gradient, &mut eval.hessian);
     for (side, moments) in sides.iter().zip(&mut eval.moments) {
         let rotation = side.pose.rotation.to_rotation_matrix();
         let t = side.pose.translation.vector;
@@ -108,22 +101,54 @@ pub(super) fn evaluate_plane(sides: &[Side; 2], p: &Vector4<f64>, s: f64) -> Opt
             eval.noise += d2 * dq * size;
             eval.value_noise += d1.abs() * dq + f64::EPSILON * value;
         }
-        let m = *moments;
-        // Σ σP' x̄ and Σ P'' x̄x̄ᵀ with x̄ = (r + t, 1).
-        let first = m.t1 + t * m.t0;
-        eval.gradient += Vector4::new(first.x, first.y, first.z, m.t0) * sign;
-        let cross = m.s1 * t.transpose();
-        let block = m.s2 + cross + cross.transpose() + t * t.transpose() * m.s0;
-        let column = m.s1 + t * m.s0;
-        let mut h = Matrix4::zeros();
-        h.fixed_view_mut::<3, 3>(0, 0).copy_from(&block);
-        h.fixed_view_mut::<3, 1>(0, 3).copy_from(&column);
-        h.fixed_view_mut::<1, 3>(3, 0)
-            .copy_from(&column.transpose());
-        h[(3, 3)] = m.s0;
-        eval.hessian += h;
+        add_side_terms(moments, &t, sign, &mut eval.gradient, &mut eval.hessian);
     }
     Some(eval)
+}
+
+/// Adds the plane gradient and Hessian of the norm barrier `P_s(1 − |n|)`, whose derivatives
+/// at `1 − |n|` are `(d1, d2)`.
+pub(super) fn add_norm_terms(
+    n: &Vector3<f64>,
+    (d1, d2): (f64, f64),
+    gradient: &mut Vector4<f64>,
+    hessian: &mut Matrix4<f64>,
+) {
+    if d1 != 0.0 || d2 != 0.0 {
+        let n_norm = n.norm();
+        let unit = n / n_norm;
+        let g = -d1 * unit;
+        let h = unit * unit.transpose() * d2
+            - (Matrix3::identity() - unit * unit.transpose()) * (d1 / n_norm);
+        let mut top = gradient.fixed_rows_mut::<3>(0);
+        top += g;
+        let mut block = hessian.fixed_view_mut::<3, 3>(0, 0);
+        block += h;
+    }
+}
+
+/// Adds one hull's vertex terms to the plane gradient and Hessian from their moments `m`
+/// (the hull at translation `t`, on side `sign`): `Σ σP' x̄` and `Σ P'' x̄x̄ᵀ` with
+/// `x̄ = (r + t, 1)`.
+pub(super) fn add_side_terms(
+    m: &Moments,
+    t: &Vector3<f64>,
+    sign: f64,
+    gradient: &mut Vector4<f64>,
+    hessian: &mut Matrix4<f64>,
+) {
+    let first = m.t1 + t * m.t0;
+    *gradient += Vector4::new(first.x, first.y, first.z, m.t0) * sign;
+    let cross = m.s1 * t.transpose();
+    let block = m.s2 + cross + cross.transpose() + t * t.transpose() * m.s0;
+    let column = m.s1 + t * m.s0;
+    let mut h = Matrix4::zeros();
+    h.fixed_view_mut::<3, 3>(0, 0).copy_from(&block);
+    h.fixed_view_mut::<3, 1>(0, 3).copy_from(&column);
+    h.fixed_view_mut::<1, 3>(3, 0)
+        .copy_from(&column.transpose());
+    h[(3, 3)] = m.s0;
+    *hessian += h;
 }
 
 /// The best scaling `λ ∈ (1 − s, 1)` of a unit plane `p̂`: the minimiser of

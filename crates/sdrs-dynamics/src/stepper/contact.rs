@@ -22,6 +22,7 @@ use nalgebra::{DMatrix, DVector, Isometry3, SMatrix};
 use sdrs_contact::distance::Closest;
 use sdrs_contact::friction::{FrictionCache, FrictionFrame, PlaneFriction};
 use sdrs_contact::pair_map::PairMap;
+use sdrs_contact::plane::{AnchoredContact, Update};
 use sdrs_contact::{ContactModel, Order, PairContact, PairOutcome, PlaneBarrier, PlaneCache};
 use sdrs_geometry::broad_phase::{BroadPhase, Proxy};
 use sdrs_geometry::gjk::{Proximity, distance};
@@ -84,6 +85,37 @@ pub trait ContactHook: std::fmt::Debug + Send {
 
     /// Every pair's twist derivatives at `kin` (a step's solution) for the backward pass.
     fn pair_terms(&mut self, model: &Model, kin: &Kinematics) -> Result<Vec<PairTerm>>;
+
+    /// Turns the force-anchored Newton model on or off ([`sdrs_contact::plane::Anchors`]):
+    /// while on, [`ContactHook::add_anchored`] gives the Hessian and gradient of a model whose
+    /// barrier terms are expanded at the gaps their force estimates imply, which Newton's
+    /// direction uses; the energy and the exact gradient are unchanged. Returns whether the
+    /// hook has such a model (false by default: [`ContactHook::add_anchored`] is then
+    /// [`ContactHook::add`]). The first configuration evaluated after it is turned on, or after
+    /// [`ContactHook::begin_step`], starts a solve: it carries the last estimates over.
+    fn anchor_newton_model(&mut self, on: bool) -> bool {
+        let _ = on;
+        false
+    }
+
+    /// The configuration of the last [`ContactHook::add_anchored`] is the solver's new
+    /// iterate: its force estimates become those the next evaluations update.
+    fn accept_iterate(&mut self) {}
+
+    /// [`ContactHook::add`] with a gradient and Hessian, where the Hessian added is the Newton
+    /// model's while [`ContactHook::anchor_newton_model`] is on, and the difference of the
+    /// model's generalized gradient from the exact one is added to `shift`.
+    fn add_anchored(
+        &mut self,
+        model: &Model,
+        kin: &Kinematics,
+        gradient: &mut DVector<f64>,
+        hessian: &mut DMatrix<f64>,
+        shift: &mut DVector<f64>,
+    ) -> Result<Option<ContactEnergy>> {
+        let _ = shift;
+        self.add(model, kin, Some(gradient), Some(hessian))
+    }
 
     /// The largest fraction of the move from `from` (an iterate's kinematics) to the state
     /// `to` that the line search may take: continuous collision detection for models whose
@@ -231,6 +263,12 @@ pub struct SdrsContact {
     timings: StepTimings,
     /// Whether the last evaluation handed pairs to rayon's pool.
     pooled: bool,
+    /// How the force estimates of the next anchored evaluation follow from the committed ones
+    /// (`None` while the Newton model is off).
+    anchoring: Option<Update>,
+    /// The pairs of the last anchored evaluation, sorted: theirs are the estimates
+    /// [`ContactHook::accept_iterate`] commits.
+    anchored_pairs: Vec<(usize, usize)>,
 }
 
 impl SdrsContact {
@@ -290,6 +328,8 @@ impl SdrsContact {
             sums: LinkSums::default(),
             timings: StepTimings::default(),
             pooled: false,
+            anchoring: None,
+            anchored_pairs: Vec::new(),
         })
     }
 
@@ -345,6 +385,31 @@ impl SdrsContact {
     ) -> Result<Vec<PairOutcome>> {
         self.with_planes(pairs, |hook, pair, cache| {
             hook.barrier_from(model, kin.poses(), pair, cache, order)
+        })
+    }
+
+    /// [`SdrsContact::barriers`] with the force-anchored Newton model, the estimates updated
+    /// as `update` says (`None` for a pair that penetrates).
+    fn anchored_barriers(
+        &mut self,
+        model: &Model,
+        kin: &Kinematics,
+        pairs: &[(usize, usize)],
+        update: Update,
+    ) -> Result<Vec<Option<AnchoredContact>>> {
+        let poses = kin.poses();
+        self.with_planes(pairs, |hook, (a, b), cache| {
+            let (ha, hb) = (hook.hulls[a], hook.hulls[b]);
+            hook.barrier
+                .evaluate_anchored(
+                    &model.links()[ha.link].hulls[ha.hull],
+                    &poses[ha.link],
+                    &model.links()[hb.link].hulls[hb.hull],
+                    &poses[hb.link],
+                    cache,
+                    update,
+                )
+                .map_err(|e| contact_error(&hook.names, [ha.link, hb.link], e))
         })
     }
 
@@ -420,6 +485,91 @@ impl SdrsContact {
     }
 }
 
+impl SdrsContact {
+    /// [`ContactHook::add`], and [`ContactHook::add_anchored`] when `shift` is given and the
+    /// Newton model is on.
+    fn add_terms(
+        &mut self,
+        model: &Model,
+        kin: &Kinematics,
+        gradient: Option<&mut DVector<f64>>,
+        hessian: Option<&mut DMatrix<f64>>,
+        mut shift: Option<&mut DVector<f64>>,
+    ) -> Result<Option<ContactEnergy>> {
+        let order = order_for(gradient.is_some(), hessian.is_some());
+        self.sums.clear(model.links().len());
+        let stiffness = self.stiffness;
+        let mut energy = ContactEnergy {
+            value: 0.0,
+            active_pairs: 0,
+        };
+        let clock = Instant::now();
+        let pairs = self.candidate_pairs(model, kin.poses());
+        self.pooled = uses_pool(pairs.len()) || uses_pool(self.frames.len());
+        let update = self.anchoring.filter(|_| shift.is_some());
+        // With the Newton model, each pair's model gradient minus its exact one.
+        let mut shifts = Vec::new();
+        let outcomes = match update {
+            Some(update) => {
+                let anchored = self.anchored_barriers(model, kin, &pairs, update)?;
+                self.anchored_pairs.clone_from(&pairs);
+                anchored
+                    .into_iter()
+                    .map(|outcome| match outcome {
+                        Some(a) => {
+                            shifts.push(a.model_gradient - a.contact.gradient);
+                            PairOutcome::Separated(a.contact)
+                        }
+                        None => PairOutcome::Penetrating,
+                    })
+                    .collect()
+            }
+            None => self.barriers(model, kin, &pairs, order)?,
+        };
+        for (k, (pair, outcome)) in pairs.into_iter().zip(outcomes).enumerate() {
+            let PairOutcome::Separated(c) = outcome else {
+                self.timings.normal += clock.elapsed();
+                return Ok(None);
+            };
+            if c.value == 0.0 {
+                continue;
+            }
+            energy.active_pairs += 1;
+            energy.value += stiffness * c.value;
+            let links = links([self.hulls[pair.0], self.hulls[pair.1]]);
+            add_pair(&mut self.sums, links, &c, stiffness, order);
+            if let Some(shift) = shifts.get(k) {
+                self.sums.add_shift(links, shift, stiffness);
+            }
+        }
+        self.timings.normal += clock.elapsed();
+        let clock = Instant::now();
+        let frictions = self.frictions(|friction, frame, refs, cache| {
+            let (a, b) = (&kin.poses()[refs[0].link], &kin.poses()[refs[1].link]);
+            match update {
+                Some(update) => friction.evaluate_anchored(frame, a, b, cache, update),
+                None => friction
+                    .evaluate(frame, a, b, cache, order)
+                    .map(|c| (c, Vector12::zeros())),
+            }
+        })?;
+        for (hulls, (c, model_gradient)) in &frictions {
+            energy.value += c.value;
+            add_pair(&mut self.sums, links(*hulls), c, 1.0, order);
+            if update.is_some() {
+                self.sums
+                    .add_shift(links(*hulls), &(model_gradient - c.gradient), 1.0);
+            }
+        }
+        if let Some(gradient) = gradient {
+            let shift = shift.take().filter(|_| update.is_some());
+            self.sums.add_to(model, kin, gradient, hessian, shift);
+        }
+        self.timings.friction += clock.elapsed();
+        Ok(Some(energy))
+    }
+}
+
 /// `PairContact` scaled by `scale` as a [`PairTerm`] with the given step-t block.
 fn pair_term(hulls: [HullRef; 2], pair: &PairContact, step_t: Matrix12, scale: f64) -> PairTerm {
     PairTerm {
@@ -443,6 +593,9 @@ fn pair_term(hulls: [HullRef; 2], pair: &PairContact, step_t: Matrix12, scale: f
 impl ContactHook for SdrsContact {
     fn begin_step(&mut self, model: &Model, now: &Kinematics) -> Result<()> {
         self.timings = StepTimings::default();
+        if self.anchoring.is_some() {
+            self.anchoring = Some(Update::Carry);
+        }
         if self.friction.is_none() {
             return Ok(());
         }
@@ -475,50 +628,47 @@ impl ContactHook for SdrsContact {
         gradient: Option<&mut DVector<f64>>,
         hessian: Option<&mut DMatrix<f64>>,
     ) -> Result<Option<ContactEnergy>> {
-        let order = order_for(gradient.is_some(), hessian.is_some());
-        self.sums.clear(model.links().len());
-        let stiffness = self.stiffness;
-        let mut energy = ContactEnergy {
-            value: 0.0,
-            active_pairs: 0,
-        };
-        let clock = Instant::now();
-        let pairs = self.candidate_pairs(model, kin.poses());
-        self.pooled = uses_pool(pairs.len()) || uses_pool(self.frames.len());
-        let outcomes = self.barriers(model, kin, &pairs, order)?;
-        for (pair, outcome) in pairs.into_iter().zip(outcomes) {
-            let PairOutcome::Separated(c) = outcome else {
-                self.timings.normal += clock.elapsed();
-                return Ok(None);
-            };
-            if c.value == 0.0 {
-                continue;
+        self.add_terms(model, kin, gradient, hessian, None)
+    }
+
+    fn anchor_newton_model(&mut self, on: bool) -> bool {
+        self.anchoring = on.then_some(Update::Carry);
+        true
+    }
+
+    fn accept_iterate(&mut self) {
+        if self.anchoring.is_none() {
+            return;
+        }
+        self.anchoring = Some(Update::Step);
+        for (pair, cache) in self.planes.iter_mut() {
+            let anchors = cache.anchors_mut();
+            if self.anchored_pairs.binary_search(pair).is_ok() {
+                anchors.commit();
+            } else {
+                anchors.clear();
             }
-            energy.active_pairs += 1;
-            energy.value += stiffness * c.value;
-            let hulls = [self.hulls[pair.0], self.hulls[pair.1]];
-            add_pair(&mut self.sums, links(hulls), &c, stiffness, order);
         }
-        self.timings.normal += clock.elapsed();
-        let clock = Instant::now();
-        let frictions = self.frictions(|friction, frame, refs, cache| {
-            friction.evaluate(
-                frame,
-                &kin.poses()[refs[0].link],
-                &kin.poses()[refs[1].link],
-                cache,
-                order,
-            )
-        })?;
-        for (hulls, c) in &frictions {
-            energy.value += c.value;
-            add_pair(&mut self.sums, links(*hulls), c, 1.0, order);
+        // Every frame's friction is evaluated with every configuration.
+        for (pair, cache) in self.frictions.iter_mut() {
+            let anchors = cache.anchors_mut();
+            if self.frames.iter().any(|(framed, _)| framed == pair) {
+                anchors.commit();
+            } else {
+                anchors.clear();
+            }
         }
-        if let Some(gradient) = gradient {
-            self.sums.add_to(model, kin, gradient, hessian);
-        }
-        self.timings.friction += clock.elapsed();
-        Ok(Some(energy))
+    }
+
+    fn add_anchored(
+        &mut self,
+        model: &Model,
+        kin: &Kinematics,
+        gradient: &mut DVector<f64>,
+        hessian: &mut DMatrix<f64>,
+        shift: &mut DVector<f64>,
+    ) -> Result<Option<ContactEnergy>> {
+        self.add_terms(model, kin, Some(gradient), Some(hessian), Some(shift))
     }
 
     fn pair_terms(&mut self, model: &Model, kin: &Kinematics) -> Result<Vec<PairTerm>> {

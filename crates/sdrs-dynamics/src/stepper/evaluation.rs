@@ -18,7 +18,12 @@ pub(super) struct Evaluation {
     pub(super) kinematics: Kinematics,
     pub(super) value: f64,
     pub(super) gradient: DVector<f64>,
+    /// The Hessian; the contact model's Newton model's where [`Evaluation::anchored`].
     pub(super) hessian: DMatrix<f64>,
+    /// Whether `hessian` is the Newton model's ([`super::StepSettings::anchored_newton`]), whose
+    /// gradient is `gradient + shift`.
+    pub(super) anchored: bool,
+    pub(super) shift: DVector<f64>,
     pub(super) active_pairs: usize,
 }
 
@@ -153,6 +158,8 @@ impl Simulator {
             value: 0.0,
             gradient: DVector::zeros(0),
             hessian: DMatrix::zeros(0, 0),
+            anchored: false,
+            shift: DVector::zeros(0),
             active_pairs: 0,
         });
         match self.evaluate_into(&mut eval, state, data, needs) {
@@ -270,10 +277,21 @@ impl Simulator {
             }
         }
         let mut active_pairs = 0;
+        eval.anchored = hessians && self.workspace.anchored;
         if let Some(hook) = self.contact.as_mut() {
-            let g = derivatives.then_some(&mut *gradient);
-            let h = hessians.then_some(&mut *hessian);
-            let Some(energy) = hook.add(model, kin, g, h)? else {
+            let added = if eval.anchored {
+                if eval.shift.len() == n {
+                    eval.shift.as_mut_slice().fill(0.0);
+                } else {
+                    eval.shift = DVector::zeros(n);
+                }
+                hook.add_anchored(model, kin, gradient, hessian, &mut eval.shift)?
+            } else {
+                let g = derivatives.then_some(&mut *gradient);
+                let h = hessians.then_some(&mut *hessian);
+                hook.add(model, kin, g, h)?
+            };
+            let Some(energy) = added else {
                 return Ok(Err(Infinite::Contact));
             };
             value += energy.value;

@@ -19,6 +19,10 @@ use sdrs_geometry::twist::Twist;
 pub(crate) struct LinkSums {
     /// Per link, the summed twist gradient (zero for untouched links).
     gradients: Vec<Twist>,
+    /// Per link, the summed difference of the Newton model's twist gradient from the exact
+    /// one (zero for untouched links and without a model: see
+    /// [`super::ContactHook::anchor_newton_model`]).
+    shifts: Vec<Twist>,
     /// The links some term touched, in the order first touched, and per link whether it is
     /// among them.
     touched: Vec<usize>,
@@ -34,9 +38,11 @@ impl LinkSums {
     pub(crate) fn clear(&mut self, links: usize) {
         for &i in &self.touched {
             self.gradients[i] = Twist::zeros();
+            self.shifts[i] = Twist::zeros();
             self.is_touched[i] = false;
         }
         self.gradients.resize(links, Twist::zeros());
+        self.shifts.resize(links, Twist::zeros());
         self.is_touched.resize(links, false);
         self.touched.clear();
         self.blocks.clear();
@@ -53,10 +59,7 @@ impl LinkSums {
         scale: f64,
     ) {
         for (b, &i) in links.iter().enumerate() {
-            if !self.is_touched[i] {
-                self.is_touched[i] = true;
-                self.touched.push(i);
-            }
+            self.touch(i);
             self.gradients[i] += gradient.fixed_rows::<6>(6 * b) * scale;
         }
         let Some(h) = hessian else { return };
@@ -77,25 +80,51 @@ impl LinkSums {
         }
     }
 
+    fn touch(&mut self, link: usize) {
+        if !self.is_touched[link] {
+            self.is_touched[link] = true;
+            self.touched.push(link);
+        }
+    }
+
+    /// Adds `scale` times the difference `shift` (12) of a pair's Newton-model twist gradient
+    /// from its exact one, over `links` (the pair's Hessian, added with [`LinkSums::add`], is
+    /// then the model's).
+    pub(crate) fn add_shift(&mut self, links: [usize; 2], shift: &SVector<f64, 12>, scale: f64) {
+        for (b, &i) in links.iter().enumerate() {
+            self.touch(i);
+            self.shifts[i] += shift.fixed_rows::<6>(6 * b) * scale;
+        }
+    }
+
     /// Adds the sums mapped to generalized coordinates at `kin`: `Σ J_iᵀ g_i` to `gradient` and,
     /// when given, `Σ J_aᵀ H_ab J_b` (both triangles) plus every touched link's second-order
-    /// kinematic term to `hessian`, as [`Kinematics::add_term`] would for each term.
+    /// kinematic term to `hessian`, as [`Kinematics::add_term`] would for each term; and, when
+    /// given, the shifts `Σ J_iᵀ s_i` to `shift`. The second-order terms are those of the
+    /// gradient the Hessian belongs to: the Newton model's, `g_i + s_i`.
     pub(crate) fn add_to(
         &self,
         model: &Model,
         kin: &Kinematics,
         gradient: &mut DVector<f64>,
         hessian: Option<&mut DMatrix<f64>>,
+        shift: Option<&mut DVector<f64>>,
     ) {
         for &i in &self.touched {
             kin.add_link_gradient(i, &self.gradients[i], gradient);
+        }
+        if let Some(shift) = shift {
+            for &i in &self.touched {
+                kin.add_link_gradient(i, &self.shifts[i], shift);
+            }
         }
         let Some(hessian) = hessian else { return };
         for ([a, b], block) in &self.blocks {
             kin.add_link_block(kin, *a, *b, block, a != b, hessian);
         }
         for &i in &self.touched {
-            kin.add_second_order(model, i, &self.gradients[i], hessian);
+            let model_gradient = self.gradients[i] + self.shifts[i];
+            kin.add_second_order(model, i, &model_gradient, hessian);
         }
     }
 }
@@ -149,12 +178,12 @@ mod tests {
                 sums.add(pair, &g, Some(&h), scale);
             }
             let (mut g_sum, mut h_sum) = (DVector::zeros(n), DMatrix::zeros(n, n));
-            sums.add_to(&model, &kin, &mut g_sum, Some(&mut h_sum));
+            sums.add_to(&model, &kin, &mut g_sum, Some(&mut h_sum), None);
             assert_matches(case, "gradients", g_sum.as_slice(), g_one.as_slice());
             assert_matches(case, "Hessians", h_sum.as_slice(), h_one.as_slice());
             // Gradient only: no Hessian blocks are needed.
             let mut g_only = DVector::zeros(n);
-            sums.add_to(&model, &kin, &mut g_only, None);
+            sums.add_to(&model, &kin, &mut g_only, None, None);
             assert_eq!(g_only, g_sum, "case {case}");
         }
     }

@@ -357,7 +357,7 @@ where
             add_pair(&mut self.sums, pair, c, 1.0, order);
         }
         if let Some(gradient) = gradient {
-            self.sums.add_to(model, kin, gradient, hessian);
+            self.sums.add_to(model, kin, gradient, hessian, None);
         }
         self.timings.friction += clock.elapsed();
         Ok(Some(energy))

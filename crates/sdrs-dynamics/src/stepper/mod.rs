@@ -16,7 +16,8 @@
 //! 2. `Simulator::newton_start` (`newton.rs`): θ^t, or the state the last step's motion
 //!    carries it to.
 //! 3. `Simulator::newton` (`newton.rs`): Newton iterations, each a direction from the
-//!    Hessian with its eigenvalues clamped (sec. V clamps them to at least 1e-3; mapping a
+//!    Hessian (with contact, the contact model's force-anchored model of it, see
+//!    [`StepSettings::anchored_newton`]) with its eigenvalues clamped (sec. V clamps them to at least 1e-3; mapping a
 //!    negative `λ` to `|λ|` keeps the step along negative curvature) and damped after cut
 //!    line-search steps (Levenberg-Marquardt, `newton::next_damping`).
 //! 4. The line search (`line_search.rs`): backtracking until the energy is finite (no
@@ -106,6 +107,9 @@ struct Workspace {
     direction: DVector<f64>,
     /// The damped Hessian's buffer ([`Simulator::descent_direction`]).
     damped: DMatrix<f64>,
+    /// Whether evaluations with a Hessian take the contact hook's Newton model
+    /// ([`StepSettings::anchored_newton`]): on during a step's Newton iterations only.
+    anchored: bool,
 }
 
 impl Simulator {
@@ -271,28 +275,33 @@ impl Simulator {
     /// [`Simulator::step`], also returning the step-t kinematics it computed (on a pool thread
     /// when the contact hook asks for it, [`Simulator::on_pool`]).
     ///
-    /// A step that does not converge is solved once more from cold contact warm starts
-    /// before it fails: planes and friction solves carried over from earlier steps can hold
-    /// Newton where a cold start does not (an ant under random PD targets at Δt = 20 ms: 200
-    /// iterations warm without converging, 128 cold). Steps that converge are unchanged; the
-    /// report of a retried step counts both attempts' iterations.
+    /// A step that does not converge is solved once more from cold contact warm starts, with
+    /// the exact Hessian's directions ([`StepSettings::anchored_newton`] off), before it fails:
+    /// planes and friction solves carried over from earlier steps can hold Newton where a cold
+    /// start does not (an ant under random PD targets at Δt = 20 ms: 200 iterations warm
+    /// without converging, 128 cold). Steps that converge are unchanged; the report of a
+    /// retried step counts both attempts' iterations.
     fn solve(
         &mut self,
         current: &State,
         previous: &[Isometry3<f64>],
         control: &Control,
     ) -> Result<(State, StepReport, Kinematics)> {
-        self.on_pool(|sim| match sim.newton(current, previous, control) {
-            Err(DynamicsError::NotConverged { iterations, .. }) if sim.contact.is_some() => {
-                if let Some(hook) = sim.contact.as_mut() {
-                    hook.reset_warm_starts();
+        let anchored = self.settings.anchored_newton;
+        self.on_pool(
+            |sim| match sim.newton(current, previous, control, anchored) {
+                Err(DynamicsError::NotConverged { iterations, .. }) if sim.contact.is_some() => {
+                    if let Some(hook) = sim.contact.as_mut() {
+                        hook.reset_warm_starts();
+                    }
+                    // Cold, and with the exact Hessian's directions.
+                    let (next, mut report, now) = sim.newton(current, previous, control, false)?;
+                    report.iterations += iterations;
+                    Ok((next, report, now))
                 }
-                let (next, mut report, now) = sim.newton(current, previous, control)?;
-                report.iterations += iterations;
-                Ok((next, report, now))
-            }
-            result => result,
-        })
+                result => result,
+            },
+        )
     }
 
     /// `work` on this simulator, run on a thread of rayon's pool when the contact hook asks

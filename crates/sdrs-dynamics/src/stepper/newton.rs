@@ -5,7 +5,9 @@
 //! One iteration:
 //! 1. the direction `−H̃⁻¹∇O`, `H̃` the Hessian with its diagonal scaled by `1 + λ`
 //!    (Levenberg-Marquardt's damping, `λ` usually 0) and its eigenvalues `λ_i` replaced by
-//!    `max(|λ_i|, eigenvalue_floor)` ([`Simulator::descent_direction`]);
+//!    `max(|λ_i|, eigenvalue_floor)` ([`Simulator::descent_direction`]); with the contact
+//!    model's force-anchored Newton model ([`super::StepSettings::anchored_newton`]), the
+//!    model's Hessian and gradient `∇O + shift`;
 //! 2. the longest step the contact model allows along it ([`Simulator::max_step`]);
 //! 3. Armijo backtracking from there ([`Simulator::backtrack`]), or, when no step decreases
 //!    the energy beyond its round-off, the longest step that shrinks `|∇O|∞`
@@ -94,7 +96,39 @@ struct Progress {
 
 impl Simulator {
     /// [`super::Simulator::solve`] on the calling thread: Newton's method on the step's objective.
+    /// With `anchored`, the directions come from the contact hook's force-anchored Newton model
+    /// where it has one ([`super::StepSettings::anchored_newton`]).
     pub(super) fn newton(
+        &mut self,
+        current: &State,
+        previous: &[Isometry3<f64>],
+        control: &Control,
+        anchored: bool,
+    ) -> Result<(State, StepReport, Kinematics)> {
+        self.set_anchored(anchored);
+        let result = self.newton_iterations(current, previous, control);
+        self.set_anchored(false);
+        result
+    }
+
+    /// Turns the contact hook's Newton model on or off for the evaluations that follow.
+    fn set_anchored(&mut self, on: bool) {
+        self.workspace.anchored = match self.contact.as_mut() {
+            Some(hook) => hook.anchor_newton_model(on) && on,
+            None => false,
+        };
+    }
+
+    /// `eval`, the last evaluation with the Newton model, is of Newton's new iterate.
+    fn accept_iterate(&mut self, eval: &Evaluation) {
+        if eval.anchored
+            && let Some(hook) = self.contact.as_mut()
+        {
+            hook.accept_iterate();
+        }
+    }
+
+    fn newton_iterations(
         &mut self,
         current: &State,
         previous: &[Isometry3<f64>],
@@ -104,6 +138,7 @@ impl Simulator {
         let (now, data) = self.prepare(current, previous, control)?;
         let (mut state, mut eval, mut polish) =
             self.newton_start(current, previous, &now, &data)?;
+        self.accept_iterate(&eval);
         // Taken out for the solve (the line search borrows `self` mutably), put back on
         // success: the buffer outlives the step.
         let mut direction = std::mem::replace(&mut self.workspace.direction, DVector::zeros(0));
@@ -160,6 +195,7 @@ impl Simulator {
                 if let Ok(e) = full {
                     state = next;
                     self.recycle(std::mem::replace(&mut eval, e));
+                    self.accept_iterate(&eval);
                     (kept, moved) = (searched.step / longest, true);
                 }
             }
@@ -177,6 +213,7 @@ impl Simulator {
             {
                 state = next;
                 self.recycle(std::mem::replace(&mut eval, e));
+                self.accept_iterate(&eval);
                 (kept, moved) = (step / longest, true);
             }
             if may_damp && (run.iteration >= DAMPING_AFTER || run.extended) {
@@ -241,17 +278,25 @@ impl Simulator {
         // Hessian (and blocks) the backward pass gets are those of the new chart. The poses
         // are the same up to round-off; should that round-off cross a barrier (or a warm start
         // disagree), the step keeps the chart it converged in.
+        // The backward pass needs the exact Hessian, not the Newton model's.
+        self.set_anchored(false);
         let backward = self.settings.backward;
+        let needs = if backward {
+            Needs::Hessian
+        } else {
+            Needs::Gradient
+        };
         let mut next = state.recentred(&self.model);
         if next != state {
-            let needs = if backward {
-                Needs::Hessian
-            } else {
-                Needs::Gradient
-            };
             match self.evaluate(&next, data, needs)? {
                 Ok(e) => self.recycle(std::mem::replace(&mut eval, e)),
                 Err(_) => next = state,
+            }
+        }
+        if backward && eval.anchored {
+            match self.evaluate(&next, data, needs)? {
+                Ok(e) => self.recycle(std::mem::replace(&mut eval, e)),
+                Err(why) => return Err(self.infinite_error(why, now)),
             }
         }
         let linearization = if backward {
@@ -494,8 +539,18 @@ impl Simulator {
         } else {
             direction.clone_from(&eval.gradient);
         }
+        if eval.anchored {
+            *direction += &eval.shift;
+        }
         self.workspace.factor.solve_in_place(direction)?;
         direction.neg_mut();
+        if eval.anchored && eval.gradient.dot(direction) >= 0.0 {
+            // The model's direction does not descend the energy: the model's Hessian with the
+            // exact gradient (positive definite once modified, so it does).
+            direction.copy_from(&eval.gradient);
+            self.workspace.factor.solve_in_place(direction)?;
+            direction.neg_mut();
+        }
         Ok(())
     }
 }

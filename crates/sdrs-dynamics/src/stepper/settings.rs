@@ -368,6 +368,15 @@ pub struct StepSettings {
     pub damped_round: bool,
     /// Where Newton starts (default [`NewtonStart::Extrapolated`]).
     pub start: NewtonStart,
+    /// Whether Newton's direction comes from the contact model's force-anchored model (on by
+    /// default; SDRS hulls have one, see [`sdrs_contact::plane::Anchors`]): each barrier term
+    /// expanded at the gap its force estimate implies, the estimates carried from step to step
+    /// and updated after every iteration as a primal-dual interior-point method updates its
+    /// forces. A robot's foot pressed far into the barrier by Newton's start then returns in
+    /// one or two iterations instead of climbing out by a sixth of its gap per iteration. The
+    /// energy, the gradient and the line search are the barrier's own, so the solution does
+    /// not change (within the tolerance); off, every direction is the exact Hessian's.
+    pub anchored_newton: bool,
     /// Support of the joint-limit barrier: a limited DoF within this distance (rad or m) of a
     /// limit feels `limit_stiffness · P_s(distance)`, the SDRS barrier of eq. 6, which is
     /// infinite at the limit and exactly zero (C²) beyond the support.
@@ -410,6 +419,7 @@ impl StepSettings {
             max_iterations: 100,
             damped_round: true,
             start: NewtonStart::default(),
+            anchored_newton: true,
             limit_support: Self::DEFAULT_LIMIT_SUPPORT,
             limit_stiffness: 1.0,
             contact: None,

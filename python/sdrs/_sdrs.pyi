@@ -144,6 +144,7 @@ class World:
     tolerance: float
     max_iterations: int
     newton_start: Literal["extrapolated", "current"]
+    anchored_newton: bool
     @property
     def contact(self) -> Optional[ContactSettings]: ...
     def build(self) -> Simulator: ...

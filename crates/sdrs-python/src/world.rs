@@ -476,6 +476,22 @@ impl PyWorld {
         Ok(())
     }
 
+    /// Whether Newton's directions come from the contact model's force-anchored model (the
+    /// default, fewer iterations for robots in motion) or from the exact Hessian. The step's
+    /// solution is the same within the tolerance either way, but anchored directions carry
+    /// force estimates from step to step, so where inside the tolerance a step stops depends
+    /// on the steps before: finite differences of a rollout at steps near the solver's
+    /// round-off (1e-8 and below) keep to one Newton path with `False`.
+    #[getter]
+    fn get_anchored_newton(&mut self) -> bool {
+        self.0.settings_mut().anchored_newton
+    }
+
+    #[setter]
+    fn set_anchored_newton(&mut self, on: bool) {
+        self.0.settings_mut().anchored_newton = on;
+    }
+
     /// The contact settings, or `None` without contact.
     #[getter]
     fn contact(&mut self) -> Option<PyContactSettings> {

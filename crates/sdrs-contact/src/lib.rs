@@ -59,6 +59,7 @@ pub mod barrier;
 pub mod batch;
 pub mod distance;
 pub mod error;
+mod estimates;
 pub mod friction;
 pub mod ipc;
 pub mod long_range;

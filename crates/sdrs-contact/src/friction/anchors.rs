@@ -25,6 +25,7 @@
 //! in-plane basis is another.
 
 use super::Term;
+use crate::estimates::Estimates;
 use nalgebra::{Matrix2, SMatrix, Vector2, Vector3};
 
 pub use crate::plane::Update;
@@ -45,22 +46,17 @@ struct Ratio {
 /// (`committed`) and those the last evaluation proposes (`proposed`), as
 /// [`crate::plane::Anchors`] keeps the barrier's forces.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct FrictionAnchors {
-    committed: Vec<Ratio>,
-    proposed: Vec<Ratio>,
-}
+pub struct FrictionAnchors(Estimates<Ratio>);
 
 impl FrictionAnchors {
     /// Makes the last proposed ratios the committed ones.
     pub fn commit(&mut self) {
-        std::mem::swap(&mut self.committed, &mut self.proposed);
-        self.proposed.clear();
+        self.0.commit();
     }
 
     /// Forgets every ratio: the next model is the friction itself.
     pub fn clear(&mut self) {
-        self.committed.clear();
-        self.proposed.clear();
+        self.0.clear();
     }
 
     /// Starts the proposal of an evaluation in the frame with in-plane basis `basis` and
@@ -71,10 +67,10 @@ impl FrictionAnchors {
         epsilon: f64,
         update: Update,
     ) -> Proposal<'_> {
-        self.proposed.clear();
+        let (committed, proposed) = self.0.start();
         Proposal {
-            committed: &self.committed,
-            proposed: &mut self.proposed,
+            committed,
+            proposed,
             basis,
             epsilon,
             update,

@@ -32,6 +32,7 @@
 //! and the line search are the barrier's own, so the solution of a step does not change.
 
 use crate::barrier::{barrier, gap_at_force_from};
+use crate::estimates::Estimates;
 
 /// The most a force estimate may fall in one update.
 const FALL: f64 = 10.0;
@@ -64,10 +65,7 @@ struct Anchor {
 /// (`committed`) and those an evaluation proposes for its configuration (`proposed`), which
 /// become the committed ones when the configuration is accepted ([`Anchors::commit`]).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Anchors {
-    committed: Vec<Anchor>,
-    proposed: Vec<Anchor>,
-}
+pub struct Anchors(Estimates<Anchor>);
 
 /// The model's `m'(q)` and `m''` for one vertex.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -100,24 +98,22 @@ impl Anchors {
     /// Makes the estimates last proposed the committed ones: the configuration they were
     /// proposed at is the solver's new iterate.
     pub fn commit(&mut self) {
-        std::mem::swap(&mut self.committed, &mut self.proposed);
-        self.proposed.clear();
+        self.0.commit();
     }
 
     /// Forgets every estimate: the next model is the barrier itself.
     pub fn clear(&mut self) {
-        self.committed.clear();
-        self.proposed.clear();
+        self.0.clear();
     }
 
     /// Starts the proposal of an evaluation with support `support`; vertices must be visited
     /// in increasing [`key`] order.
     pub(super) fn propose(&mut self, support: f64, update: Update) -> Proposal<'_> {
-        self.proposed.clear();
+        let (committed, proposed) = self.0.start();
         Proposal {
-            committed: &self.committed,
+            committed,
             cursor: 0,
-            proposed: &mut self.proposed,
+            proposed,
             support,
             update,
         }
@@ -231,7 +227,7 @@ mod tests {
         // A new vertex.
         proposal.term(key(1, 9), 0.005);
         anchors.commit();
-        let c = &anchors.committed;
+        let c = &anchors.0.committed;
         assert_eq!(c.len(), 3);
         assert!(c[0].gap > 0.001 && c[0].gap < 0.002, "{:?}", c[0]);
         let (_, old, _) = barrier(0.004, s).unwrap();

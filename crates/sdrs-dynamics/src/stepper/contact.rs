@@ -24,6 +24,7 @@ use sdrs_contact::friction::{FrictionCache, FrictionFrame, PlaneFriction};
 use sdrs_contact::pair_map::PairMap;
 use sdrs_contact::plane::{AnchoredContact, Update};
 use sdrs_contact::{ContactModel, Order, PairContact, PairOutcome, PlaneBarrier, PlaneCache};
+use sdrs_geometry::ConvexHull;
 use sdrs_geometry::broad_phase::{BroadPhase, Proxy};
 use sdrs_geometry::gjk::{Proximity, distance};
 use sdrs_geometry::twist::{Matrix12, Vector12};
@@ -397,19 +398,11 @@ impl SdrsContact {
         pairs: &[(usize, usize)],
         update: Update,
     ) -> Result<Vec<Option<AnchoredContact>>> {
-        let poses = kin.poses();
-        self.with_planes(pairs, |hook, (a, b), cache| {
-            let (ha, hb) = (hook.hulls[a], hook.hulls[b]);
-            hook.barrier
-                .evaluate_anchored(
-                    &model.links()[ha.link].hulls[ha.hull],
-                    &poses[ha.link],
-                    &model.links()[hb.link].hulls[hb.hull],
-                    &poses[hb.link],
-                    cache,
-                    update,
-                )
-                .map_err(|e| contact_error(&hook.names, [ha.link, hb.link], e))
+        self.with_planes(pairs, |hook, pair, cache| {
+            hook.on_hulls(model, kin.poses(), pair, |a, pose_a, b, pose_b| {
+                hook.barrier
+                    .evaluate_anchored(a, pose_a, b, pose_b, cache, update)
+            })
         })
     }
 
@@ -418,21 +411,36 @@ impl SdrsContact {
         &self,
         model: &Model,
         poses: &[Isometry3<f64>],
-        (a, b): (usize, usize),
+        pair: (usize, usize),
         cache: &mut PlaneCache,
         order: Order,
     ) -> Result<PairOutcome> {
+        self.on_hulls(model, poses, pair, |a, pose_a, b, pose_b| {
+            self.barrier.evaluate(a, pose_a, b, pose_b, cache, order)
+        })
+    }
+
+    /// `f` on hulls `a` and `b` at their links' `poses`, its error named by the links.
+    fn on_hulls<T>(
+        &self,
+        model: &Model,
+        poses: &[Isometry3<f64>],
+        (a, b): (usize, usize),
+        f: impl FnOnce(
+            &ConvexHull,
+            &Isometry3<f64>,
+            &ConvexHull,
+            &Isometry3<f64>,
+        ) -> std::result::Result<T, sdrs_contact::ContactError>,
+    ) -> Result<T> {
         let (ha, hb) = (self.hulls[a], self.hulls[b]);
-        self.barrier
-            .evaluate(
-                &model.links()[ha.link].hulls[ha.hull],
-                &poses[ha.link],
-                &model.links()[hb.link].hulls[hb.hull],
-                &poses[hb.link],
-                cache,
-                order,
-            )
-            .map_err(|e| contact_error(&self.names, [ha.link, hb.link], e))
+        f(
+            &model.links()[ha.link].hulls[ha.hull],
+            &poses[ha.link],
+            &model.links()[hb.link].hulls[hb.hull],
+            &poses[hb.link],
+        )
+        .map_err(|e| contact_error(&self.names, [ha.link, hb.link], e))
     }
 
     /// The friction frame of hulls `a` and `b` at the step-t `poses`, warm-started from `cache`
@@ -441,20 +449,12 @@ impl SdrsContact {
         &self,
         model: &Model,
         poses: &[Isometry3<f64>],
-        (a, b): (usize, usize),
+        pair: (usize, usize),
         cache: &mut PlaneCache,
     ) -> Result<Option<FrictionFrame>> {
-        let (ha, hb) = (self.hulls[a], self.hulls[b]);
-        FrictionFrame::new(
-            &self.barrier,
-            self.stiffness,
-            &model.links()[ha.link].hulls[ha.hull],
-            &poses[ha.link],
-            &model.links()[hb.link].hulls[hb.hull],
-            &poses[hb.link],
-            cache,
-        )
-        .map_err(|e| contact_error(&self.names, [ha.link, hb.link], e))
+        self.on_hulls(model, poses, pair, |a, pose_a, b, pose_b| {
+            FrictionFrame::new(&self.barrier, self.stiffness, a, pose_a, b, pose_b, cache)
+        })
     }
 
     /// Runs `f` on every friction frame (with its pair's hulls and warm start).
@@ -649,10 +649,15 @@ impl ContactHook for SdrsContact {
                 anchors.clear();
             }
         }
-        // Every frame's friction is evaluated with every configuration.
+        // Every frame's friction is evaluated with every configuration (frames are sorted by
+        // pair, as the candidate pairs they come from).
         for (pair, cache) in self.frictions.iter_mut() {
             let anchors = cache.anchors_mut();
-            if self.frames.iter().any(|(framed, _)| framed == pair) {
+            if self
+                .frames
+                .binary_search_by_key(pair, |(framed, _)| *framed)
+                .is_ok()
+            {
                 anchors.commit();
             } else {
                 anchors.clear();

@@ -19,6 +19,13 @@
 //! contact those differences grow. So the fixture also holds every change since to the exact
 //! Newton path bit for bit.
 //!
+//! Re-recorded at stop 57, when the line search began to start where the contact model bounds
+//! Newton's step (`ContactHook::step_bound`: a pair closing half its gap, a slipping foot
+//! coming to stick), a deliberate change of the exact path. The scenes moved inside their
+//! solver tolerance: by at most 2.1e-4 (the arm sweep), except a link's rotation in the MJCF
+//! feature scene, 2.7e-2, which the old path itself moves by 6e-2 between tolerances 1e-4 and
+//! 1e-8 (at 1e-8 the two paths end with it 2e-7 apart).
+//!
 //! `SDRS_RECORD_PD_FIXTURE=1 cargo test --release -p sdrs-benches --test pd_fixture` writes
 //! the fixture anew (when a deliberate change of the step moves these trajectories).
 

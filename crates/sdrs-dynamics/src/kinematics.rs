@@ -35,6 +35,13 @@ pub struct State {
 }
 
 impl State {
+    /// This state moved by `fraction` of `direction` in its coordinates (the same chart).
+    pub(crate) fn moved(&self, direction: &DVector<f64>, fraction: f64) -> Self {
+        let mut moved = self.clone();
+        moved.q.axpy(fraction, direction, 1.0);
+        moved
+    }
+
     /// Coordinates `q` with identity references.
     pub fn new(model: &Model, q: DVector<f64>) -> Result<Self> {
         check_vector("generalized coordinates", &q, model.dof())?;

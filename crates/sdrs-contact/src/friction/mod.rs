@@ -30,6 +30,7 @@
 
 mod anchors;
 pub(crate) mod frame;
+mod kink;
 mod lagged;
 mod prepared;
 mod solve;

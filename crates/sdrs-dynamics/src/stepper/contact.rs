@@ -16,7 +16,7 @@ use super::candidates::{CandidateList, HullSphere};
 use super::link_sums::LinkSums;
 use super::pairs::{each_pair, each_stored_pair, take_caches, uses_pool};
 use crate::error::{DynamicsError, Result};
-use crate::kinematics::{Kinematics, State};
+use crate::kinematics::{Kinematics, State, forward_kinematics};
 use crate::model::Model;
 use nalgebra::{DMatrix, DVector, Isometry3, SMatrix};
 use sdrs_contact::distance::Closest;
@@ -30,6 +30,15 @@ use sdrs_geometry::gjk::{Proximity, distance};
 use sdrs_geometry::twist::{Matrix12, Vector12};
 use std::collections::BTreeMap;
 use std::time::Instant;
+
+/// The largest fraction of a hull pair's gap one Newton step may close before its line search
+/// starts ([`ContactHook::step_bound`]).
+const GAP_CLOSING: f64 = 0.5;
+
+/// The fraction of a Newton step at which [`ContactHook::step_bound`] samples the friction
+/// pairs' slips for the tangent of their motion ([`PlaneFriction::kink_along`]): small enough
+/// for a tangent, far from round-off.
+const KINK_TANGENT: f64 = 1.0 / 65536.0;
 
 /// The contact energy of a configuration.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -119,11 +128,27 @@ pub trait ContactHook: std::fmt::Debug + Send {
     }
 
     /// The largest fraction of the move from `from` (an iterate's kinematics) to the state
-    /// `to` that the line search may take: continuous collision detection for models whose
-    /// barrier a step could cross unseen. 1 by default.
+    /// `to` that may be taken: continuous collision detection for models whose barrier a step
+    /// could cross unseen. 1 by default. It bounds the line search (through
+    /// [`ContactHook::step_bound`]) and decides whether an extrapolated Newton start may be
+    /// used.
     fn max_step(&mut self, model: &Model, from: &Kinematics, to: &State) -> Result<f64> {
         let _ = (model, from, to);
         Ok(1.0)
+    }
+
+    /// The fraction of the Newton step `direction` from `state` (whose kinematics are `from`)
+    /// that the line search starts from:
+    /// [`ContactHook::max_step`] unless the model foresees more (a model whose energy is
+    /// infinite wherever its shapes penetrate needs no collision detection, but may know where
+    /// its energy along the step turns up).
+    fn step_bound(
+        &mut self,
+        model: &Model,
+        (state, from): (&State, &Kinematics),
+        direction: &DVector<f64>,
+    ) -> Result<f64> {
+        self.max_step(model, from, &state.moved(direction, 1.0))
     }
 
     /// The error naming what penetrates when a state has infinite contact energy (`None` if
@@ -362,6 +387,39 @@ impl SdrsContact {
             broad_phase.candidate_pairs(&proxies, |a, b| !model.may_touch(a, b, skip), &mut pairs);
             pairs
         })
+    }
+
+    /// The fraction `t ∈ (0, 1]` of the links' move from poses `from` to `to` after which the
+    /// gap of hull pair `pair` along a fixed normal has closed by [`GAP_CLOSING`] (1 if it
+    /// does not close that much). The normal is that of the pair's last separating plane, or
+    /// GJK's at `from` for a pair not yet in range; the gap along it (the hulls' support
+    /// distances) is interpolated linearly between the two poses, exact for translations.
+    fn closing_bound(
+        &self,
+        model: &Model,
+        [from, to]: [&[Isometry3<f64>]; 2],
+        pair: (usize, usize),
+    ) -> f64 {
+        let (ha, hb) = (self.hulls[pair.0], self.hulls[pair.1]);
+        let a = &model.links()[ha.link].hulls[ha.hull];
+        let b = &model.links()[hb.link].hulls[hb.hull];
+        let normal = match self.planes.get(&pair).and_then(PlaneCache::plane) {
+            Some((n, _)) => n.normalize(),
+            None => match distance(a, &from[ha.link], b, &from[hb.link]) {
+                Proximity::Separated(s) => s.normal,
+                Proximity::Intersecting { .. } => return 1.0,
+            },
+        };
+        let gap = |poses: &[Isometry3<f64>]| {
+            normal.dot(&b.support_point(&poses[hb.link], &-normal).coords)
+                - normal.dot(&a.support_point(&poses[ha.link], &normal).coords)
+        };
+        let (before, after) = (gap(from), gap(to));
+        if before > 0.0 && after < (1.0 - GAP_CLOSING) * before {
+            GAP_CLOSING * before / (before - after)
+        } else {
+            1.0
+        }
     }
 
     /// `f` on every pair of `pairs` with its plane cache (the one pair-evaluation path).
@@ -629,6 +687,53 @@ impl ContactHook for SdrsContact {
         hessian: Option<&mut DMatrix<f64>>,
     ) -> Result<Option<ContactEnergy>> {
         self.add_terms(model, kin, gradient, hessian, None)
+    }
+
+    /// The first of two fractions of the step: where some pair in range has closed
+    /// [`GAP_CLOSING`] of its gap ([`SdrsContact::closing_bound`]), the fraction-to-the-boundary
+    /// rule of interior-point methods; and where some slipping friction pair comes to stick
+    /// ([`PlaneFriction::kink_along`]). Feasibility and descent are still decided by evaluating
+    /// the energy; the bound only spares the line search trials through a hull or up a
+    /// barrier's wall (a landing foot's first trial penetrated, the next raised the energy
+    /// 1e3- to 1e17-fold), and the halvings back from beyond a friction kink to it.
+    fn step_bound(
+        &mut self,
+        model: &Model,
+        (state, from): (&State, &Kinematics),
+        direction: &DVector<f64>,
+    ) -> Result<f64> {
+        let poses = |fraction: f64| {
+            let moved = state.moved(direction, fraction);
+            forward_kinematics(model, moved.q.as_slice(), &moved.references).0
+        };
+        let end = poses(1.0);
+        let pairs = self.candidate_pairs(model, from.poses());
+        let closing = pairs
+            .into_iter()
+            .map(|pair| self.closing_bound(model, [from.poses(), &end], pair))
+            .fold(1.0, f64::min);
+        let Some(friction) = &self.friction else {
+            return Ok(closing);
+        };
+        if self.frames.is_empty() {
+            return Ok(closing);
+        }
+        let ahead = poses(KINK_TANGENT);
+        let (from, links) = (from.poses(), |&(a, b): &(usize, usize)| {
+            [self.hulls[a].link, self.hulls[b].link]
+        });
+        Ok(self
+            .frames
+            .iter()
+            .filter_map(|(pair, frame)| {
+                let [a, b] = links(pair);
+                friction.kink_along(
+                    frame,
+                    [&from[a], &from[b]],
+                    ([&ahead[a], &ahead[b]], KINK_TANGENT),
+                )
+            })
+            .fold(closing, f64::min))
     }
 
     fn anchor_newton_model(&mut self, on: bool) -> bool {

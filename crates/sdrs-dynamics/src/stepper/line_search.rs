@@ -1,7 +1,7 @@
 //! The two line searches of a Newton iteration ([`super::newton`]).
 //!
-//! [`Simulator::backtrack`] is the usual one: from the longest step the contact model allows,
-//! halve until the objective is finite (no penetration, every limit respected) and decreases
+//! [`Simulator::backtrack`] is the usual one: from the step the contact model bounds Newton's
+//! to ([`Simulator::step_bound`]), halve until the objective is finite (no penetration, every limit respected) and decreases
 //! enough (Armijo). It is what keeps every accepted state collision-free. When the halving
 //! overshot a kink of the objective (a sliding contact coming to stick), it tries the kink
 //! itself, located from the trials on either side ([`kink_estimate`]).
@@ -33,7 +33,8 @@ pub(super) struct Line<'a> {
     pub(super) state: &'a State,
     pub(super) eval: &'a Evaluation,
     pub(super) direction: &'a DVector<f64>,
-    /// The longest step along `direction` the contact model allows.
+    /// The step along `direction` the line searches start from
+    /// ([`Simulator::step_bound`]).
     pub(super) longest: f64,
 }
 
@@ -43,8 +44,7 @@ impl Line<'_> {
     /// chart. Newton continues from an accepted trial in that chart, and a step that converges
     /// there needs no evaluation in a new chart (a floating base's third evaluation).
     pub(super) fn trial(&self, model: &Model, step: f64) -> State {
-        let mut trial = self.state.clone();
-        trial.q.axpy(step, self.direction, 1.0);
+        let mut trial = self.state.moved(self.direction, step);
         trial.recentre(model);
         trial
     }

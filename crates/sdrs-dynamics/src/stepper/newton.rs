@@ -8,7 +8,9 @@
 //!    `max(|λ_i|, eigenvalue_floor)` ([`Simulator::descent_direction`]); with the contact
 //!    model's force-anchored Newton model ([`super::StepSettings::anchored_newton`]), the
 //!    model's Hessian and gradient `∇O + shift`;
-//! 2. the longest step the contact model allows along it ([`Simulator::max_step`]);
+//! 2. the step the line search starts from ([`Simulator::step_bound`]): the longest the
+//!    contact model allows (continuous collision detection), or shorter, where the hull model
+//!    foresees a pair closing most of its gap or a slipping foot coming to stick;
 //! 3. Armijo backtracking from there ([`Simulator::backtrack`]), or, when no step decreases
 //!    the energy beyond its round-off, the longest step that shrinks `|∇O|∞`
 //!    ([`Simulator::shrink_gradient`]);
@@ -175,7 +177,7 @@ impl Simulator {
             self.descent_direction(&eval, run.damping, &mut direction)?;
             run.directions += clock.elapsed();
             let slope = eval.gradient.dot(&direction);
-            let longest = self.max_step(&state, &direction, &eval)?;
+            let longest = self.step_bound(&state, &direction, &eval)?;
             let line = Line {
                 state: &state,
                 eval: &eval,
@@ -458,7 +460,7 @@ impl Simulator {
         } else {
             self.descent_direction(eval, 0.0, direction)?;
             let slope = eval.gradient.dot(direction);
-            (slope, self.max_step(state, direction, eval)?)
+            (slope, self.step_bound(state, direction, eval)?)
         };
         let resolvable = resolvable_change(eval.value);
         let promised = slope.abs() * longest * (1.0 - 0.5 * longest);
@@ -485,9 +487,9 @@ impl Simulator {
         })
     }
 
-    /// The longest step along `direction` from `state` the contact model allows (continuous
-    /// collision detection between the two configurations; 1 without contact).
-    pub(super) fn max_step(
+    /// The fraction of the Newton step along `direction` from `state` that the line search
+    /// starts from ([`super::contact::ContactHook::step_bound`]; 1 without contact).
+    pub(super) fn step_bound(
         &mut self,
         state: &State,
         direction: &DVector<f64>,
@@ -496,9 +498,7 @@ impl Simulator {
         let Some(hook) = self.contact.as_mut() else {
             return Ok(1.0);
         };
-        let mut end = state.clone();
-        end.q += direction;
-        hook.max_step(&self.model, &eval.kinematics, &end)
+        hook.step_bound(&self.model, (state, &eval.kinematics), direction)
     }
 
     /// The factorisation of a converged Hessian for the backward pass; a singular one is kept

@@ -322,6 +322,38 @@ impl PlaneBarrier {
     pub fn support(&self) -> f64 {
         self.support
     }
+
+    /// The unit normal (from `a` towards `b`) of the pair's last separating plane in `cache`,
+    /// or, for a pair that has none (out of range when last evaluated), of GJK's closest points
+    /// at the given poses, warm-started from the cache; `None` if the hulls intersect there.
+    ///
+    /// ```
+    /// use sdrs_contact::{PlaneBarrier, PlaneCache};
+    /// use sdrs_geometry::ConvexHull;
+    /// use nalgebra::{Isometry3, Vector3};
+    /// let cube = ConvexHull::cuboid(Vector3::repeat(0.5)).unwrap();
+    /// let (at, above) = (Isometry3::identity(), Isometry3::translation(0.0, 0.0, 3.0));
+    /// let n = PlaneBarrier::default()
+    ///     .separating_normal(&cube, &at, &cube, &above, &mut PlaneCache::default())
+    ///     .unwrap();
+    /// assert!((n - Vector3::z()).norm() < 1e-12);
+    /// ```
+    pub fn separating_normal(
+        &self,
+        a: &ConvexHull,
+        pose_a: &Isometry3<f64>,
+        b: &ConvexHull,
+        pose_b: &Isometry3<f64>,
+        cache: &mut PlaneCache,
+    ) -> Option<Vector3<f64>> {
+        if let Some(p) = cache.plane {
+            return Some(p.xyz().normalize());
+        }
+        match gjk_distance(a, pose_a, b, pose_b, &self.gjk, &mut cache.gjk) {
+            Proximity::Separated(s) => Some(s.normal),
+            Proximity::Intersecting { .. } => None,
+        }
+    }
 }
 
 impl Default for PlaneBarrier {

@@ -392,23 +392,24 @@ impl SdrsContact {
     /// The fraction `t ∈ (0, 1]` of the links' move from poses `from` to `to` after which the
     /// gap of hull pair `pair` along a fixed normal has closed by [`GAP_CLOSING`] (1 if it
     /// does not close that much). The normal is that of the pair's last separating plane, or
-    /// GJK's at `from` for a pair not yet in range; the gap along it (the hulls' support
-    /// distances) is interpolated linearly between the two poses, exact for translations.
+    /// GJK's at `from` for a pair not yet in range ([`PlaneBarrier::separating_normal`], with
+    /// the pair's `cache`); the gap along it (the hulls' support distances) is interpolated
+    /// linearly between the two poses, exact for translations.
     fn closing_bound(
         &self,
         model: &Model,
         [from, to]: [&[Isometry3<f64>]; 2],
         pair: (usize, usize),
+        cache: &mut PlaneCache,
     ) -> f64 {
         let (ha, hb) = (self.hulls[pair.0], self.hulls[pair.1]);
         let a = &model.links()[ha.link].hulls[ha.hull];
         let b = &model.links()[hb.link].hulls[hb.hull];
-        let normal = match self.planes.get(&pair).and_then(PlaneCache::plane) {
-            Some((n, _)) => n.normalize(),
-            None => match distance(a, &from[ha.link], b, &from[hb.link]) {
-                Proximity::Separated(s) => s.normal,
-                Proximity::Intersecting { .. } => return 1.0,
-            },
+        let Some(normal) =
+            self.barrier
+                .separating_normal(a, &from[ha.link], b, &from[hb.link], cache)
+        else {
+            return 1.0;
         };
         let gap = |poses: &[Isometry3<f64>]| {
             normal.dot(&b.support_point(&poses[hb.link], &-normal).coords)
@@ -708,10 +709,15 @@ impl ContactHook for SdrsContact {
         };
         let end = poses(1.0);
         let pairs = self.candidate_pairs(model, from.poses());
+        let mut planes = std::mem::take(&mut self.planes);
         let closing = pairs
             .into_iter()
-            .map(|pair| self.closing_bound(model, [from.poses(), &end], pair))
+            .map(|pair| {
+                let cache = planes.entry(pair).or_default();
+                self.closing_bound(model, [from.poses(), &end], pair, cache)
+            })
             .fold(1.0, f64::min);
+        self.planes = planes;
         let Some(friction) = &self.friction else {
             return Ok(closing);
         };

@@ -27,13 +27,18 @@ use sdrs_contact::{ContactModel, Order, PairContact, PairOutcome, PlaneBarrier, 
 use sdrs_geometry::ConvexHull;
 use sdrs_geometry::broad_phase::{BroadPhase, Proxy};
 use sdrs_geometry::gjk::{Proximity, distance};
-use sdrs_geometry::twist::{Matrix12, Twist, Vector12};
+use sdrs_geometry::twist::{Matrix12, Vector12};
 use std::collections::BTreeMap;
 use std::time::Instant;
 
 /// The largest fraction of a hull pair's gap one Newton step may close before its line search
 /// starts ([`ContactHook::step_bound`]).
 const GAP_CLOSING: f64 = 0.5;
+
+/// The fraction of a Newton step at which [`ContactHook::step_bound`] samples the friction
+/// pairs' slips for the tangent of their motion ([`PlaneFriction::kink_along`]): small enough
+/// for a tangent, far from round-off.
+const KINK_TANGENT: f64 = 1.0 / 65536.0;
 
 /// The contact energy of a configuration.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -698,8 +703,11 @@ impl ContactHook for SdrsContact {
         (state, from): (&State, &Kinematics),
         direction: &DVector<f64>,
     ) -> Result<f64> {
-        let end = state.moved(direction, 1.0);
-        let (end, _) = forward_kinematics(model, end.q.as_slice(), &end.references);
+        let poses = |fraction: f64| {
+            let moved = state.moved(direction, fraction);
+            forward_kinematics(model, moved.q.as_slice(), &moved.references).0
+        };
+        let end = poses(1.0);
         let pairs = self.candidate_pairs(model, from.poses());
         let mut planes = std::mem::take(&mut self.planes);
         let closing = pairs
@@ -713,20 +721,23 @@ impl ContactHook for SdrsContact {
         let Some(friction) = &self.friction else {
             return Ok(closing);
         };
-        // A link's twist along the step: its Jacobian times the step.
-        let rate = |link: usize| {
-            from.jacobian(link)
-                .fold(Twist::zeros(), |sum, (k, column)| {
-                    sum + column * direction[k]
-                })
-        };
-        let poses = from.poses();
+        if self.frames.is_empty() {
+            return Ok(closing);
+        }
+        let ahead = poses(KINK_TANGENT);
+        let (from, links) = (from.poses(), |&(a, b): &(usize, usize)| {
+            [self.hulls[a].link, self.hulls[b].link]
+        });
         Ok(self
             .frames
             .iter()
-            .filter_map(|((a, b), frame)| {
-                let [a, b] = [self.hulls[*a].link, self.hulls[*b].link];
-                friction.kink_along(frame, [&poses[a], &poses[b]], [&rate(a), &rate(b)])
+            .filter_map(|(pair, frame)| {
+                let [a, b] = links(pair);
+                friction.kink_along(
+                    frame,
+                    [&from[a], &from[b]],
+                    ([&ahead[a], &ahead[b]], KINK_TANGENT),
+                )
             })
             .fold(closing, f64::min))
     }

@@ -286,6 +286,64 @@ fn block_on_ground(mu: f64) -> (PlaneFriction, FrictionFrame, Isometry3<f64>, f6
     )
 }
 
+// Where a move brings a slipping pair to stick (`PlaneFriction::kink_along`).
+
+/// The block slipped by `(x, y)` since step t.
+fn at(x: f64, y: f64) -> Isometry3<f64> {
+    Isometry3::translation(x, y, 0.103)
+}
+
+#[test]
+fn a_reversed_slip_sticks_where_it_passes_zero() {
+    let (friction, frame, ground, _) = block_on_ground(0.5);
+    for (from, to, kink) in [
+        (at(0.01, 0.0), at(-0.01, 0.0), 0.5),
+        (at(0.0, -0.02), at(0.0, 0.06), 0.25),
+        (at(0.003, 0.004), at(-0.027, -0.036), 0.1),
+    ] {
+        let found = friction
+            .kink_along(&frame, [&ground, &from], ([&ground, &to], 1.0))
+            .expect("the slip passes through zero");
+        assert!((found - kink).abs() < 1e-12, "{found} vs {kink}");
+    }
+}
+
+#[test]
+fn the_first_body_slips_the_other_way() {
+    // The same relative motion with the ground moving instead of the block.
+    let (friction, frame, ground, _) = block_on_ground(0.5);
+    let block = at(0.0, 0.0);
+    let shifted = |x: f64| Isometry3::translation(x, 0.0, 0.0) * ground;
+    let found = friction
+        .kink_along(
+            &frame,
+            [&shifted(-0.01), &block],
+            ([&shifted(-0.009), &block], 0.025),
+        )
+        .expect("the slip passes through zero");
+    assert!((found - 0.25).abs() < 1e-12, "{found}");
+}
+
+#[test]
+fn no_kink_where_the_slip_does_not_pass_zero() {
+    let (friction, frame, ground, _) = block_on_ground(0.5);
+    let kink = |from: Isometry3<f64>, to: Isometry3<f64>| {
+        friction.kink_along(&frame, [&ground, &from], ([&ground, &to], 1.0))
+    };
+    // Faster the same way, or turned by a right angle (it passes 7 mm from zero).
+    assert_eq!(kink(at(0.01, 0.0), at(0.03, 0.0)), None);
+    assert_eq!(kink(at(0.01, 0.0), at(0.0, 0.01)), None);
+    // Within a tenth of where it started is a pass; beyond it is not.
+    assert!(kink(at(0.01, 0.0), at(-0.01, 0.0019)).is_some());
+    assert_eq!(kink(at(0.01, 0.0), at(-0.01, 0.0021)), None);
+    // It sticks at the start (1 µm in 10 ms is 0.1 mm/s, below √ε_v = 1 mm/s): no kink
+    // to find, so a step from a sticking pair is never bounded by it.
+    assert_eq!(kink(at(1e-6, 0.0), at(-1e-6, 0.0)), None);
+    // It reaches zero only at the end or beyond.
+    assert_eq!(kink(at(0.01, 0.0), at(0.0, 0.0)), None);
+    assert_eq!(kink(at(0.01, 0.0), at(0.005, 0.0)), None);
+}
+
 #[test]
 fn sliding_friction_is_mu_times_the_normal_force_against_the_motion() {
     let (f, frame, below, normal_total) = block_on_ground(0.4);

@@ -718,12 +718,10 @@ impl ContactHook for SdrsContact {
             })
             .fold(1.0, f64::min);
         self.planes = planes;
-        let Some(friction) = &self.friction else {
-            return Ok(closing);
+        let friction = match &self.friction {
+            Some(friction) if !self.frames.is_empty() => friction,
+            _ => return Ok(closing),
         };
-        if self.frames.is_empty() {
-            return Ok(closing);
-        }
         let ahead = poses(KINK_TANGENT);
         let (from, links) = (from.poses(), |&(a, b): &(usize, usize)| {
             [self.hulls[a].link, self.hulls[b].link]

@@ -14,7 +14,7 @@ use super::StepTimings;
 use super::active::ActiveContact;
 use super::candidates::{CandidateList, HullSphere};
 use super::link_sums::LinkSums;
-use super::pairs::{each_pair, each_stored_pair, take_caches, uses_pool};
+use super::pairs::{HULL_PAIRS, each_pair, each_stored_pair, take_caches};
 use crate::error::{DynamicsError, Result};
 use crate::kinematics::{Kinematics, State, forward_kinematics};
 use crate::model::Model;
@@ -430,7 +430,9 @@ impl SdrsContact {
         f: impl Fn(&Self, (usize, usize), &mut PlaneCache) -> Result<T> + Sync,
     ) -> Result<Vec<T>> {
         let mut planes = std::mem::take(&mut self.planes);
-        let results = each_stored_pair(pairs, &mut planes, |&pair, cache| f(self, pair, cache));
+        let results = each_stored_pair(pairs, &mut planes, HULL_PAIRS, |&pair, cache| {
+            f(self, pair, cache)
+        });
         self.planes = planes;
         results
     }
@@ -533,12 +535,17 @@ impl SdrsContact {
         let keys: Vec<(usize, usize)> = self.frames.iter().map(|(pair, _)| *pair).collect();
         let mut caches = take_caches(&mut self.frictions, &keys);
         let (hulls, names) = (&self.hulls, &self.names);
-        let results = each_pair(&self.frames, &mut caches, |((a, b), frame), cache| {
-            let refs = [hulls[*a], hulls[*b]];
-            f(friction, frame, refs, cache)
-                .map(|value| (refs, value))
-                .map_err(|e| contact_error(names, links(refs), e))
-        });
+        let results = each_pair(
+            &self.frames,
+            &mut caches,
+            HULL_PAIRS,
+            |((a, b), frame), cache| {
+                let refs = [hulls[*a], hulls[*b]];
+                f(friction, frame, refs, cache)
+                    .map(|value| (refs, value))
+                    .map_err(|e| contact_error(names, links(refs), e))
+            },
+        );
         self.frictions.extend(keys.into_iter().zip(caches));
         results
     }
@@ -564,7 +571,7 @@ impl SdrsContact {
         };
         let clock = Instant::now();
         let pairs = self.candidate_pairs(model, kin.poses());
-        self.pooled = uses_pool(pairs.len()) || uses_pool(self.frames.len());
+        self.pooled = HULL_PAIRS.pools(pairs.len()) || HULL_PAIRS.pools(self.frames.len());
         let update = self.anchoring.filter(|_| shift.is_some());
         // With the Newton model, each pair's model gradient minus its exact one.
         let mut shifts = Vec::new();
@@ -883,7 +890,7 @@ impl ContactHook for SdrsContact {
         let mut found: BTreeMap<(usize, usize), [Option<Vector12>; 2]> = BTreeMap::new();
         let pairs = self.candidate_pairs(model, kin.poses());
         let mut cold = vec![PlaneCache::default(); pairs.len()];
-        let outcomes = each_pair(&pairs, &mut cold, |&pair, cache| {
+        let outcomes = each_pair(&pairs, &mut cold, HULL_PAIRS, |&pair, cache| {
             self.barrier_from(model, kin.poses(), pair, cache, Order::Gradient)
         })?;
         for (pair, outcome) in pairs.into_iter().zip(outcomes) {
@@ -907,7 +914,7 @@ impl ContactHook for SdrsContact {
         };
         if let Some(friction) = &self.friction {
             let mut cold = vec![PlaneCache::default(); lagged.len()];
-            let gradients = each_pair(&lagged, &mut cold, |&pair, cache| {
+            let gradients = each_pair(&lagged, &mut cold, HULL_PAIRS, |&pair, cache| {
                 let Some(frame) = self.frame(model, previous, pair, cache)? else {
                     return Ok(None);
                 };

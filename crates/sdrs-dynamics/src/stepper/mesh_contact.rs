@@ -29,7 +29,7 @@ use super::contact::{
     ContactEnergy, ContactHook, PairTerm, add_pair, contact_error, link_names, order_for,
 };
 use super::link_sums::LinkSums;
-use super::pairs::each_pair;
+use super::pairs::{MESH_PAIRS, each_pair};
 use crate::error::{DynamicsError, Result};
 use crate::kinematics::{Kinematics, State};
 use crate::model::Model;
@@ -189,7 +189,7 @@ where
     fn evaluate_all(&mut self, kin: &Kinematics, order: Order) -> Result<Vec<PairOutcome>> {
         let (potential, shapes, boxes) = (&self.potential, &self.shapes, &self.boxes);
         let names = &self.names;
-        each_pair(&self.pairs, &mut self.caches, |&pair, cache| {
+        each_pair(&self.pairs, &mut self.caches, MESH_PAIRS, |&pair, cache| {
             evaluate_pair(potential, shapes, boxes, kin, pair, cache, order)
                 .map_err(|e| contact_error(names, pair, e))
         })
@@ -212,6 +212,7 @@ where
         self.frames = each_pair(
             &self.pairs,
             &mut vec![(); self.pairs.len()],
+            MESH_PAIRS,
             |&[a, b], _| {
                 let shape = |i: usize| shapes[i].as_ref().expect("pairs have meshes");
                 let (pa, pb) = (&now.poses()[a], &now.poses()[b]);
@@ -236,13 +237,18 @@ where
             return Ok(Vec::new());
         };
         let names = &self.names;
-        let found = each_pair(&self.pairs, &mut self.frames, |&[a, b], frames| {
-            frames
-                .as_mut()
-                .map(|frames| f(friction, frames, &kin.poses()[a], &kin.poses()[b]))
-                .transpose()
-                .map_err(|e| contact_error(names, [a, b], e))
-        })?;
+        let found = each_pair(
+            &self.pairs,
+            &mut self.frames,
+            MESH_PAIRS,
+            |&[a, b], frames| {
+                frames
+                    .as_mut()
+                    .map(|frames| f(friction, frames, &kin.poses()[a], &kin.poses()[b]))
+                    .transpose()
+                    .map_err(|e| contact_error(names, [a, b], e))
+            },
+        )?;
         Ok(found.into_iter().flatten().collect())
     }
 }
@@ -411,6 +417,7 @@ where
         let steps = each_pair(
             &self.pairs,
             &mut vec![(); self.pairs.len()],
+            MESH_PAIRS,
             |&[a, b], _| {
                 let shape = |i: usize| shapes[i].as_ref().expect("pairs have meshes");
                 let (from, to) = (from.poses(), to.poses());
@@ -425,7 +432,7 @@ where
     fn penetration(&mut self, _: &Model, now: &Kinematics) -> Option<DynamicsError> {
         let (potential, shapes, boxes) = (&self.potential, &self.shapes, &self.boxes);
         // A pair whose evaluation fails is not known to penetrate: keep looking.
-        let outcomes = each_pair(&self.pairs, &mut self.caches, |&pair, cache| {
+        let outcomes = each_pair(&self.pairs, &mut self.caches, MESH_PAIRS, |&pair, cache| {
             Ok(evaluate_pair(
                 potential,
                 shapes,
@@ -483,6 +490,7 @@ where
         let found = each_pair(
             &self.pairs,
             &mut vec![(); self.pairs.len()],
+            MESH_PAIRS,
             |&[a, b], _| {
                 let fail = |e| contact_error(names, [a, b], e);
                 let shape = |i: usize| shapes[i].as_ref().expect("pairs have meshes");

@@ -3,30 +3,44 @@
 //! thread pool and the results come back in pair order, so sums over them are the same for
 //! any number of threads, and the error reported is the first in pair order.
 //!
-//! Fewer than [`PARALLEL_PAIRS`] pairs are evaluated on the calling thread, in the same order
-//! and with the same results: handing a few pairs of small hulls to the pool (waking workers
-//! and waiting for them) cost more than evaluating them (a box resting on the ground, a stack
-//! of boxes), so the step's results are the same and only where they are computed changes.
+//! Fewer pairs than a hook's [`PoolFrom`] are evaluated on the calling thread, in the same
+//! order and with the same results: handing a few cheap pairs to the pool (waking workers and
+//! waiting for them) costs more than evaluating them, so only where they are computed changes.
 
 use crate::error::Result;
 use rayon::prelude::*;
 use sdrs_contact::pair_map::PairMap;
 use std::hash::Hash;
 
-/// The fewest pairs [`each_pair`] hands to rayon's thread pool (measured on the `dynamics`
-/// suite's box stack and rotating chains, see docs/architecture.md, "Step performance").
-pub(super) const PARALLEL_PAIRS: usize = 8;
+/// The fewest pairs an evaluation hands to rayon's thread pool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct PoolFrom(pub(super) usize);
 
-/// Whether [`each_pair`] hands `pairs` pairs to rayon's thread pool.
-pub(super) fn uses_pool(pairs: usize) -> bool {
-    pairs >= PARALLEL_PAIRS
+impl PoolFrom {
+    /// Whether `pairs` pairs go to the pool.
+    pub(super) fn pools(self, pairs: usize) -> bool {
+        pairs >= self.0
+    }
 }
 
+/// Hull pairs ([`super::SdrsContact`]): a warm-started plane and friction solve costs 1-5 µs,
+/// and the robots' 4-20 pairs stepped faster on the calling thread than on two threads (2
+/// cores, interleaved runs of the motion suite, issue 44: Solo-12's trot 645-656 µs per step
+/// against 922-958 µs with the pool from 8 pairs, the humanoid lying 662-760 against 910-1044,
+/// a stack of five boxes 15 against 32-45). The rotating chains' 120 pairs still go.
+pub(super) const HULL_PAIRS: PoolFrom = PoolFrom(32);
+
+/// Triangle-mesh body pairs ([`super::MeshContact`]), each a hierarchy traversal and many
+/// triangle terms: measured on the `dynamics` suite's box stack and rotating chains, see
+/// docs/architecture.md, "Step performance".
+pub(super) const MESH_PAIRS: PoolFrom = PoolFrom(8);
+
 /// `f` on every pair with its cache (`caches[k]` for `pairs[k]`), in parallel from
-/// [`PARALLEL_PAIRS`] pairs on.
+/// `pool` pairs on.
 pub(super) fn each_pair<P, C, T>(
     pairs: &[P],
     caches: &mut [C],
+    pool: PoolFrom,
     f: impl Fn(&P, &mut C) -> Result<T> + Sync,
 ) -> Result<Vec<T>>
 where
@@ -36,7 +50,7 @@ where
 {
     assert_eq!(pairs.len(), caches.len(), "one cache per pair");
     // Every pair is evaluated (and its cache updated) even after an error, either way.
-    let results: Vec<Result<T>> = if !uses_pool(pairs.len()) {
+    let results: Vec<Result<T>> = if !pool.pools(pairs.len()) {
         pairs
             .iter()
             .zip(caches.iter_mut())
@@ -57,6 +71,7 @@ where
 pub(super) fn each_stored_pair<P, C, T>(
     pairs: &[P],
     store: &mut PairMap<P, C>,
+    pool: PoolFrom,
     f: impl Fn(&P, &mut C) -> Result<T> + Sync,
 ) -> Result<Vec<T>>
 where
@@ -65,7 +80,7 @@ where
     T: Send,
 {
     let mut caches = take_caches(store, pairs);
-    let results = each_pair(pairs, &mut caches, f);
+    let results = each_pair(pairs, &mut caches, pool, f);
     store.extend(pairs.iter().copied().zip(caches));
     results
 }
@@ -90,10 +105,11 @@ mod tests {
     #[test]
     fn few_pairs_give_what_many_give() {
         // Below and above the parallel threshold: the same results, caches and first error.
-        for count in [1, PARALLEL_PAIRS - 1, PARALLEL_PAIRS, 3 * PARALLEL_PAIRS] {
+        let pool = PoolFrom(8);
+        for count in [1, pool.0 - 1, pool.0, 3 * pool.0] {
             let pairs: Vec<usize> = (0..count).collect();
             let mut caches = vec![1usize; count];
-            let out = each_pair(&pairs, &mut caches, |&p, c| {
+            let out = each_pair(&pairs, &mut caches, pool, |&p, c| {
                 *c += p;
                 if p % 4 == 2 {
                     Err(DynamicsError::LinkIndex { index: p, links: 0 })
@@ -119,14 +135,14 @@ mod tests {
     fn results_and_the_first_error_come_in_pair_order() {
         let pairs: Vec<usize> = (0..1000).collect();
         let mut caches = vec![0usize; 1000];
-        let out = each_pair(&pairs, &mut caches, |&p, c| {
+        let out = each_pair(&pairs, &mut caches, MESH_PAIRS, |&p, c| {
             *c += p;
             Ok(2 * p)
         })
         .unwrap();
         assert_eq!(out, pairs.iter().map(|p| 2 * p).collect::<Vec<_>>());
         assert_eq!(caches, pairs);
-        let failing = each_pair(&pairs, &mut caches, |&p, _| {
+        let failing = each_pair(&pairs, &mut caches, HULL_PAIRS, |&p, _| {
             if p % 100 == 37 {
                 Err(DynamicsError::LinkIndex { index: p, links: 0 })
             } else {
@@ -143,7 +159,7 @@ mod tests {
     fn stored_caches_persist_by_pair() {
         let mut store: PairMap<(usize, usize), u32> = PairMap::default();
         let count = |store: &mut PairMap<(usize, usize), u32>, pairs: &[(usize, usize)]| {
-            each_stored_pair(pairs, store, |_, c| {
+            each_stored_pair(pairs, store, HULL_PAIRS, |_, c| {
                 *c += 1;
                 Ok(*c)
             })

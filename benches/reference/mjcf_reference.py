@@ -1,7 +1,7 @@
 """MuJoCo's joint-space mass matrix and bias forces for sdrs's MJCF importer test.
 
-For every model in crates/sdrs-dynamics/tests/data/mjcf/ (the gymnasium models and
-features.xml), at qpos0 and at random configurations (hinge/slide uniform within their range
+For every model in crates/sdrs-dynamics/tests/data/mjcf/ (the gymnasium models, features.xml
+and the dm_control suite models in dm_control/), at qpos0 and at random configurations (hinge/slide uniform within their range
 when limited, else qpos0 ± 1; free/ball orientations uniformly random) with random velocities,
 writes MuJoCo's
 
@@ -33,6 +33,20 @@ MODELS = [
     "inverted_pendulum",
     "inverted_double_pendulum",
     "features",
+] + [
+    # dm_control's suite models that sdrs loads (tests/data/mjcf/dm_control/README.md).
+    f"dm_control/{name}"
+    for name in [
+        "acrobot",
+        "cartpole",
+        "cheetah",
+        "hopper",
+        "humanoid",
+        "humanoid_CMU",
+        "pendulum",
+        "reacher",
+        "walker",
+    ]
 ]
 RANDOM_CASES = 3
 

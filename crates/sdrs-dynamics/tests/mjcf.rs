@@ -21,7 +21,9 @@ fn data(name: &str) -> PathBuf {
         .join(name)
 }
 
-const MODELS: [&str; 8] = [
+/// The gymnasium models, `features.xml`, and the dm_control suite models that load (their
+/// `common/` files come in by `<include>`).
+const MODELS: [&str; 17] = [
     "ant",
     "half_cheetah",
     "hopper",
@@ -30,6 +32,15 @@ const MODELS: [&str; 8] = [
     "inverted_pendulum",
     "inverted_double_pendulum",
     "features",
+    "dm_control/acrobot",
+    "dm_control/cartpole",
+    "dm_control/cheetah",
+    "dm_control/hopper",
+    "dm_control/humanoid",
+    "dm_control/humanoid_CMU",
+    "dm_control/pendulum",
+    "dm_control/reacher",
+    "dm_control/walker",
 ];
 
 // ---------------------------------------------------------------- a minimal JSON reader
@@ -496,6 +507,61 @@ fn message(xml: &str) -> String {
         Ok(_) => panic!("expected an error"),
         Err(e) => e.to_string(),
     }
+}
+
+/// `<include>` splices what the included file's top element holds in place of the include
+/// (here a default class and a body, from a subfolder, one include nested in another); an
+/// error in an included element names that file and its line.
+#[test]
+fn mjcf_includes_are_assembled_and_errors_point_into_them() {
+    let dir = std::env::temp_dir().join(format!("sdrs-mjcf-include-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("parts")).unwrap();
+    let write = |name: &str, text: &str| std::fs::write(dir.join(name), text).unwrap();
+    write(
+        "parts/defaults.xml",
+        "<mujoco>\n  <default>\n    <joint damping='0.5'/>\n  </default>\n</mujoco>",
+    );
+    write(
+        "parts/arm.xml",
+        "<mujoco>\n  <include file='parts/defaults.xml'/>\n</mujoco>",
+    );
+    write(
+        "parts/body.xml",
+        "<mujoco>\n<body name='arm' pos='0 0 1'>\n  <joint name='swing' axis='0 1 0'/>\n  <geom size='0.1'/>\n</body>\n</mujoco>",
+    );
+    write(
+        "model.xml",
+        "<mujoco>\n  <include file='parts/arm.xml'/>\n  <worldbody>\n    <include file='parts/body.xml'/>\n  </worldbody>\n</mujoco>",
+    );
+    let mj = load_mjcf(dir.join("model.xml"), &MjcfOptions::default()).unwrap();
+    assert_eq!(mj.model.dof(), 1);
+    assert_eq!(mj.joints[0].name.as_deref(), Some("swing"));
+    assert_eq!(
+        mj.joints[0].damping, 0.5,
+        "the included default class applies"
+    );
+    write(
+        "parts/body.xml",
+        "<mujoco>\n<body name='arm'>\n  <geom size='0.1'/>\n  <joint name='swing' type='screw'/>\n</body>\n</mujoco>",
+    );
+    let e = load_mjcf(dir.join("model.xml"), &MjcfOptions::default()).unwrap_err();
+    let path = dir.join("parts/body.xml").display().to_string();
+    assert!(
+        e.to_string().starts_with(&format!(
+            "MJCF {path}:4: <joint name='swing'>: joint type 'screw'"
+        )),
+        "{e}"
+    );
+    // Text resolves its includes against the base directory it is given.
+    let text = "<mujoco><worldbody><include file='parts/body.xml'/></worldbody></mujoco>";
+    let e = mjcf_from_str(text, Path::new("/nonexistent"), &MjcfOptions::default()).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("cannot read '/nonexistent/parts/body.xml'"),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Errors name the file, line and element, say what is wrong and what is allowed.

@@ -1,5 +1,6 @@
 //! From the parsed document to links, joints, geoms, inertia and actuators.
 
+use super::include;
 use super::reader::{Elem, FromGeom, Reader, z_to};
 use super::{Actuator, ActuatorKind, MjcfGeom, MjcfJoint, MjcfJointKind, MjcfModel, MjcfOptions};
 use crate::error::{DynamicsError, Result};
@@ -16,18 +17,22 @@ use std::path::{Path, PathBuf};
 /// Parses and imports MJCF `text` (named `file` in messages).
 pub(super) fn import(
     text: &str,
-    file: &str,
+    (file, main): (&str, Option<&Path>),
     base: &Path,
     options: &MjcfOptions,
 ) -> Result<MjcfModel> {
-    let doc = Document::parse(text).map_err(|e| DynamicsError::Mjcf {
-        file: file.to_string(),
-        line: Some(e.pos().row),
-        element: "document".into(),
-        message: format!("not well-formed XML: {e}"),
+    let assembled = include::assemble(text, file, base, main)?;
+    let doc = Document::parse(&assembled.text).map_err(|e| {
+        let (file, line) = assembled.locate_row(e.pos().row);
+        DynamicsError::Mjcf {
+            file: file.to_string(),
+            line: Some(line),
+            element: "document".into(),
+            message: format!("not well-formed XML: {e}"),
+        }
     })?;
     let root = doc.root_element();
-    let mut reader = Reader::new(file, &doc);
+    let mut reader = Reader::new(file, &doc, &assembled.origins);
     if root.tag_name().name() != "mujoco" {
         return Err(reader.error(root, "the root element must be <mujoco>"));
     }

@@ -34,6 +34,11 @@
 //!
 //! ## How MJCF maps onto the model
 //!
+//! - **Files.** `<include file>` elements are replaced by what the included file's top element
+//!   holds before anything is read, as MuJoCo assembles a model: nested includes, every path
+//!   relative to the main file's directory, each file at most once; an error in an included
+//!   element names that file and line. The dm_control suite's models (which all include
+//!   `common/skybox.xml`, `visual.xml` and `materials.xml`) load this way.
 //! - **Bodies and links.** Bodies are visited depth first (MuJoCo's body and DoF order, so
 //!   sdrs's DoF `k` is MuJoCo's `qvel[k]`). A body without joints is a [`JointKind::Fixed`]
 //!   link. A body with several hinge/slide/ball joints becomes a chain of links, one per
@@ -93,7 +98,7 @@
 //!
 //! ## Refused or ignored
 //!
-//! Every refusal names the element and its line. Refused: `<include>`, `<frame>`,
+//! Every refusal names the element and its line. Refused: `<frame>`,
 //! `<replicate>`, composites and flex bodies, equality constraints, explicit contact `<pair>`s,
 //! tendons that act (stiffness, damping, limits, friction, actuators), actuators other than
 //! motor/position/velocity and on anything but hinge/slide joints, `coordinate="global"`,
@@ -115,6 +120,7 @@
 //!   start such models from a configuration strictly inside the limits.
 
 mod build;
+mod include;
 mod reader;
 
 use crate::error::{DynamicsError, Result};
@@ -305,7 +311,8 @@ pub struct MjcfModel {
     free_origins: Vec<Vector3<f64>>,
 }
 
-/// Reads the MJCF file at `path`; meshes are resolved against its directory.
+/// Reads the MJCF file at `path` with the files it includes; included files and meshes are
+/// resolved against its directory.
 pub fn load_mjcf(path: impl AsRef<Path>, options: &MjcfOptions) -> Result<MjcfModel> {
     let path = path.as_ref();
     let file = path.display().to_string();
@@ -316,12 +323,13 @@ pub fn load_mjcf(path: impl AsRef<Path>, options: &MjcfOptions) -> Result<MjcfMo
         message: e.to_string(),
     })?;
     let base = path.parent().unwrap_or(Path::new("."));
-    build::import(&text, &file, base, options)
+    build::import(&text, (&file, Some(path)), base, options)
 }
 
-/// Parses MJCF text; mesh files are resolved against `base_dir` (and `<compiler meshdir>`).
+/// Parses MJCF text; mesh files are resolved against `base_dir` (and `<compiler meshdir>`),
+/// and so are included files.
 pub fn mjcf_from_str(text: &str, base_dir: &Path, options: &MjcfOptions) -> Result<MjcfModel> {
-    build::import(text, "<string>", base_dir, options)
+    build::import(text, ("<string>", None), base_dir, options)
 }
 
 fn mapping_error(message: String) -> DynamicsError {

@@ -1,6 +1,7 @@
 //! Reading MJCF elements: positions for messages, default classes, attribute parsing and
 //! frames (`pos` with `quat`, `axisangle`, `euler`, `xyaxes` or `zaxis`).
 
+use super::include::Origins;
 use crate::error::{DynamicsError, Result};
 use nalgebra::{Isometry3, Matrix3, Rotation3, Translation3, Unit, UnitQuaternion, Vector3};
 use roxmltree::{Document, Node};
@@ -180,8 +181,11 @@ impl Default for Compiler {
 
 /// The document with its settings and default classes.
 pub(super) struct Reader<'a, 'i> {
+    /// The main model file (`"<string>"` for text).
     pub file: String,
     pub doc: &'a Document<'i>,
+    /// Where each part of the document's text came from (it may include other files).
+    origins: &'a Origins,
     pub compiler: Compiler,
     /// Class name → element tag → attributes (parents' attributes already folded in).
     pub classes: HashMap<String, HashMap<String, Attrs>>,
@@ -196,20 +200,24 @@ pub(super) fn describe(node: Node) -> String {
 }
 
 impl<'a, 'i> Reader<'a, 'i> {
-    pub fn new(file: &str, doc: &'a Document<'i>) -> Self {
+    pub fn new(file: &str, doc: &'a Document<'i>, origins: &'a Origins) -> Self {
         Self {
             file: file.to_string(),
             doc,
+            origins,
             compiler: Compiler::default(),
             classes: HashMap::new(),
         }
     }
 
-    /// An error about `node`, with its line.
+    /// An error about `node`, with its file and line.
     pub fn error(&self, node: Node, message: impl Into<String>) -> DynamicsError {
+        let (file, line) = self
+            .origins
+            .locate(self.doc.input_text(), node.range().start);
         DynamicsError::Mjcf {
-            file: self.file.clone(),
-            line: Some(self.doc.text_pos_at(node.range().start).row),
+            file: file.to_string(),
+            line: Some(line),
             element: describe(node),
             message: message.into(),
         }

@@ -72,6 +72,9 @@ fn main() -> ExitCode {
         trial.hulls,
         trial.configuration
     );
+    for warning in &trial.skipped {
+        println!("warning: {warning}");
+    }
     if !trial.moved.is_empty() {
         println!(
             "moved inside their limits (the barrier is infinite at a limit): {}",

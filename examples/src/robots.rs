@@ -12,7 +12,7 @@
 //!
 //! Used by the `robots` example (any URDF), the real-robot tests and the `robots` benchmark.
 
-use sdrs::dynamics::srdf::{Srdf, SrdfReport};
+use sdrs::dynamics::srdf::{Srdf, SrdfReport, SrdfWarning};
 use sdrs::dynamics::{ExcludedPair, UrdfOptions, load_urdf};
 use sdrs::geometry::gjk::{Proximity, distance};
 use sdrs::prelude::*;
@@ -78,6 +78,8 @@ pub struct Trial {
     pub filtered: Filtered,
     /// The configuration held (name of the SRDF state, or `neutral`).
     pub configuration: String,
+    /// Entries of the SRDF state skipped: joints the model does not have or fixes.
+    pub skipped: Vec<SrdfWarning>,
     /// Joints the configuration had at (or beyond) a limit, moved inside by the limit
     /// barrier's support.
     pub moved: Vec<String>,
@@ -140,9 +142,14 @@ impl Trial {
         }
         let configuration = wanted.unwrap_or_else(|| "neutral".to_string());
         let mut prepared = None;
+        let mut skipped = Vec::new();
         let (model, simulator) = world.build_with(|model, settings| {
             let mut state = match &srdf {
-                Some(s) if configuration != "neutral" => s.state(model, &configuration)?,
+                Some(s) if configuration != "neutral" => {
+                    let configured = s.configuration(model, &configuration, &State::zero(model))?;
+                    skipped = configured.skipped;
+                    configured.state
+                }
                 _ => State::zero(model),
             };
             let moved = model.clamp_inside_limits(&mut state, settings.limit_support);
@@ -190,6 +197,7 @@ impl Trial {
             control,
             filtered,
             configuration,
+            skipped,
             moved,
             root,
             standing_height,

@@ -85,6 +85,24 @@ def test_the_srdf_says_whether_the_base_floats_unless_floating_is_given():
         from_srdf.group_state("sitting")
 
 
+def test_srdf_entries_the_robot_cannot_take_are_skipped_with_a_warning(tmp_path):
+    # As Pinocchio's SRDF reader does: a joint the URDF lacks (romeo.srdf's toes) is skipped
+    # with a UserWarning naming the file and line, and the rest of the state applies.
+    data = robot_data()
+    srdf = (data / SOLO / "srdf/solo.srdf").read_text()
+    srdf = srdf.replace(
+        '<group_state name="standing" group="all_legs">',
+        '<group_state name="standing" group="all_legs">\n    <joint name="LToePitch" value="0.2"/>',
+    )
+    assert "LToePitch" in srdf
+    path = tmp_path / "solo.srdf"
+    path.write_text(srdf)
+    solo = solo12(sdrs.World(0.01), floating=True, package_paths=[data], srdf=path)
+    with pytest.warns(UserWarning, match="joint 'LToePitch'.*entry skipped"):
+        standing = solo.group_state("standing")
+    assert standing[2] == pytest.approx(0.235)
+
+
 def test_package_uris_are_found_through_package_paths(tmp_path):
     # A copy of the URDF outside the data's folders: its `package://example-robot-data/...`
     # meshes are found through `package_paths` only.

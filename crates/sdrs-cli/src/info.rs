@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use sdrs::dynamics::mjcf::{Actuator, ActuatorKind, MjcfOptions, load_mjcf};
-use sdrs::dynamics::{JointKind, Model, Srdf, UrdfOptions, load_urdf};
+use sdrs::dynamics::{JointKind, Model, Srdf, State, UrdfOptions, load_urdf};
 use serde::Serialize;
 
 use crate::error::{CliError, existing, print};
@@ -123,6 +123,11 @@ struct SrdfInfo {
     file: String,
     applied: usize,
     unknown: Vec<Pair>,
+    /// The group states (named configurations).
+    states: Vec<String>,
+    /// Their entries skipped (joints the model does not have or fixes), and states that
+    /// cannot be built, as messages.
+    warnings: Vec<String>,
 }
 
 /// Runs `sdrs info`.
@@ -185,6 +190,15 @@ fn report(args: &InfoArgs) -> Result<Report, CliError> {
             existing(path)?;
             let srdf = Srdf::from_file(path)?;
             let applied = srdf.apply(&mut model)?;
+            let zero = State::zero(&model);
+            let warnings = srdf
+                .state_names()
+                .into_iter()
+                .flat_map(|name| match srdf.configuration(&model, name, &zero) {
+                    Ok(c) => c.skipped.iter().map(ToString::to_string).collect(),
+                    Err(e) => vec![format!("group_state '{name}' cannot be built: {e}")],
+                })
+                .collect();
             Some(SrdfInfo {
                 file: sdrs_report::display_path(path),
                 applied: applied.applied,
@@ -193,6 +207,8 @@ fn report(args: &InfoArgs) -> Result<Report, CliError> {
                     .into_iter()
                     .map(|p| (p.link1, p.link2))
                     .collect(),
+                states: srdf.state_names().into_iter().map(String::from).collect(),
+                warnings,
             })
         }
     };
@@ -314,11 +330,19 @@ fn text(report: &Report) -> String {
     if let Some(srdf) = &report.srdf {
         let _ = writeln!(
             out,
-            "SRDF {}: {} disabled pairs applied, {} naming unknown links",
+            "SRDF {}: {} disabled pairs applied, {} naming unknown links; group states: {}",
             srdf.file,
             srdf.applied,
-            srdf.unknown.len()
+            srdf.unknown.len(),
+            if srdf.states.is_empty() {
+                "none".to_string()
+            } else {
+                srdf.states.join(", ")
+            }
         );
+        for warning in &srdf.warnings {
+            let _ = writeln!(out, "warning: {warning}");
+        }
     }
     if let Some(excluded) = &report.excluded_touching {
         let _ = writeln!(

@@ -56,6 +56,43 @@ fn info_lists_links_joints_masses_and_pairs() {
     assert!(filtered.contains("  base_link - upper_arm\n"), "{text}");
 }
 
+/// A group-state entry the model cannot take is a warning, not a failure: `info` names it and
+/// goes on.
+#[test]
+fn info_warns_about_srdf_entries_the_model_cannot_take() {
+    let data = robot_data();
+    let srdf = std::fs::read_to_string(data.join("arm.srdf"))
+        .unwrap()
+        .replace(
+            r#"<joint name="shoulder_pitch" value="1.2"/>"#,
+            r#"<joint name="shoulder_pitch" value="1.2"/>
+    <joint name="elbow_roll" value="0.2"/>"#,
+        );
+    let path = std::env::temp_dir().join(format!("sdrs-cli-arm-{}.srdf", std::process::id()));
+    std::fs::write(&path, srdf).unwrap();
+    let text = stdout_of(
+        sdrs()
+            .arg("info")
+            .arg(data.join("arm.urdf"))
+            .arg("--srdf")
+            .arg(&path)
+            .arg("--package-path")
+            .arg(&data),
+    );
+    std::fs::remove_file(&path).unwrap();
+    assert!(
+        text.contains(
+            "3 disabled pairs applied, 1 naming unknown links; group states: home, folded"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(":16: group_state 'folded' joint 'elbow_roll': ")
+            && text.contains("entry skipped"),
+        "{text}"
+    );
+}
+
 #[test]
 fn info_json_adds_up_and_lists_the_automatic_filter() {
     let data = robot_data();

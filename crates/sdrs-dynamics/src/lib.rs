@@ -105,7 +105,7 @@ pub use mjcf::{
 pub use model::{JointKind, Link, MassModel, Model};
 pub use motion::Motion;
 pub use scenes::Scene;
-pub use srdf::{Srdf, SrdfReport};
+pub use srdf::{Srdf, SrdfReport, SrdfWarning};
 pub use stepper::{
     ActiveContact, ContactEnergy, ContactHook, ContactKind, ContactSettings, Control, DesignBlock,
     DesignBlocks, ExternalEnergy, FrictionSettings, Gain, IpcContact, Linearization,

@@ -117,6 +117,41 @@ pub struct SrdfReport {
     pub unknown: Vec<DisabledPair>,
 }
 
+/// A group-state entry [`Srdf::configuration`] skipped: it names a joint the model does not
+/// have, or gives values for a joint the model fixes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SrdfWarning {
+    /// The SRDF file (`<string>` for text).
+    pub file: String,
+    /// Line of the entry.
+    pub line: u32,
+    /// The group state.
+    pub state: String,
+    /// The joint the entry names.
+    pub joint: String,
+    /// Why it was skipped.
+    pub reason: String,
+}
+
+impl std::fmt::Display for SrdfWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "SRDF {}:{}: group_state '{}' joint '{}': {}; entry skipped",
+            self.file, self.line, self.state, self.joint, self.reason
+        )
+    }
+}
+
+/// A named configuration with the entries it skipped ([`Srdf::configuration`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Configuration {
+    /// The state.
+    pub state: State,
+    /// Entries skipped, in file order.
+    pub skipped: Vec<SrdfWarning>,
+}
+
 /// A parsed SRDF.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Srdf {
@@ -276,13 +311,41 @@ impl Srdf {
         self.states.iter().map(|s| s.name.as_str()).collect()
     }
 
-    /// The named configuration `name`, joints it does not list at zero.
+    /// The named configuration `name`, joints it does not list at zero (entries the model
+    /// cannot take skipped: see [`Srdf::configuration`] for the warnings).
     pub fn state(&self, model: &Model, name: &str) -> Result<State> {
         self.state_from(model, name, &State::zero(model))
     }
 
-    /// The named configuration `name`, joints it does not list as in `base`.
+    /// The named configuration `name`, joints it does not list as in `base` (entries the
+    /// model cannot take skipped: see [`Srdf::configuration`] for the warnings).
     pub fn state_from(&self, model: &Model, name: &str, base: &State) -> Result<State> {
+        Ok(self.configuration(model, name, base)?.state)
+    }
+
+    /// The named configuration `name`, joints it does not list as in `base`, and the entries
+    /// skipped because they name a joint the model does not have or give values for a joint
+    /// it fixes (an SRDF written for a fuller URDF: `romeo.srdf` lists toe joints
+    /// `romeo_small.urdf` lacks, `icub.srdf` a neck joint its URDF fixes).
+    ///
+    /// ```
+    /// use sdrs_dynamics::scenes::chain;
+    /// use sdrs_dynamics::srdf::Srdf;
+    /// let model = chain(2, 0.01)?.model;
+    /// let joint = model.links()[1].joint_label();
+    /// let srdf = Srdf::from_str(&format!(r#"<robot name="chain">
+    ///   <group_state name="up" group="all">
+    ///     <joint name="{joint}" value="0.3"/>
+    ///     <joint name="wrist" value="1.0"/>
+    ///   </group_state>
+    /// </robot>"#))?;
+    /// let up = srdf.configuration(&model, "up", &sdrs_dynamics::State::zero(&model))?;
+    /// assert_eq!(up.state.q[model.dof_offset(1)], 0.3);
+    /// assert_eq!(up.skipped.len(), 1);
+    /// assert!(up.skipped[0].to_string().contains("no joint named 'wrist'"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn configuration(&self, model: &Model, name: &str, base: &State) -> Result<Configuration> {
         base.check(model)?;
         let state = self.states.iter().find(|s| s.name == name).ok_or_else(|| {
             DynamicsError::UnknownName {
@@ -296,7 +359,17 @@ impl Srdf {
             }
         })?;
         let mut out = base.clone();
+        let mut skipped = Vec::new();
         for (joint, values, line) in &state.joints {
+            let mut skip = |reason: String| {
+                skipped.push(SrdfWarning {
+                    file: self.file.clone(),
+                    line: *line,
+                    state: name.to_string(),
+                    joint: joint.clone(),
+                    reason,
+                })
+            };
             let fail = |message: String| DynamicsError::UrdfElement {
                 format: "SRDF",
                 file: self.file.clone(),
@@ -319,15 +392,22 @@ impl Srdf {
                         None => continue,
                     }
                 }
-                Err(e) => return Err(fail(e.to_string())),
+                Err(e) => {
+                    skip(e.to_string());
+                    continue;
+                }
             };
-            if model.links()[link].parent.is_none()
-                && model.links()[link].joint == JointKind::Fixed
-                && values.len() == 7
-            {
+            let kind = &model.links()[link].joint;
+            if *kind == JointKind::Fixed {
+                // A fixed base given its pose (the root's 7 values) is no surprise.
+                if !(model.links()[link].parent.is_none() && values.len() == 7) {
+                    skip(format!(
+                        "{} values given for a joint the model fixes",
+                        values.len()
+                    ));
+                }
                 continue;
             }
-            let kind = &model.links()[link].joint;
             let dof = model.dof_offset(link);
             let expected = match kind {
                 JointKind::Fixed => 0,
@@ -379,6 +459,9 @@ impl Srdf {
                 }
             }
         }
-        Ok(out)
+        Ok(Configuration {
+            state: out,
+            skipped,
+        })
     }
 }

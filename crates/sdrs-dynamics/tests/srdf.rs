@@ -185,11 +185,6 @@ fn srdf_extras_are_read_and_errors_name_the_line() {
             3,
             "finite numbers",
         ),
-        (
-            r#"<joint name="no_such_joint" value="1"/>"#,
-            3,
-            "no joint named 'no_such_joint'",
-        ),
     ] {
         let text = format!(
             "<robot name=\"r\">\n<group_state name=\"s\" group=\"g\">\n{body}\n</group_state>\n</robot>"
@@ -203,6 +198,55 @@ fn srdf_extras_are_read_and_errors_name_the_line() {
             "{body}: {err}"
         );
     }
+    // Entries the model cannot take are skipped with a warning, as Pinocchio does: a joint
+    // the URDF does not have (romeo.srdf's toes for romeo_small.urdf), values for a joint it
+    // fixes (icub.srdf's neck); the rest of the state applies.
+    let fixed = model
+        .links()
+        .iter()
+        .find(|l| l.parent.is_some() && l.joint == JointKind::Fixed)
+        .expect("hyq has fixed joints")
+        .joint_label();
+    let text = format!(
+        "<robot name=\"r\">\n<group_state name=\"s\" group=\"g\">\n\
+         <joint name=\"LToePitch\" value=\"0.2\"/>\n\
+         <joint name=\"lf_haa_joint\" value=\"0.1\"/>\n\
+         <joint name=\"{fixed}\" value=\"1\"/>\n</group_state>\n</robot>"
+    );
+    let srdf = Srdf::from_str(&text).unwrap();
+    let configured = srdf.configuration(&model, "s", &base).unwrap();
+    assert_eq!(
+        configured.state.q[model.dof_offset(model.joint_link("lf_haa_joint").unwrap())],
+        0.1
+    );
+    assert_eq!(
+        configured.state,
+        srdf.state_from(&model, "s", &base).unwrap()
+    );
+    let skipped: Vec<(u32, String)> = configured
+        .skipped
+        .iter()
+        .map(|w| (w.line, w.to_string()))
+        .collect();
+    assert_eq!(skipped.len(), 2, "{skipped:?}");
+    assert_eq!(skipped[0].0, 3);
+    assert!(
+        skipped[0]
+            .1
+            .starts_with("SRDF <string>:3: group_state 's' joint 'LToePitch': ")
+            && skipped[0].1.contains("no joint named 'LToePitch'")
+            && skipped[0].1.ends_with("entry skipped"),
+        "{}",
+        skipped[0].1
+    );
+    assert_eq!(skipped[1].0, 5);
+    assert!(
+        skipped[1]
+            .1
+            .contains("1 values given for a joint the model fixes"),
+        "{}",
+        skipped[1].1
+    );
     let err = Srdf::from_str("<robot>\n<disable_collisions link1=\"a\"/>\n</robot>").unwrap_err();
     assert_eq!(
         err.to_string(),

@@ -7,7 +7,7 @@ use crate::model::PyModel;
 use crate::sim::{PyControl, PyMotion, PySimulator};
 use nalgebra::Point3;
 use numpy::{PyArray1, PyArrayDyn};
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyUserWarning, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyRange;
 use sdrs::contact::PlaneBarrier;
@@ -684,7 +684,8 @@ impl PyRobotHandle {
 
     /// Its coordinates in its SRDF's group state `name` (joints the state does not list at 0,
     /// a floating base where the state's root joint puts it, relative to where the robot was
-    /// placed): write them at `dofs` of a world's `q`.
+    /// placed): write them at `dofs` of a world's `q`. Entries naming a joint the robot does
+    /// not have, or giving values for a joint it fixes, are skipped with a `UserWarning`.
     fn group_state<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let Some(u) = &self.2 else {
             return Err(PyValueError::new_err(format!(
@@ -692,8 +693,13 @@ impl PyRobotHandle {
                 self.0.dofs()
             )));
         };
-        let state = u.srdf.state(&u.model, name).raise()?;
-        Ok(arrays::to_numpy(py, &state.q))
+        let zero = sdrs::dynamics::State::zero(&u.model);
+        let configured = u.srdf.configuration(&u.model, name, &zero).raise()?;
+        for skipped in &configured.skipped {
+            let message = std::ffi::CString::new(skipped.to_string()).unwrap_or_default();
+            PyErr::warn(py, &py.get_type::<PyUserWarning>(), &message, 1)?;
+        }
+        Ok(arrays::to_numpy(py, &configured.state.q))
     }
 }
 

@@ -11,7 +11,7 @@
 //! start in the air; a robot may hop under its PD). The three timings are interleaved over `ROUNDS`
 //! rounds (the machine is shared), each on a copy of the settled simulator made outside the
 //! timed region, and the median per round is reported with the numbers of collision pairs and
-//! contact points, as a Markdown and a CSV table in `target/experiments/ncp/` (`SDRS_NCP_OUT`
+//! contact points, as a Markdown and a CSV table in `target/sdrs-out/ncp/` (`SDRS_NCP_OUT`
 //! to change).
 //!
 //! `cargo bench -p sdrs-benches --bench ncp [-- NAME...] [--quick]` (only the scenarios whose
@@ -143,7 +143,7 @@ fn main() {
                     || Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"),
                     PathBuf::from,
                 )
-                .join("experiments/ncp")
+                .join("sdrs-out/ncp")
         },
         PathBuf::from,
     );

@@ -19,7 +19,7 @@ frame's plan starts from the last one shifted by a frame, the first from the tri
 The defaults are the reduced scale of `cargo run --release -p sdrs-examples --example
 long_range_push` (the paper: 200 frames, h = 48, 50 iterations). Prints each frame's real
 loss and gradient norm, the box's final distance to the target and whether it got within ε,
-and writes the per-frame loss as `target/experiments/push/mujoco.csv` (frame, loss) beside the
+and writes the per-frame loss as `target/sdrs-out/push/mujoco.csv` (frame, loss) beside the
 Rust example's `convergence.csv`. Nothing here is part of the build, the tests or CI.
 """
 
@@ -141,7 +141,7 @@ def main() -> None:
         f"{seconds / (frames * iterations):.3f} s per iteration"
     )
     print("paper (Fig. 7d): MuJoCo makes no progress")
-    out = pathlib.Path(__file__).resolve().parents[2] / "target" / "experiments" / "push"
+    out = pathlib.Path(__file__).resolve().parents[2] / "target" / "sdrs-out" / "push"
     out.mkdir(parents=True, exist_ok=True)
     lines = ["frame,loss"] + [f"{k},{value:.17e}" for k, value in enumerate(losses)]
     (out / "mujoco.csv").write_text("\n".join(lines) + "\n")

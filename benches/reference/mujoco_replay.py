@@ -19,7 +19,7 @@ and whether the robot fell in MuJoCo: the first step at which its root (the floa
     cargo run --release -p sdrs-examples --example quadruped
     python3 -m venv target/venv-mujoco && target/venv-mujoco/bin/pip install mujoco
     target/venv-mujoco/bin/python benches/reference/mujoco_replay.py [--substeps N] \
-        target/experiments/quadruped/control_only_urdf target/experiments/quadruped/co_design_urdf
+        target/sdrs-out/quadruped/control_only_urdf target/sdrs-out/quadruped/co_design_urdf
 
 `--substeps N` runs MuJoCo at Δt / N (the targets at each substep's end). At the paper's
 Δt = 10 ms MuJoCo's PD is not stable for the biped's k_p = 1e3 on its 0.1 kg feet (its

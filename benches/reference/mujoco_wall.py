@@ -12,7 +12,7 @@ angular velocity.
 
     cargo run --release -p sdrs-examples --example wall
     python3 -m venv target/venv-mujoco && target/venv-mujoco/bin/pip install mujoco
-    target/venv-mujoco/bin/python benches/reference/mujoco_wall.py target/experiments/wall/scene.json
+    target/venv-mujoco/bin/python benches/reference/mujoco_wall.py target/sdrs-out/wall/scene.json
 
 Contact differs by design (MuJoCo's soft contact with its default solver parameters against
 sdrs's barrier), so the angles are expected to be close, not equal; the paper's Fig. 24 shows
@@ -87,4 +87,4 @@ def main(path):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "target/experiments/wall/scene.json")
+    main(sys.argv[1] if len(sys.argv) > 1 else "target/sdrs-out/wall/scene.json")

@@ -424,7 +424,7 @@ fn quadruped_trot(q: &Quadruped) -> Result<Workload> {
 }
 
 /// Unitree A1 (example-robot-data's `a1.urdf`: 18 DoF, 13.7 kg, boxes, cylinders and sphere
-/// feet) trotting under joint PD 100 N·m/rad, 3 N·m·s/rad ([`quadruped_trot`], [`A1_GAINS`]).
+/// feet) trotting under joint PD 100 N·m/rad, 3 N·m·s/rad (`quadruped_trot`, [`A1_GAINS`]).
 /// The URDF gives its IMU link a 1 mm collision box, welded inside the trunk: `World` scales
 /// the barrier to the thinnest rigid body, not link, so the support is 1% of the 16 mm calves
 /// (0.16 mm). MuJoCo loads the same URDF (its COLLADA meshes are visual only).
@@ -444,7 +444,7 @@ pub fn a1_trot_with(gains: (f64, f64)) -> Result<Workload> {
 }
 
 /// Solo-12 (example-robot-data's `solo12.urdf`: 18 DoF, 2.5 kg, STL meshes, one hull each)
-/// trotting under joint PD 5 N·m/rad, 0.15 N·m·s/rad ([`quadruped_trot`], [`SOLO12_GAINS`]).
+/// trotting under joint PD 5 N·m/rad, 0.15 N·m·s/rad (`quadruped_trot`, [`SOLO12_GAINS`]).
 /// MuJoCo loads the same URDF and collides each mesh by its convex hull.
 pub fn solo12_trot() -> Result<Workload> {
     quadruped_trot(&Quadruped {

@@ -10,7 +10,7 @@
 //! paper's loss, the distance walked along y, whether the biped fell (and when), the iterations
 //! and the wall time beside the paper's claim (co-design walks without falling, control only
 //! cannot balance), the co-designed controller on the starting feet, and the pelvis's tilt,
-//! drop and distance every 50 steps; and writes under `target/experiments/biped/` (or `--out`)
+//! drop and distance every 50 steps; and writes under `target/sdrs-out/biped/` (or `--out`)
 //! the convergence history (CSV, SVG, PNG; losses of the stages one after the other), both
 //! runs' animations, the foot vertices before and after (`feet.csv`) and both robots as URDF
 //! with OBJ meshes and their controllers (`control_only_urdf/`, `co_design_urdf/`, with
@@ -42,7 +42,7 @@ struct Args {
     /// Horizon (the paper's H = 400).
     #[arg(long, default_value_t = STEPS)]
     steps: usize,
-    /// Output directory (default target/experiments/biped).
+    /// Output directory (default target/sdrs-out/biped).
     #[arg(long)]
     out: Option<PathBuf>,
     /// Take a step only when it lowers the loss, in a trust region, instead of the paper's
@@ -145,7 +145,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let out = args
         .out
         .clone()
-        .unwrap_or_else(|| target_dir().join("experiments").join("biped"));
+        .unwrap_or_else(|| target_dir().join("sdrs-out").join("biped"));
     if args.stages == 0 || args.stages > args.steps {
         return Err(format!(
             "--stages {}: must be in 1..={} (--steps)",

@@ -9,7 +9,7 @@
 //! cargo run --release -p sdrs-examples --example book_stack -- --table2 [DURATION_S=1]
 //! ```
 //!
-//! Writes under `target/experiments/book_stack/` (or `--out`): a run's interfaces
+//! Writes under `target/sdrs-out/book_stack/` (or `--out`): a run's interfaces
 //! (`interfaces.csv`) and its motion (`stack.{glb,html}`, the wall time per step beside it);
 //! `--table2` writes `table2.csv` and each coefficient's motion (`table2_mu_MU.{glb,html}`).
 //!
@@ -139,7 +139,7 @@ struct Options {
     /// Print every plank's x/z displacement every 0.05 s.
     #[arg(long)]
     trace: bool,
-    /// Output directory (default target/experiments/book_stack).
+    /// Output directory (default target/sdrs-out/book_stack).
     #[arg(long)]
     out: Option<PathBuf>,
 }
@@ -423,7 +423,7 @@ fn main() -> Result<()> {
     let dir = options
         .out
         .clone()
-        .unwrap_or_else(|| target_dir().join("experiments").join("book_stack"));
+        .unwrap_or_else(|| target_dir().join("sdrs-out").join("book_stack"));
     std::fs::create_dir_all(&dir)?;
     if options.table2 {
         return table2(&options, options.duration.unwrap_or(1.0), &dir);

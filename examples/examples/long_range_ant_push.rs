@@ -5,7 +5,7 @@
 //! waves under the long-range model and, with `--baselines`, IPC, the SDRS hull barrier and
 //! the gradient bundle; prints each method's final loss, box distance and success (within
 //! ε) beside the paper's, and writes the convergence histories in one plot under
-//! `target/experiments/ant_push/` (`--out`), with the motion of the long-range run's best
+//! `target/sdrs-out/ant_push/` (`--out`), with the motion of the long-range run's best
 //! iterate (replayed) as an animation (`.glb` and a self-contained `.html`), the target
 //! marked.
 //!
@@ -103,7 +103,7 @@ struct Args {
     /// Which methods run.
     #[command(flatten)]
     methods: MethodChoice,
-    /// Output directory (default `target/experiments/ant_push`).
+    /// Output directory (default `target/sdrs-out/ant_push`).
     #[arg(long)]
     out: Option<PathBuf>,
 }
@@ -180,11 +180,9 @@ fn main() -> anyhow::Result<()> {
         "paper (Fig. 9c): the long-range model pushes the box to the target in 100 iterations; \
          IPC, SDRS, MuJoCo and the gradient bundle make little or no progress"
     );
-    let out = args.out.unwrap_or_else(|| {
-        sdrs_report::target_dir()
-            .join("experiments")
-            .join("ant_push")
-    });
+    let out = args
+        .out
+        .unwrap_or_else(|| sdrs_report::target_dir().join("sdrs-out").join("ant_push"));
     std::fs::create_dir_all(&out)?;
     if runs.iter().any(|run| !run.history.is_empty()) {
         let title = "Ant-Push: loss per iteration (long-range paper Fig. 9c)";

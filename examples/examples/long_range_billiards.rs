@@ -2,7 +2,7 @@
 //! contact, IPC, SDRS hulls (exact gradients) and the gradient bundle, from the trivial and a
 //! random initial guess. Writes the overlaid convergence histories (CSV, SVG, PNG) and the
 //! trajectory of the long-range run's best iterate (replayed, the targets marked) as an
-//! animation to `target/experiments/billiards/`; prints each method's best and final loss.
+//! animation to `target/sdrs-out/billiards/`; prints each method's best and final loss.
 //! A method's run ends at its first iterate with both balls within ε (loss 0), the same rule
 //! for every method (`--all-iterations` runs on: Adam with the paper's `(β₁, β₂)` can leave
 //! the solution again).
@@ -77,7 +77,7 @@ struct Args {
     /// Initial guesses: trivial, random or both.
     #[arg(long, default_value = "both")]
     init: String,
-    /// Output directory (default target/experiments/billiards).
+    /// Output directory (default target/sdrs-out/billiards).
     #[arg(long)]
     out: Option<PathBuf>,
 }
@@ -108,7 +108,7 @@ fn main() -> anyhow::Result<()> {
     let models = task.contact_models()?;
     let out = args
         .out
-        .unwrap_or_else(|| target_dir().join("experiments").join("billiards"));
+        .unwrap_or_else(|| target_dir().join("sdrs-out").join("billiards"));
     std::fs::create_dir_all(&out)?;
     println!(
         "billiards: {} balls ({} DoF), {} frames of {} s, targets {:?}",

@@ -7,7 +7,7 @@
 //! each method's final loss, success (within ε), iterations and wall time per frame and per
 //! iteration beside the paper's (7.83 s/frame for the long-range model, 4.12 s for IPC), the
 //! arm's joint-limit clearance and lowest point, and writes the real loss per frame of all
-//! methods as `convergence.{csv,svg,png}` under `target/experiments/franka/` (`--out`), with
+//! methods as `convergence.{csv,svg,png}` under `target/sdrs-out/franka/` (`--out`), with
 //! the long-range run's real motion as an animation (`franka_long_range.{glb,html}`).
 //!
 //! The defaults are a reduced scale (see `--help`); `--full` runs push's H = 200, h = 48,
@@ -107,7 +107,7 @@ struct Args {
     /// such a frame is skipped and its plan applied as it is).
     #[arg(long)]
     optimise_every_frame: bool,
-    /// Output directory (default `target/experiments/franka`).
+    /// Output directory (default `target/sdrs-out/franka`).
     #[arg(long)]
     out: Option<PathBuf>,
 }
@@ -162,7 +162,7 @@ fn main() -> anyhow::Result<()> {
     let runs = compare_mpc(&problem, &methods, &models, &driver, 5);
     let out = args
         .out
-        .unwrap_or_else(|| sdrs_report::target_dir().join("experiments").join("franka"));
+        .unwrap_or_else(|| sdrs_report::target_dir().join("sdrs-out").join("franka"));
     std::fs::create_dir_all(&out)?;
     let pieces = problem.scene.pieces.clone();
     report_mpc_with(

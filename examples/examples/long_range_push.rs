@@ -5,7 +5,7 @@
 //! where it is). Runs the long-range model and, with `--baselines`, IPC, the SDRS hull
 //! barrier and the gradient bundle (over SDRS hulls) the same way; prints each method's
 //! final box distance and success (within ε) beside the paper's, and writes the real loss
-//! per frame of all methods in one plot under `target/experiments/push/` (`--out`), with the
+//! per frame of all methods in one plot under `target/sdrs-out/push/` (`--out`), with the
 //! long-range run's real motion as an animation (`push_long_range.{glb,html}`).
 //!
 //! The defaults are a reduced scale (40 frames, h = 16, 10 iterations per frame); `--full`
@@ -61,7 +61,7 @@ struct Args {
     /// The rod's start: x,y,yaw (default: beside the box, `ROD_START`).
     #[arg(long, value_delimiter = ',')]
     rod: Option<Vec<f64>>,
-    /// Output directory (default `target/experiments/push`).
+    /// Output directory (default `target/sdrs-out/push`).
     #[arg(long)]
     out: Option<PathBuf>,
 }
@@ -93,7 +93,7 @@ fn main() -> anyhow::Result<()> {
     let runs = compare_mpc(&problem, &methods, &models, &driver, 5);
     let out = args
         .out
-        .unwrap_or_else(|| sdrs_report::target_dir().join("experiments").join("push"));
+        .unwrap_or_else(|| sdrs_report::target_dir().join("sdrs-out").join("push"));
     std::fs::create_dir_all(&out)?;
     report_mpc(
         &runs,

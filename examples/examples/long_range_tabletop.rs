@@ -6,7 +6,7 @@
 //! cube). Runs the long-range model and, with `--baselines`, IPC, the SDRS hull barrier and
 //! the gradient bundle the same way; prints each method's final loss, each cube's miss and
 //! success (within ε) beside the paper's, and writes the real loss per frame of all methods
-//! in one plot under `target/experiments/TASK/` (`--out` to change it), with the long-range
+//! in one plot under `target/sdrs-out/TASK/` (`--out` to change it), with the long-range
 //! run's real motion as an animation (`TASK_long_range.{glb,html}`; `gather_ell` and
 //! `gather_bunny_like` in place of TASK for the non-convex pieces).
 //!
@@ -16,7 +16,7 @@
 //! (0.3, 0.5) takes every step, so its last iterate can be worse) and stops its iterations
 //! once the window's loss is 0 (`--last-iterate`: the last plan, every iteration).
 //! `--ell` and `--bunny-like` gather generated non-convex pieces instead of cubes (an L of
-//! three cubes; a rabbit of 8 ellipsoids), writing under `target/experiments/gather_ell/` and
+//! three cubes; a rabbit of 8 ellipsoids), writing under `target/sdrs-out/gather_ell/` and
 //! `gather_bunny_like/`; `--bunny-like` takes Table 3's Gather-Bunny column (μ = 5e-9,
 //! H = 550 with `--full`), `--stiffness` any other μ. `--rod x,y,yaw` starts the rod elsewhere,
 //! `--first k` takes the cubes from position `k` of `gather::CUBES` (`sort::CUBES`) on,
@@ -226,7 +226,7 @@ struct Args {
     /// Which methods run.
     #[command(flatten)]
     methods: MethodChoice,
-    /// Output directory (default `target/experiments/TASK`, `gather_ell` or
+    /// Output directory (default `target/sdrs-out/TASK`, `gather_ell` or
     /// `gather_bunny_like` for the non-convex pieces).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -407,7 +407,7 @@ fn main() -> anyhow::Result<()> {
     };
     let out = match &args.out {
         Some(dir) => dir.clone(),
-        None => sdrs_report::target_dir().join("experiments").join(&name),
+        None => sdrs_report::target_dir().join("sdrs-out").join(&name),
     };
     std::fs::create_dir_all(&out)?;
     report_mpc(

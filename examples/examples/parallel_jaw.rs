@@ -3,7 +3,7 @@
 //! trajectories evaluated in parallel and their losses and gradients summed. Prints the
 //! convergence, each object's slip and distance to its target before and after, and writes the
 //! history (CSV, SVG, PNG) and every trajectory before and after (GLB + HTML, with the jaws'
-//! shapes) under `target/experiments/parallel_jaw/` (or `--out`).
+//! shapes) under `target/sdrs-out/parallel_jaw/` (or `--out`).
 //!
 //! `cargo run --release -p sdrs-examples --example parallel_jaw`
 //! (the default is a reduced scale, 6 × 6 blocks per jaw, H = 90, the paper's lr 5e-3, 100
@@ -33,7 +33,7 @@ struct Args {
     /// Adam's learning rate (the paper: 5e-3).
     #[arg(long, default_value_t = LEARNING_RATE)]
     lr: f64,
-    /// Output directory (default `target/experiments/parallel_jaw`).
+    /// Output directory (default `target/sdrs-out/parallel_jaw`).
     #[arg(long)]
     out: Option<PathBuf>,
 }
@@ -56,7 +56,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     let out = args
         .out
-        .unwrap_or_else(|| target_dir().join("experiments").join("parallel_jaw"));
+        .unwrap_or_else(|| target_dir().join("sdrs-out").join("parallel_jaw"));
     run_example(
         &task,
         args.iterations,

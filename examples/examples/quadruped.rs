@@ -8,7 +8,7 @@
 //! writes the convergence history (CSV, SVG, PNG), both runs' animations and both robots as
 //! URDF with OBJ meshes and their controllers (`control_only_urdf/`, `co_design_urdf/`, with
 //! `replay.json` for `benches/reference/mujoco_replay.py`) under
-//! `target/experiments/quadruped/` (or `--out`).
+//! `target/sdrs-out/quadruped/` (or `--out`).
 //!
 //! `cargo run --release -p sdrs-examples --example quadruped -- [--iterations N (default 300: about 2-3 min per run)] [--steps H]
 //! [--towards] [--staged [--feet-only]] [--calibrated-contact] [--trust-region | --plateau N] [--pitch-base] [--hertz] [--draw K]`
@@ -236,7 +236,7 @@ struct Args {
     /// Horizon (the paper's H = 550).
     #[arg(long, default_value_t = STEPS)]
     steps: usize,
-    /// Output directory (default target/experiments/quadruped).
+    /// Output directory (default target/sdrs-out/quadruped).
     #[arg(long)]
     out: Option<PathBuf>,
     /// Run the polyhedron-resolution ablation (sec. V-I) instead.
@@ -481,7 +481,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let out = args
         .out
         .clone()
-        .unwrap_or_else(|| target_dir().join("experiments").join("quadruped"));
+        .unwrap_or_else(|| target_dir().join("sdrs-out").join("quadruped"));
     std::fs::create_dir_all(&out)?;
     if args.resolution {
         return resolution(&args, &out);

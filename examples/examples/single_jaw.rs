@@ -5,14 +5,14 @@
 //! α_c = 5e-2 and α_d = 2e-3 from the paper, every step taken as the paper does;
 //! `--trust-region` takes only steps that lower the loss, in radii that adapt). Prints the convergence history,
 //! the object's lift before and after, and writes the history (CSV, SVG, PNG) and both
-//! animations under `target/experiments/single_jaw/` (or `--out`).
+//! animations under `target/sdrs-out/single_jaw/` (or `--out`).
 //!
 //! `cargo run --release -p sdrs-examples --example single_jaw -- --iterations 30`
 //! (`--steps 480 --grid 13,12` is the paper's scale, the default; `--turn` starts from the
 //! paper's re-orienting schedule; `--design-first N` optimises the design alone, the
 //! control held at the schedule, for N iterations before the co-design; `--control-only`
 //! optimises the control alone with the plate held solid, the baseline, writing under
-//! `target/experiments/single_jaw_control_only/`: measured in `sdrs_examples::single_jaw`'s
+//! `target/sdrs-out/single_jaw_control_only/`: measured in `sdrs_examples::single_jaw`'s
 //! docs).
 //!
 //! The run that lifts the X (17.5 cm, loss 5.64e-5 from iteration 1186, 354 s on one
@@ -86,7 +86,7 @@ struct Args {
     /// How far a block may move out of the plate, away from the object (m).
     #[arg(long, default_value_t = RETREAT)]
     retreat: f64,
-    /// Output directory (default `target/experiments/single_jaw`).
+    /// Output directory (default `target/sdrs-out/single_jaw`).
     #[arg(long)]
     out: Option<PathBuf>,
 }
@@ -227,7 +227,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let dir = args
         .out
-        .unwrap_or_else(|| target_dir().join("experiments").join(folder));
+        .unwrap_or_else(|| target_dir().join("sdrs-out").join(folder));
     let history: Vec<(f64, f64)> = history
         .iter()
         .enumerate()

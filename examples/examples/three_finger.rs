@@ -3,7 +3,7 @@
 //! trajectories evaluated in parallel and their losses and gradients summed. Prints the
 //! convergence, each object's slip and distance to its target before and after, and writes the
 //! history (CSV, SVG, PNG) and every trajectory before and after (GLB + HTML, with the hand's
-//! shapes) under `target/experiments/three_finger/` (or `--out`).
+//! shapes) under `target/sdrs-out/three_finger/` (or `--out`).
 //!
 //! `cargo run --release -p sdrs-examples --example three_finger`
 //! (the paper's settings by default: 4 hulls per phalanx, H = 200, lr 1e-3; 100 iterations,
@@ -32,7 +32,7 @@ struct Args {
     /// Adam's learning rate (the paper: 1e-3).
     #[arg(long, default_value_t = LEARNING_RATE)]
     lr: f64,
-    /// Output directory (default `target/experiments/three_finger`).
+    /// Output directory (default `target/sdrs-out/three_finger`).
     #[arg(long)]
     out: Option<PathBuf>,
 }
@@ -53,7 +53,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     let out = args
         .out
-        .unwrap_or_else(|| target_dir().join("experiments").join("three_finger"));
+        .unwrap_or_else(|| target_dir().join("sdrs-out").join("three_finger"));
     run_example(
         &task,
         args.iterations,

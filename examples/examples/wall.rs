@@ -2,7 +2,7 @@
 //! [`sdrs_examples::wall`]): box 2 spins into box 1 beside a fixed wall, and friction brings
 //! both to rest. Prints both boxes' yaw angles (rad) every 0.1 s and their final angles,
 //! checks that both came to rest without any hulls touching, and writes every step's angles,
-//! energy and speed to `target/experiments/wall/angles.csv` (or `--out`), the yaws as a plot
+//! energy and speed to `target/sdrs-out/wall/angles.csv` (or `--out`), the yaws as a plot
 //! (`yaw.{csv,svg,png}`), the motion as an animation (`wall.{glb,html}`), and the scene as
 //! `scene.json` for `benches/reference/mujoco_wall.py`.
 //!
@@ -31,7 +31,7 @@ struct Args {
     /// Box 2's starting angular velocity about z (rad/s).
     #[arg(long, default_value_t = SPIN, allow_hyphen_values = true)]
     spin: f64,
-    /// Output directory (default target/experiments/wall).
+    /// Output directory (default target/sdrs-out/wall).
     #[arg(long)]
     out: Option<PathBuf>,
 }
@@ -86,7 +86,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let out = args
         .out
         .clone()
-        .unwrap_or_else(|| target_dir().join("experiments").join("wall"));
+        .unwrap_or_else(|| target_dir().join("sdrs-out").join("wall"));
     std::fs::create_dir_all(&out)?;
     let mut scene = wall_scene(args.mu, args.spin)?;
     let steps = (args.seconds / DT).round() as usize;

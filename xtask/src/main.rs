@@ -11,7 +11,7 @@
 //! one run (see [`motion`]).
 //!
 //! `cargo xtask test [ARGS]` is the README's test command: it puts the browser tools in place
-//! (see [`test`]) and runs `cargo test --workspace ARGS`.
+//! (see [`mod@test`]) and runs `cargo test --workspace ARGS`.
 //!
 //! `cargo xtask fuzz [--seconds N]` runs the loader fuzz targets (URDF, SRDF, OBJ, STL,
 //! COLLADA) with many cases and varied seeds for a time budget and reports the inputs tried and

@@ -72,3 +72,8 @@ pub use model::{
     ContactModel, FromMesh, LaggedFriction, Order, PairContact, PairOutcome, VertexDerivatives,
 };
 pub use plane::{PlaneBarrier, PlaneCache};
+
+/// The README's example, run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -117,3 +117,8 @@ pub use tangent::{Seeds, tangent};
 pub use target_region::TargetRegion;
 pub use trajectory::{RecordedPolicy, Recording, Trajectory, rollout, rollout_policy};
 pub use trust_region::{Block, Evaluated, Optimum, Progress, StepRule, minimise, minimise_with};
+
+/// The README's example, run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -45,7 +45,7 @@ pub struct RecedingHorizon {
     /// Adam's second-moment decay (0.5 in the paper).
     pub beta2: f64,
     /// Which plan each frame's descent leaves (its last or its best iterate) and whether it
-    /// stops early ([`descend_with`]); the next frame starts from that plan, shifted.
+    /// stops early ([`crate::descend_with`]); the next frame starts from that plan, shifted.
     pub stopping: Stopping,
     /// Skip the descent of a frame whose current plan's value is at most this (`None`: always
     /// optimise). The default `Some(0.0)` suits a loss that cannot go below zero, such as the

@@ -114,3 +114,8 @@ pub use stepper::{
 };
 pub use urdf::{UrdfOptions, load_urdf, urdf_from_str};
 pub use urdf_export::{UrdfExport, export_urdf};
+
+/// The README's example, run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -65,3 +65,8 @@ pub use hull::{ConvexHull, HullEdge};
 pub use mass::{MassProperties, lumped_second_moment};
 pub use mesh::TriMesh;
 pub use sphere_tree::SphereTree;
+
+/// The README's example, run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

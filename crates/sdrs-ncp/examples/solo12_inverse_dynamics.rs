@@ -10,7 +10,7 @@
 //! penalty and tolerance 1e-13: the acceleration the torques can reach is only as exact as
 //! the NCP solves (measured final error: 4.0e-6 at 1e-11 without adaptation, 1.1e-6 at 1e-11
 //! with, 5.6e-8 at 1e-13). Writes the
-//! convergence (acceleration norm per iteration) as CSV and SVG to `target/experiments/ncp/`
+//! convergence (acceleration norm per iteration) as CSV and SVG to `target/sdrs-out/ncp/`
 //! (`--out DIR` to change; `--iterations N`, 12) and prints the paper's result beside ours.
 //!
 //! `cargo run --release -p sdrs-ncp --example solo12_inverse_dynamics`

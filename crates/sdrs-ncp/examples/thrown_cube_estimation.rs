@@ -7,7 +7,7 @@
 //! turning ends at rest height with its orientation unchanged, so its final pose holds two
 //! numbers (x, y) and a whole curve of `(v_x, v_z)` throws reaches it (with all three unknowns
 //! Gauss-Newton matches the pose to 1e-15 at a different velocity). Writes the convergence (velocity error and residual per iteration) as CSV and
-//! SVG to `target/experiments/ncp/` (`--out DIR` to change), and prints the paper's behaviour
+//! SVG to `target/sdrs-out/ncp/` (`--out DIR` to change), and prints the paper's behaviour
 //! beside ours. `--steps N` changes the horizon (600).
 //!
 //! The solves start cold (`with_warm_start(false)`) so that every rollout is a function of

@@ -60,3 +60,8 @@ pub use stepper::record::StepRecord;
 pub use stepper::settings::NcpSettings;
 pub use stepper::{NcpSimulator, NcpStepReport, StepContact};
 pub use trajectory::{DifferentiableRollout, RolloutGradient};
+
+/// The README's example, run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -8,8 +8,8 @@
 //!
 //! Errors keep the Rust message: simulation failures raise `sdrs.SimulationError` (or its
 //! subclasses `PenetrationError`, `ConvergenceError`), unknown names `KeyError`, other bad
-//! input `ValueError` ([`errors`]). Heavy calls release the GIL; batches run on rayon
-//! ([`batch`]), each item on a fresh simulator, so results do not depend on the thread count.
+//! input `ValueError` (module `errors`). Heavy calls release the GIL; batches run on rayon
+//! (module `batch`), each item on a fresh simulator, so results do not depend on the thread count.
 
 use pyo3::prelude::*;
 

@@ -27,3 +27,8 @@ pub use error::ReportError;
 pub use paths::{clean_path, display_path, output_dir, target_dir, target_dir_from};
 pub use plot::{LinePlot, Series, indexed};
 pub use progress::{Progress, ProgressMode};
+
+/// The README's example, run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -11,3 +11,8 @@ pub mod html;
 mod run;
 
 pub use run::{Plots, RunError, write_run};
+
+/// The README's example, run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

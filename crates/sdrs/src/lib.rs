@@ -75,3 +75,8 @@ pub mod prelude {
     };
     pub use sdrs_geometry::ConvexHull;
 }
+
+/// The README's example, run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

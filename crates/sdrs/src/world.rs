@@ -192,7 +192,7 @@ impl World {
     /// ([`World::with_ground`]). Actuators, `qpos0`, the time step and gravity are the MJCF
     /// file's own business: load it with [`load_mjcf`] and add it with
     /// [`World::add_mjcf_model_as`] to keep them (e.g. `initial_state`, and `step_control`
-    /// written at the robot's coordinates with [`Control::write_at`]).
+    /// written at the robot's coordinates with [`crate::dynamics::Control::write_at`]).
     ///
     /// ```
     /// use sdrs::prelude::*;

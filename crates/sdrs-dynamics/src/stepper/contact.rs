@@ -698,7 +698,7 @@ impl ContactHook for SdrsContact {
     }
 
     /// The first of two fractions of the step: where some pair in range has closed
-    /// [`GAP_CLOSING`] of its gap ([`SdrsContact::closing_bound`]), the fraction-to-the-boundary
+    /// half of its gap (`GAP_CLOSING`, `SdrsContact::closing_bound`), the fraction-to-the-boundary
     /// rule of interior-point methods; and where some slipping friction pair comes to stick
     /// ([`PlaneFriction::kink_along`]). Feasibility and descent are still decided by evaluating
     /// the energy; the bound only spares the line search trials through a hull or up a

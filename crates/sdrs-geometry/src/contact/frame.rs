@@ -16,7 +16,7 @@ pub(crate) fn reference_axis(normal: &Vector3<f64>) -> Vector3<f64> {
 }
 
 /// The contact frame of a unit normal `n`: columns `(t₁, t₂, n)` with
-/// `t₁ = (a − (a·n) n)/‖a − (a·n) n‖` for the [`reference_axis`] `a` and `t₂ = n × t₁`.
+/// `t₁ = (a − (a·n) n)/‖a − (a·n) n‖` for the reference axis `a` (`reference_axis`) and `t₂ = n × t₁`.
 /// A ground normal `+z` gives the identity.
 ///
 /// ```

@@ -24,10 +24,10 @@ impl Flags {
         self.value(name).map_or(Ok(default), |s| s.parse())
     }
 
-    /// The output folder (`--out`, default `target/experiments/ncp`), created.
+    /// The output folder (`--out`, default `target/sdrs-out/ncp`), created.
     pub fn out(&self) -> std::io::Result<PathBuf> {
         let out = self.value("--out").map_or_else(
-            || sdrs_report::target_dir().join("experiments/ncp"),
+            || sdrs_report::target_dir().join("sdrs-out/ncp"),
             PathBuf::from,
         );
         std::fs::create_dir_all(&out)?;

@@ -5,7 +5,7 @@
 //! `G = J_c M⁻¹ J_cᵀ` and `g = J_c v_f + c/Δt`. At fixed impulses `v⁺` is the free dynamics
 //! under the joint forces `τ + J_cᵀ λ/Δt`, `v⁺ = v + Δt ABA(q, v, τ + J_cᵀ λ/Δt)`, so one call
 //! of the ABA derivatives gives `∂v⁺/∂(q, v, τ)|_λ` (with `∂J_cᵀ/∂q λ` from
-//! [`contact_terms`]); the contact velocity `σ = J_c v⁺ + c/Δt = G λ + g` then changes at
+//! `contact_terms`); the contact velocity `σ = J_c v⁺ + c/Δt = G λ + g` then changes at
 //! fixed impulses by `r = ∂J_c/∂θ v⁺ + J_c ∂v⁺/∂θ|_λ + ∂(c/Δt)/∂θ`, which is `dG λ + dg` of
 //! eq. 11: [`ImplicitGradient::forward_residuals`] turns it into `dλ` (the mode-aware reduced
 //! system), and `dv⁺ = ∂v⁺/∂θ|_λ + M⁻¹ J_cᵀ dλ`.
@@ -19,7 +19,7 @@
 //! vector `δ` in the joint's moving frame for spherical and free joints, `R ↦ R Exp(δ)`), so
 //! the `q⁺` rows are `dq⁺ = difference(q⁺, q⁺ + d)`. Velocities are the stepper's (see
 //! [`crate::stepper`]). Because the stepper re-centres its chart, a rotation perturbation
-//! also re-expresses `v` and the joint forces in the turned chart ([`chart`]); and
+//! also re-expresses `v` and the joint forces in the turned chart (module `chart`); and
 //! `q⁺ = q Exp(Δt v⁺)` on a rotation block gives `dq⁺ = Exp(−Δt v⁺) δ + J_r(Δt v⁺) Δt dv⁺`.
 //!
 //! Away from mode boundaries and feature switches of collision detection these are the

@@ -40,6 +40,7 @@ MODELS = [
         "acrobot",
         "cartpole",
         "cheetah",
+        "finger",
         "hopper",
         "humanoid",
         "humanoid_CMU",

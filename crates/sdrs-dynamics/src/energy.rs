@@ -81,6 +81,32 @@ pub fn link_energy(
     (value, g, h)
 }
 
+/// Dry joint friction `f` (N·m or N) over a step of `dt` in which the DoF moves by `dq` (so at
+/// velocity `v = dq/Δt`): the dissipation `f Δt (√(v² + ε²) − ε)`, with its first and second
+/// derivatives in the DoF. Its force `−f v/√(v² + ε²)` opposes the motion with magnitude `f`
+/// once `|v| ≫ ε` (MuJoCo's `frictionloss`, Coulomb friction in the joint), and is a viscous
+/// `−f v/ε` below: `ε` (`velocity`, rad/s or m/s) smooths the kink at rest, so that a joint held
+/// by less than `f` creeps at `ε τ/√(f² − τ²)` instead of sticking exactly.
+///
+/// ```
+/// use sdrs_dynamics::energy::joint_friction;
+/// // A joint sliding at 1 rad/s feels the full friction 2 N·m against it.
+/// let (_, force, _) = joint_friction(2.0, 0.01, 0.01, 1e-4);
+/// assert!((force - 2.0).abs() < 1e-6);
+/// // At rest nothing acts, and the curvature is that of a viscous damper f/ε.
+/// let (value, force, curvature) = joint_friction(2.0, 0.0, 0.01, 1e-4);
+/// assert_eq!((value, force), (0.0, 0.0));
+/// assert!((curvature - 2.0 / 1e-4 / 0.01).abs() < 1e-6);
+/// ```
+pub fn joint_friction(friction: f64, dq: f64, dt: f64, velocity: f64) -> (f64, f64, f64) {
+    let v = dq / dt;
+    let root = v.hypot(velocity);
+    let value = friction * dt * (root - velocity);
+    let first = friction * v / root;
+    let second = friction * velocity * velocity / (root * root * root) / dt;
+    (value, first, second)
+}
+
 /// How the inertial twist gradient of a link at step t+1 changes with the twists of its poses
 /// at steps t and t−1 (the blocks the backward pass needs): `(∂g/∂ξ^t, ∂g/∂ξ^{t−1})`.
 ///

@@ -40,6 +40,14 @@ pub enum DynamicsError {
         /// Upper limit given.
         upper: f64,
     },
+    /// A link's joint friction is negative or not finite.
+    #[error("link '{link}': joint friction {friction} must be finite and >= 0 (N·m or N per DoF)")]
+    BadFriction {
+        /// The link.
+        link: String,
+        /// The friction given.
+        friction: f64,
+    },
     /// A state is at or beyond a joint limit (the limit barrier is infinite there).
     #[error(
         "joint '{joint}' = {value} is not strictly inside its limits ({lower}, {upper}): the \

@@ -174,6 +174,11 @@ pub struct Link {
     pub limits: Option<(f64, f64)>,
     /// Collision group, mask and excluded links ([`crate::filter`]).
     pub contact: LinkContact,
+    /// Dry friction of its joint, per DoF (N·m on a rotation, N on a translation): a force of
+    /// this magnitude opposing the joint's motion (MuJoCo's `frictionloss`), smoothed below
+    /// [`crate::StepSettings::joint_friction_velocity`] ([`crate::energy::joint_friction`]).
+    /// 0 by default.
+    pub friction: f64,
 }
 
 impl Link {
@@ -197,6 +202,7 @@ impl Link {
             limits: None,
             mesh: None,
             contact: LinkContact::default(),
+            friction: 0.0,
         }
     }
 
@@ -265,6 +271,12 @@ impl Link {
         self.limits = Some((lower, upper));
         self
     }
+
+    /// The same link with dry friction `friction` on each DoF of its joint ([`Link::friction`]).
+    pub fn with_friction(mut self, friction: f64) -> Self {
+        self.friction = friction;
+        self
+    }
 }
 
 /// A kinematic tree of links (listed parents first) with its degrees of freedom numbered in
@@ -277,6 +289,8 @@ pub struct Model {
     dof: usize,
     /// Per link, the DoFs on its path from the root, ascending.
     paths: Vec<Vec<usize>>,
+    /// `(DoF, dry friction)` of every DoF whose joint has friction ([`Link::friction`]).
+    friction: Vec<(usize, f64)>,
     /// Every DoF's elementary motion, in DoF order.
     motions: Vec<Elementary>,
     /// Rigid bodies of links joined by fixed joints ([`crate::bodies`]).
@@ -324,6 +338,12 @@ impl Model {
                     upper,
                 });
             }
+            if !(link.friction.is_finite() && link.friction >= 0.0) {
+                return Err(DynamicsError::BadFriction {
+                    link: link.name,
+                    friction: link.friction,
+                });
+            }
             second_moments.push(second_moment(&link)?);
             let own = link.joint.dof();
             let mut path = link.parent.map(|p| paths[p].clone()).unwrap_or_default();
@@ -337,15 +357,28 @@ impl Model {
         check_unique("joint", checked.iter().map(Link::joint_label))?;
         let bodies = Bodies::new(&checked, &second_moments);
         let motions = checked.iter().flat_map(|l| l.joint.elementary()).collect();
+        let friction = checked
+            .iter()
+            .zip(&dof_offsets)
+            .filter(|(l, _)| l.friction > 0.0)
+            .flat_map(|(l, &offset)| (offset..offset + l.joint.dof()).map(|j| (j, l.friction)))
+            .collect();
         Ok(Self {
             links: checked,
             second_moments,
             dof_offsets,
             dof,
             paths,
+            friction,
             motions,
             bodies,
         })
+    }
+
+    /// `(DoF, dry friction)` of every DoF whose joint has friction ([`Link::friction`]), in
+    /// DoF order.
+    pub fn joint_friction(&self) -> &[(usize, f64)] {
+        &self.friction
     }
 
     pub(crate) fn bodies(&self) -> &Bodies {

@@ -23,7 +23,7 @@ fn data(name: &str) -> PathBuf {
 
 /// The gymnasium models, `features.xml`, and the dm_control suite models that load (their
 /// `common/` files come in by `<include>`).
-const MODELS: [&str; 17] = [
+const MODELS: [&str; 18] = [
     "ant",
     "half_cheetah",
     "hopper",
@@ -35,6 +35,7 @@ const MODELS: [&str; 17] = [
     "dm_control/acrobot",
     "dm_control/cartpole",
     "dm_control/cheetah",
+    "dm_control/finger",
     "dm_control/hopper",
     "dm_control/humanoid",
     "dm_control/humanoid_CMU",

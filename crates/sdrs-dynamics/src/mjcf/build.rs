@@ -142,6 +142,7 @@ struct JointSpec {
     stiffness: f64,
     damping: f64,
     armature: f64,
+    frictionloss: f64,
 }
 
 struct Builder<'r, 'a, 'i> {
@@ -208,19 +209,27 @@ impl<'a, 'i> Builder<'_, 'a, 'i> {
         if e.vector("wind")?.is_some_and(|v| v != Vector3::zeros()) {
             return Err(e.error("wind (fluid forces) is not supported (allowed: 0 0 0)"));
         }
+        let mut gravity_on = true;
         for flag in node.children().filter(|c| c.has_tag_name("flag")) {
-            match flag.attribute("filterparent") {
-                Some("enable") | None => {}
-                Some("disable") => self.filter_parent = false,
-                Some(other) => {
-                    return Err(self.r.error(
-                        flag,
-                        format!("filterparent=\"{other}\" (allowed: enable, disable)"),
-                    ));
-                }
-            }
+            let enabled = |name: &str| match flag.attribute(name) {
+                Some("enable") | None => Ok(true),
+                Some("disable") => Ok(false),
+                Some(other) => Err(self.r.error(
+                    flag,
+                    format!("{name}=\"{other}\" (allowed: enable, disable)"),
+                )),
+            };
+            self.filter_parent &= enabled("filterparent")?;
+            gravity_on &= enabled("gravity")?;
         }
-        Ok((gravity, timestep))
+        Ok((
+            if gravity_on {
+                gravity
+            } else {
+                Vector3::zeros()
+            },
+            timestep,
+        ))
     }
 
     fn assets(&mut self, node: Node<'a, 'i>) -> Result<()> {
@@ -654,6 +663,7 @@ impl<'a, 'i> Builder<'_, 'a, 'i> {
                 stiffness: 0.0,
                 damping: 0.0,
                 armature: 0.0,
+                frictionloss: 0.0,
             });
         }
         let e = self.elem(node, class)?;
@@ -674,9 +684,6 @@ impl<'a, 'i> Builder<'_, 'a, 'i> {
             _ => 1.0,
         };
         let number = |name: &str| -> Result<f64> { Ok(e.number(name)?.unwrap_or(0.0)) };
-        if number("frictionloss")? != 0.0 {
-            return Err(e.error("frictionloss is not supported (allowed: 0)"));
-        }
         let range = e.array::<2>("range")?.map(|[a, b]| (a * unit, b * unit));
         let limited = match e.flag("limited")? {
             Some(l) => l,
@@ -719,6 +726,7 @@ impl<'a, 'i> Builder<'_, 'a, 'i> {
             stiffness: nonneg("stiffness")?,
             damping: nonneg("damping")?,
             armature: nonneg("armature")?,
+            frictionloss: nonneg("frictionloss")?,
         })
     }
 
@@ -878,6 +886,7 @@ impl<'a, 'i> Builder<'_, 'a, 'i> {
                 (None, MjcfJointKind::Free) => out = out.with_joint_name("root_joint"),
                 _ => {}
             }
+            out = out.with_friction(spec.frictionloss);
             if let (Some((lo, hi)), MjcfJointKind::Hinge | MjcfJointKind::Slide) =
                 (spec.range, spec.kind)
             {
@@ -903,6 +912,7 @@ impl<'a, 'i> Builder<'_, 'a, 'i> {
                 reference: spec.reference,
                 range: spec.range.filter(|_| spec.limited),
                 armature: spec.armature,
+                frictionloss: spec.frictionloss,
                 damping: spec.damping,
                 stiffness: spec.stiffness,
                 springref: spec.springref,

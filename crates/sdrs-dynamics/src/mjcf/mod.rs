@@ -93,6 +93,9 @@
 //!   gains and sdrs's [`Control`] are both SI, so they carry over as they are). Motors are
 //!   constant torques `gear · ctrl`, which stable PD cannot express: [`MjcfModel::motor_forces`]
 //!   gives them and [`JointForces`] adds them as a user energy.
+//! - **Joint friction** (`frictionloss`) is the joint's dry friction [`crate::Link::friction`],
+//!   a dissipation in the step smoothed below [`crate::StepSettings::joint_friction_velocity`]
+//!   (MuJoCo imposes it as a soft constraint; both oppose the motion with at most that force).
 //! - **Armature** (rotor inertia MuJoCo adds to the mass matrix diagonal) is recorded in
 //!   [`MjcfJoint::armature`] but not modelled: the inertia of sdrs's links is their mass only.
 //!
@@ -104,7 +107,7 @@
 //! motor/position/velocity and on anything but hinge/slide joints, `coordinate="global"`,
 //! plane/hfield/sdf geoms in moving bodies, `fromto` on other geoms, free joints below the
 //! top level or with an anchor, a ball joint followed by other joints in its body,
-//! `frictionloss`, `mocap` bodies, `gravcomp`, fluid forces (`option density/viscosity/wind`),
+//! `mocap` bodies, `gravcomp`, fluid forces (`option density/viscosity/wind`),
 //! `boundmass`/`boundinertia`, `balanceinertia`, shell inertia, and attributes the importer
 //! does not know. Ignored (they do not change the rigid-body dynamics, or sdrs has its own
 //! contact model): lights, cameras, sites, sensors, keyframes, `<visual>`, `<asset>` textures
@@ -112,8 +115,8 @@
 //! `solref`, `solimp`, `margin`, `condim`, …).
 //!
 //! ## Limitations
-//! - `option gravity` is kept in [`MjcfModel::gravity`]; sdrs's stepper takes gravity along −z
-//!   only ([`crate::StepSettings::gravity`]).
+//! - `option gravity` is kept in [`MjcfModel::gravity`] (zero with `<flag gravity="disable"/>`);
+//!   sdrs's stepper takes gravity along −z only ([`crate::StepSettings::gravity`]).
 //! - Ball-joint ranges are recorded but not enforced (sdrs's joint limits are for 1-DoF joints).
 //! - MuJoCo's soft joint limits allow `qpos0` outside a range; sdrs's limit barrier does not
 //!   (the ant's ankles rest outside theirs at `qpos0`; the hopper's hips sit on a limit):
@@ -219,6 +222,8 @@ pub struct MjcfJoint {
     pub range: Option<(f64, f64)>,
     /// Rotor inertia MuJoCo adds to the mass matrix diagonal (not modelled by sdrs).
     pub armature: f64,
+    /// Dry friction per DoF (N·m or N), the link's [`crate::Link::friction`].
+    pub frictionloss: f64,
     /// Viscous damping coefficient (N·s/m or N·m·s/rad), a PD damping term in
     /// [`MjcfModel::control`].
     pub damping: f64,
@@ -299,7 +304,7 @@ pub struct MjcfModel {
     pub body_offsets: Vec<(String, Option<usize>, Isometry3<f64>)>,
     /// Link pairs excluded from contact by `<contact><exclude>` (already excluded in `model`).
     pub excluded: Vec<(usize, usize)>,
-    /// `option gravity` (m/s²).
+    /// `option gravity` (m/s²; zero when `<option><flag gravity="disable"/>`).
     pub gravity: Vector3<f64>,
     /// `option timestep` (s).
     pub timestep: f64,

@@ -5,9 +5,9 @@
 use super::Simulator;
 use super::assembly::CrossComposites;
 use super::evaluation::StepData;
-use crate::energy::{link_energy, link_energy_cross};
+use crate::energy::{joint_friction, link_energy, link_energy_cross};
 use crate::error::Result;
-use crate::kinematics::Kinematics;
+use crate::kinematics::{Kinematics, State};
 use crate::model::Model;
 use nalgebra::{DMatrix, DVector, DVectorView, Isometry3, Matrix3, SMatrix};
 use sdrs_geometry::twist::{Matrix12, Vector12};
@@ -365,10 +365,11 @@ fn attachment_block(
 }
 
 impl Simulator {
-    /// The mixed blocks of [`StepDerivatives`] at the solution whose kinematics are `kin`.
+    /// The mixed blocks of [`StepDerivatives`] at the solution `next` whose kinematics are
+    /// `kin`.
     pub(super) fn step_derivatives(
         &mut self,
-        kin: &Kinematics,
+        (next, kin): (&State, &Kinematics),
         now: &Kinematics,
         previous: &[Isometry3<f64>],
         data: &StepData,
@@ -413,6 +414,12 @@ impl Simulator {
         for j in 0..n {
             let (_, k_d) = c.paper_gains(j, dt);
             current[(j, j)] -= 2.0 * k_d / (dt * dt);
+        }
+        // Joint friction is a function of θ^{t+1} − θ^t.
+        let velocity = self.settings.joint_friction_velocity;
+        for &(j, friction) in model.joint_friction() {
+            let dq = next.q[j] - data.q_t[j];
+            current[(j, j)] -= joint_friction(friction, dq, dt, velocity).2;
         }
         let solid = model.links().iter().any(|l| {
             !l.hulls.is_empty() && matches!(l.mass, crate::model::MassModel::Solid { .. })

@@ -4,7 +4,7 @@
 //! ([`Needs`]); and the checks and fixed data of a step ([`Simulator::prepare`]).
 
 use super::{Control, Simulator};
-use crate::energy::{link_energy, rows};
+use crate::energy::{joint_friction, link_energy, rows};
 use crate::error::{DynamicsError, Result};
 use crate::factor::all_finite;
 use crate::kinematics::{Kinematics, State};
@@ -236,6 +236,19 @@ impl Simulator {
             }
             if hessians {
                 hessian[(j, j)] += 2.0 * k_p + 2.0 * k_d / (dt * dt);
+            }
+        }
+        // Dry joint friction: a dissipation in the DoF's motion over the step.
+        for &(j, friction) in model.joint_friction() {
+            let dq = state.q[j] - data.q_t[j];
+            let (v, d1, d2) =
+                joint_friction(friction, dq, dt, self.settings.joint_friction_velocity);
+            value += v;
+            if derivatives {
+                gradient[j] += d1;
+            }
+            if hessians {
+                hessian[(j, j)] += d2;
             }
         }
         for (index, energy) in self.settings.external.iter().enumerate() {

@@ -419,7 +419,7 @@ impl Simulator {
             }
             Err(_) => return Err(DynamicsError::InfiniteEnergy),
         };
-        let derivatives = self.step_derivatives(&eval.kinematics, &now, previous, &data)?;
+        let derivatives = self.step_derivatives((next, &eval.kinematics), &now, previous, &data)?;
         self.workspace.now = now;
         Ok(Linearization {
             factor: self.exact_factor(&eval.hessian)?,

@@ -303,7 +303,12 @@ impl Simulator {
         }
         let linearization = if backward {
             Some(Linearization {
-                derivatives: self.step_derivatives(&eval.kinematics, now, previous, data)?,
+                derivatives: self.step_derivatives(
+                    (&next, &eval.kinematics),
+                    now,
+                    previous,
+                    data,
+                )?,
                 factor: self.exact_factor(&eval.hessian)?,
                 hessian: eval.hessian.clone(),
             })

@@ -383,6 +383,10 @@ pub struct StepSettings {
     pub limit_support: f64,
     /// Multiplier of the joint-limit barrier.
     pub limit_stiffness: f64,
+    /// The velocity (rad/s or m/s) below which dry joint friction ([`crate::Link::friction`])
+    /// turns viscous ([`crate::energy::joint_friction`]): a joint held by a torque below its
+    /// friction creeps at about this speed. Default 1e-4.
+    pub joint_friction_velocity: f64,
     /// Contact, if any.
     pub contact: Option<ContactSettings>,
     /// User energies added to the objective.
@@ -422,6 +426,7 @@ impl StepSettings {
             anchored_newton: true,
             limit_support: Self::DEFAULT_LIMIT_SUPPORT,
             limit_stiffness: 1.0,
+            joint_friction_velocity: 1e-4,
             contact: None,
             external: Vec::new(),
             backward: false,
@@ -486,6 +491,7 @@ impl StepSettings {
             ("eigenvalue_floor", self.eigenvalue_floor),
             ("limit_support", self.limit_support),
             ("limit_stiffness", self.limit_stiffness),
+            ("joint_friction_velocity", self.joint_friction_velocity),
         ];
         for (name, value) in positive {
             if !(value.is_finite() && value > 0.0) {

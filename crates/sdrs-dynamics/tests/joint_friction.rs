@@ -1,0 +1,147 @@
+//! Dry joint friction ([`Link::friction`], MJCF `frictionloss`): the objective's derivatives and
+//! the step's mixed blocks against differences, a joint that holds below its friction and
+//! slides above it at the analytic rate, and the MJCF mapping.
+
+use crate::backward::check;
+use nalgebra::{DVector, Isometry3, Vector3};
+use sdrs_dynamics::scenes::rotating_chains;
+use sdrs_dynamics::{
+    Control, DynamicsError, JointKind, Link, MassModel, MjcfOptions, Model, Motion, Simulator,
+    State, StepSettings, mjcf_from_str,
+};
+use sdrs_geometry::ConvexHull;
+use std::path::Path;
+
+/// A 1 kg box (vertex-lumped, half extents 0.1) turning about the vertical axis through its
+/// centre, so gravity exerts no torque: its inertia about the axis is `m (a² + b²)` = 0.02 kg·m².
+fn turntable(friction: f64) -> Model {
+    let cube = ConvexHull::cuboid(Vector3::repeat(0.1)).unwrap();
+    let link = Link::new(
+        "table",
+        None,
+        Isometry3::identity(),
+        JointKind::Revolute { axis: Vector3::z() },
+        vec![cube],
+        MassModel::Lumped { mass: 1.0 },
+    )
+    .with_friction(friction);
+    Model::new(vec![link]).unwrap()
+}
+
+/// The turntable's angle after `steps` steps of 10 ms from rest under a constant torque
+/// (Newton to 1e-10, so that the runs compare to that).
+fn turn(friction: f64, torque: f64, steps: usize) -> f64 {
+    let model = turntable(friction);
+    let mut settings = StepSettings::new(0.01).unwrap();
+    settings.tolerance = 1e-10;
+    let mut sim = Simulator::new(model.clone(), settings).unwrap();
+    let mut control = Control::passive(&model);
+    control.force[0] = torque;
+    let mut motion = Motion::at_rest(&model, State::zero(&model));
+    for _ in 0..steps {
+        sim.advance(&mut motion, &control).unwrap();
+    }
+    motion.state.q[0]
+}
+
+#[test]
+fn a_joint_holds_below_its_friction_and_slides_above_it_at_the_net_torque() {
+    let (f, inertia, dt, n) = (0.1, 0.02, 0.01, 50);
+    // Half the friction: it creeps at about ε τ/√(f² − τ²) (ε = 1e-4 rad/s), 0.5 s × 5.8e-5.
+    let held = turn(f, 0.5 * f, n);
+    assert!(held.abs() < 1e-4, "held joint moved {held} rad");
+    // Twice the friction: it turns as the frictionless joint does under the net torque τ − f
+    // (the smoothing's force deficit f (1 − v/√(v² + ε²)) is below 1e-5 f at v ≥ 0.05 rad/s).
+    let slid = turn(f, 2.0 * f, n);
+    let net = turn(0.0, f, n);
+    assert!((slid - net).abs() < 1e-5 * net, "{slid} rad vs {net}");
+    // And that is the implicit step's turn under a constant torque from rest, α Δt² n(n + 1)/2
+    // (as free fall, one step behind ½ α t²), up to the position-level step's chord
+    // prediction of a rotation (second order in the turn per step).
+    let expected = f / inertia * dt * dt * (n * (n + 1)) as f64 / 2.0;
+    assert!(
+        (net - expected).abs() < 5e-3 * expected,
+        "{net} vs {expected}"
+    );
+}
+
+#[test]
+fn the_objective_with_joint_friction_has_its_gradient_and_hessian() {
+    let model = turntable(0.3);
+    let mut sim = Simulator::new(model.clone(), StepSettings::new(0.01).unwrap()).unwrap();
+    let current = State::zero(&model);
+    let previous = vec![Isometry3::identity()];
+    let control = Control::passive(&model);
+    // Moves of the joint from below the smoothing velocity (ε Δt = 1e-6 rad) to well above.
+    for dq in [0.0, 3e-7, -2e-6, 4e-5, -1e-3] {
+        let mut at = |q: f64| {
+            let next = State::new(&model, DVector::from_element(1, q)).unwrap();
+            sim.objective(&next, &current, &previous, &control)
+                .unwrap()
+                .expect("finite")
+        };
+        let o = at(dq);
+        let h = 1e-9;
+        let (up, down) = (at(dq + h), at(dq - h));
+        let gradient = (up.value - down.value) / (2.0 * h);
+        let hessian = (up.gradient[0] - down.gradient[0]) / (2.0 * h);
+        assert!(
+            (gradient - o.gradient[0]).abs() < 1e-5 * o.gradient[0].abs().max(1.0),
+            "dq {dq}: gradient {} vs differences {gradient}",
+            o.gradient[0]
+        );
+        assert!(
+            (hessian - o.hessian[(0, 0)]).abs() < 1e-5 * o.hessian[(0, 0)].abs(),
+            "dq {dq}: Hessian {} vs differences {hessian}",
+            o.hessian[(0, 0)]
+        );
+    }
+}
+
+#[test]
+fn step_blocks_match_differences_with_joint_friction_on_colliding_chains() {
+    let mut scene = rotating_chains(3, 0.01).unwrap();
+    // A smoothing far above the differences' velocity steps (1e-6 rad / 10 ms), so that they
+    // resolve the friction's curvature at every joint speed.
+    scene.settings.joint_friction_velocity = 0.05;
+    let links: Vec<Link> = scene
+        .model
+        .links()
+        .iter()
+        .map(|l| l.clone().with_friction(0.2))
+        .collect();
+    scene.model = Model::new(links).unwrap();
+    assert!(!scene.model.joint_friction().is_empty());
+    let n = scene.model.dof();
+    scene.control.kp = DVector::from_element(n, 1.0);
+    scene.control.position = DVector::from_fn(n, |k, _| 0.1 * (k as f64).sin());
+    check(scene, 60);
+}
+
+#[test]
+fn mjcf_frictionloss_is_the_joints_friction_and_bad_friction_is_refused() {
+    let xml = r#"<mujoco><worldbody><body name="arm" pos="0 0 1">
+        <joint name="swing" axis="0 1 0" frictionloss="0.2"/>
+        <geom type="capsule" fromto="0 0 0 0 0 -0.5" size="0.05"/>
+        <body name="hand" pos="0 0 -0.5"><joint name="wrist" axis="0 1 0"/><geom size="0.05"/></body>
+      </body></worldbody></mujoco>"#;
+    let mj = mjcf_from_str(xml, Path::new("."), &MjcfOptions::default()).unwrap();
+    assert_eq!(mj.joints[0].frictionloss, 0.2);
+    assert_eq!(mj.model.joint_friction(), [(0, 0.2)]);
+    let message = mjcf_from_str(
+        &xml.replace("0.2", "-0.2"),
+        Path::new("."),
+        &MjcfOptions::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        message.contains("frictionloss = -0.2 must be non-negative"),
+        "{message}"
+    );
+    let link = turntable(0.0).links()[0].clone().with_friction(f64::NAN);
+    assert!(matches!(
+        Model::new(vec![link]),
+        Err(DynamicsError::BadFriction { .. })
+    ));
+}

@@ -26,6 +26,12 @@
 //! feature scene, 2.7e-2, which the old path itself moves by 6e-2 between tolerances 1e-4 and
 //! 1e-8 (at 1e-8 the two paths end with it 2e-7 apart).
 //!
+//! Re-recorded at stop 58, when the MJCF importer began to model hinge and slide joints'
+//! armature (`Link::armature`, MuJoCo's rotor inertia), a deliberate change of the physics of
+//! every MuJoCo model that has it: the four MJCF scenes moved (the ant's trot by 0.25, its legs
+//! carry 1 kg·m² rotors; the MJCF feature scene 0.48; the lying humanoid 3.8e-2; the hopper
+//! 4.1e-4, relative, at most 1 m or rad), the five others are bit for bit as before.
+//!
 //! `SDRS_RECORD_PD_FIXTURE=1 cargo test --release -p sdrs-benches --test pd_fixture` writes
 //! the fixture anew (when a deliberate change of the step moves these trajectories).
 

@@ -48,6 +48,17 @@ pub enum DynamicsError {
         /// The friction given.
         friction: f64,
     },
+    /// A link's armature is negative, not finite, or on a joint other than a revolute or
+    /// prismatic one.
+    #[error(
+        "link '{link}': armature {armature} must be finite and >= 0, on a revolute or prismatic joint (kg·m² or kg)"
+    )]
+    BadArmature {
+        /// The link.
+        link: String,
+        /// The armature given.
+        armature: f64,
+    },
     /// A state is at or beyond a joint limit (the limit barrier is infinite there).
     #[error(
         "joint '{joint}' = {value} is not strictly inside its limits ({lower}, {upper}): the \

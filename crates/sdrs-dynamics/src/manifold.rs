@@ -106,17 +106,13 @@ impl Model {
         }
         let mut out = near.clone();
         for (i, link) in self.links().iter().enumerate() {
-            let parent = link.parent.map_or_else(Isometry3::identity, |p| poses[p]);
-            let relative = (parent * link.attachment).inverse() * poses[i];
+            let relative = self.joint_relative(poses, i);
             let rotation = relative.rotation;
             let j = self.dof_offset(i);
             match &link.joint {
                 JointKind::Fixed => {}
-                JointKind::Revolute { axis } => {
-                    out.q[j] = unwrap(angle_about(&rotation, axis), near.q[j]);
-                }
-                JointKind::Prismatic { axis } => {
-                    out.q[j] = axis.dot(&relative.translation.vector);
+                JointKind::Revolute { .. } | JointKind::Prismatic { .. } => {
+                    out.q[j] = self.joint_coordinate(poses, i, near.q[j]);
                 }
                 JointKind::Universal { first, second } => {
                     // R = Rot(first, α) Rot(second, β) turns `second` by α about `first`.
@@ -180,6 +176,24 @@ impl Model {
     /// ```
     pub fn rotation_blocks(&self) -> impl Iterator<Item = usize> + '_ {
         (0..self.links().len()).filter_map(|i| self.rotation_dofs(i).map(|r| r.start))
+    }
+
+    /// Link `link`'s pose in its joint frame (its parent's pose times its attachment).
+    fn joint_relative(&self, poses: &[Isometry3<f64>], link: usize) -> Isometry3<f64> {
+        let l = &self.links()[link];
+        let parent = l.parent.map_or_else(Isometry3::identity, |p| poses[p]);
+        (parent * l.attachment).inverse() * poses[link]
+    }
+
+    /// The coordinate of link `link`'s revolute or prismatic joint at link `poses` (an angle
+    /// within half a turn of `near`); 0 for other joints.
+    pub(crate) fn joint_coordinate(&self, poses: &[Isometry3<f64>], link: usize, near: f64) -> f64 {
+        let relative = self.joint_relative(poses, link);
+        match &self.links()[link].joint {
+            JointKind::Revolute { axis } => unwrap(angle_about(&relative.rotation, axis), near),
+            JointKind::Prismatic { axis } => axis.dot(&relative.translation.vector),
+            _ => 0.0,
+        }
     }
 }
 

@@ -179,6 +179,10 @@ pub struct Link {
     /// [`crate::StepSettings::joint_friction_velocity`] ([`crate::energy::joint_friction`]).
     /// 0 by default.
     pub friction: f64,
+    /// Rotor inertia of a revolute or prismatic joint (kg·m² or kg, MuJoCo's `armature`): the
+    /// kinetic energy `½ a θ̇²` of a motor geared to the joint, which MuJoCo adds to the mass
+    /// matrix's diagonal. 0 by default.
+    pub armature: f64,
 }
 
 impl Link {
@@ -203,6 +207,7 @@ impl Link {
             mesh: None,
             contact: LinkContact::default(),
             friction: 0.0,
+            armature: 0.0,
         }
     }
 
@@ -277,6 +282,13 @@ impl Link {
         self.friction = friction;
         self
     }
+
+    /// The same link with rotor inertia `armature` on its revolute or prismatic joint
+    /// ([`Link::armature`]).
+    pub fn with_armature(mut self, armature: f64) -> Self {
+        self.armature = armature;
+        self
+    }
 }
 
 /// A kinematic tree of links (listed parents first) with its degrees of freedom numbered in
@@ -291,6 +303,8 @@ pub struct Model {
     paths: Vec<Vec<usize>>,
     /// `(DoF, dry friction)` of every DoF whose joint has friction ([`Link::friction`]).
     friction: Vec<(usize, f64)>,
+    /// `(link, DoF, rotor inertia)` of every joint with armature ([`Link::armature`]).
+    armature: Vec<(usize, usize, f64)>,
     /// Every DoF's elementary motion, in DoF order.
     motions: Vec<Elementary>,
     /// Rigid bodies of links joined by fixed joints ([`crate::bodies`]).
@@ -344,6 +358,18 @@ impl Model {
                     friction: link.friction,
                 });
             }
+            let one_dof = matches!(
+                link.joint,
+                JointKind::Revolute { .. } | JointKind::Prismatic { .. }
+            );
+            if !(link.armature.is_finite() && link.armature >= 0.0)
+                || (link.armature > 0.0 && !one_dof)
+            {
+                return Err(DynamicsError::BadArmature {
+                    link: link.name,
+                    armature: link.armature,
+                });
+            }
             second_moments.push(second_moment(&link)?);
             let own = link.joint.dof();
             let mut path = link.parent.map(|p| paths[p].clone()).unwrap_or_default();
@@ -363,6 +389,12 @@ impl Model {
             .filter(|(l, _)| l.friction > 0.0)
             .flat_map(|(l, &offset)| (offset..offset + l.joint.dof()).map(|j| (j, l.friction)))
             .collect();
+        let armature = checked
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.armature > 0.0)
+            .map(|(i, l)| (i, dof_offsets[i], l.armature))
+            .collect();
         Ok(Self {
             links: checked,
             second_moments,
@@ -370,6 +402,7 @@ impl Model {
             dof,
             paths,
             friction,
+            armature,
             motions,
             bodies,
         })
@@ -379,6 +412,12 @@ impl Model {
     /// DoF order.
     pub fn joint_friction(&self) -> &[(usize, f64)] {
         &self.friction
+    }
+
+    /// `(link, DoF, rotor inertia)` of every joint with armature ([`Link::armature`]), in
+    /// link order.
+    pub fn joint_armature(&self) -> &[(usize, usize, f64)] {
+        &self.armature
     }
 
     pub(crate) fn bodies(&self) -> &Bodies {

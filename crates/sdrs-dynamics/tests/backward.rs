@@ -45,7 +45,9 @@ pub(crate) fn check(scene: Scene, steps: usize) {
         .linearization
         .expect("backward blocks requested")
         .derivatives;
-    assert!(report.active_pairs > 0, "the check needs active contact");
+    if settings.contact.is_some() {
+        assert!(report.active_pairs > 0, "the check needs active contact");
+    }
     let n = current.q.len();
     let h = 1e-6;
     let mut at = |cur: &State, prev: &[Isometry3<f64>], ctl: &Control| {
@@ -112,10 +114,19 @@ pub(crate) fn check(scene: Scene, steps: usize) {
     let fd = differences(design.len() - offset, h, |k, s| moved(offset + k, s));
     let err = relative_error(vertices.as_slice(), fd.as_slice(), 1e-9);
     assert!(err < 1e-5, "∂²O/∂θ^(t+1)∂x error {err:e}");
-    let attachments = blocks.attachments.expect("no user energies").dense();
-    let fd = differences(offset, h, moved);
-    let err = relative_error(attachments.as_slice(), fd.as_slice(), 1e-9);
-    assert!(err < 1e-5, "∂²O/∂θ^(t+1)∂t^d error {err:e}");
+    // Joints with armature recover θ^{t−1} through the attachments, which their blocks leave
+    // out: a step with armature gives none.
+    match blocks.attachments {
+        Some(attachments) => {
+            let fd = differences(offset, h, moved);
+            let err = relative_error(attachments.dense().as_slice(), fd.as_slice(), 1e-9);
+            assert!(err < 1e-5, "∂²O/∂θ^(t+1)∂t^d error {err:e}");
+        }
+        None => assert!(
+            !model.joint_armature().is_empty(),
+            "attachment blocks without user energies or armature"
+        ),
+    }
 }
 
 #[test]

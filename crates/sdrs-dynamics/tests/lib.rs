@@ -9,7 +9,7 @@ mod filter;
 mod forces;
 mod fuzz_loaders;
 mod fuzz_scenes;
-mod joint_friction;
+mod joint_terms;
 mod kinematics;
 mod long_range;
 mod mjcf;

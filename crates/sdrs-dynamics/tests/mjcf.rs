@@ -378,6 +378,65 @@ fn mjcf_mass_matrix_and_bias_match_mujoco() {
     assert!(failures.is_empty(), "beyond 1e-8: {failures:?}");
 }
 
+/// The step's inertia is MuJoCo's mass matrix with the armature: at rest (θ^{t+1} = θ^t = θ^{t−1},
+/// no gravity, contact or control), the objective's Hessian times Δt² is `M + diag(armature)`
+/// of hinge and slide joints (armature on ball and free joints is not modelled), to 1e-8 of its
+/// largest entry, at MuJoCo's configurations.
+#[test]
+fn mjcf_step_inertia_with_armature_is_mujocos_mass_matrix() {
+    let reference = reference();
+    let mut checked = 0;
+    for name in MODELS {
+        let mj = load(name);
+        let r = reference.get("models").get(name);
+        let dt = 0.01;
+        let mut settings = StepSettings::new(dt).unwrap();
+        settings.gravity = 0.0;
+        // The joints' dry friction (finger) has curvature f/(ε Δt) at rest, and a limit's
+        // barrier within its support of the limit: flatten the one, shrink the other.
+        settings.joint_friction_velocity = 1e12;
+        settings.limit_support = 1e-12;
+        let mut sim = Simulator::new(mj.model.clone(), settings).unwrap();
+        let control = Control::passive(&mj.model);
+        let mut worst = 0.0f64;
+        for case in r.get("cases").list() {
+            let state = mj.state_from_qpos(&case.get("qpos").numbers()).unwrap();
+            // A case on or beyond a joint limit (the ant's qpos0) is left out: the limit
+            // barrier is infinite there.
+            if mj.model.check_limits(&state).is_err() {
+                continue;
+            }
+            let poses = forward_kinematics(&mj.model, state.q.as_slice(), &state.references).0;
+            let Some(objective) = sim.objective(&state, &state, &poses, &control).unwrap() else {
+                continue;
+            };
+            let n = mj.model.dof();
+            let rows: Vec<f64> = case
+                .get("M")
+                .list()
+                .iter()
+                .flat_map(|row| row.numbers())
+                .collect();
+            let mut m_ref = DMatrix::from_row_slice(n, n, &rows);
+            // Armature on ball and free joints is not modelled.
+            for j in mj.joints.iter().filter(|j| j.kind.nv() > 1) {
+                for k in j.dof..j.dof + j.kind.nv() {
+                    m_ref[(k, k)] -= j.armature;
+                }
+            }
+            let scale = max_abs(m_ref.iter().copied());
+            let ours = objective.hessian * (dt * dt);
+            worst = worst.max(max_abs((&ours - &m_ref).iter().copied()) / scale);
+            checked += 1;
+        }
+        assert!(
+            worst < 1e-8,
+            "{name}: step inertia differs from MuJoCo's M by {worst:e}"
+        );
+    }
+    assert!(checked > 40, "only {checked} configurations checked");
+}
+
 /// Each model's DoF, link and actuator counts and some names.
 #[test]
 fn mjcf_model_sizes_and_names() {

@@ -887,6 +887,9 @@ impl<'a, 'i> Builder<'_, 'a, 'i> {
                 _ => {}
             }
             out = out.with_friction(spec.frictionloss);
+            if matches!(spec.kind, MjcfJointKind::Hinge | MjcfJointKind::Slide) {
+                out = out.with_armature(spec.armature);
+            }
             if let (Some((lo, hi)), MjcfJointKind::Hinge | MjcfJointKind::Slide) =
                 (spec.range, spec.kind)
             {

@@ -96,8 +96,10 @@
 //! - **Joint friction** (`frictionloss`) is the joint's dry friction [`crate::Link::friction`],
 //!   a dissipation in the step smoothed below [`crate::StepSettings::joint_friction_velocity`]
 //!   (MuJoCo imposes it as a soft constraint; both oppose the motion with at most that force).
-//! - **Armature** (rotor inertia MuJoCo adds to the mass matrix diagonal) is recorded in
-//!   [`MjcfJoint::armature`] but not modelled: the inertia of sdrs's links is their mass only.
+//! - **Armature** (rotor inertia MuJoCo adds to the mass matrix diagonal) of hinge and slide
+//!   joints is [`crate::Link::armature`], a joint-space inertia term of the step, so the step's
+//!   mass matrix is MuJoCo's (checked); on ball and free joints it is recorded in
+//!   [`MjcfJoint::armature`] and not modelled.
 //!
 //! ## Refused or ignored
 //!
@@ -220,7 +222,8 @@ pub struct MjcfJoint {
     pub reference: f64,
     /// `range` in MuJoCo's `qpos` units (rad or m; a ball's is `(0, max angle)`), if limited.
     pub range: Option<(f64, f64)>,
-    /// Rotor inertia MuJoCo adds to the mass matrix diagonal (not modelled by sdrs).
+    /// Rotor inertia MuJoCo adds to the mass matrix diagonal: the link's
+    /// [`crate::Link::armature`] for hinge and slide joints, not modelled for ball and free ones.
     pub armature: f64,
     /// Dry friction per DoF (N·m or N), the link's [`crate::Link::friction`].
     pub frictionloss: f64,

@@ -8,8 +8,8 @@ use super::evaluation::StepData;
 use crate::energy::{joint_friction, link_energy, link_energy_cross};
 use crate::error::Result;
 use crate::kinematics::{Kinematics, State};
-use crate::model::Model;
-use nalgebra::{DMatrix, DVector, DVectorView, Isometry3, Matrix3, SMatrix};
+use crate::model::{JointKind, Model};
+use nalgebra::{DMatrix, DVector, DVectorView, Isometry3, Matrix3, SMatrix, Vector3};
 use sdrs_geometry::twist::{Matrix12, Vector12};
 
 /// Mixed second derivatives of the objective `O` at the solution `θ^{t+1}` of a step: with the
@@ -364,6 +364,50 @@ fn attachment_block(
     }
 }
 
+/// The armature terms `a/(2Δt²) (θ − 2θ^t + θ^{t−1})²` in the mixed blocks: `−2a/Δt²` with
+/// θ^t, and `a/Δt²` times how θ^{t−1}, recovered from the previous poses, moves with their
+/// twists (world rotation `ω`, origin velocity `v`): for a revolute joint of world axis `â`,
+/// `δθ = â·(ω_link − ω_parent)`; for a prismatic one, `δθ = â·(v_link − v_parent) +
+/// ω_parent·(â × (o_link − o_parent))`.
+fn add_armature_blocks(
+    model: &Model,
+    previous: &[Isometry3<f64>],
+    dt: f64,
+    (current, before): (&mut DMatrix<f64>, &mut DMatrix<f64>),
+) {
+    for &(link, j, a) in model.joint_armature() {
+        let scale = a / (dt * dt);
+        current[(j, j)] -= 2.0 * scale;
+        let l = &model.links()[link];
+        let parent = l.parent.map(|p| (p, previous[p]));
+        let frame = parent.map_or(l.attachment, |(_, pose)| pose * l.attachment);
+        let mut add = |body: usize, offset: usize, v: Vector3<f64>| {
+            for k in 0..3 {
+                before[(j, 6 * body + offset + k)] += scale * v[k];
+            }
+        };
+        match &l.joint {
+            JointKind::Revolute { axis } => {
+                let axis = frame.rotation * axis;
+                add(link, 3, axis);
+                if let Some((p, _)) = parent {
+                    add(p, 3, -axis);
+                }
+            }
+            JointKind::Prismatic { axis } => {
+                let axis = frame.rotation * axis;
+                add(link, 0, axis);
+                if let Some((p, pose)) = parent {
+                    add(p, 0, -axis);
+                    let arm = previous[link].translation.vector - pose.translation.vector;
+                    add(p, 3, axis.cross(&arm));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 impl Simulator {
     /// The mixed blocks of [`StepDerivatives`] at the solution `next` whose kinematics are
     /// `kin`.
@@ -415,6 +459,7 @@ impl Simulator {
             let (_, k_d) = c.paper_gains(j, dt);
             current[(j, j)] -= 2.0 * k_d / (dt * dt);
         }
+        add_armature_blocks(model, previous, dt, (&mut current, &mut before));
         // Joint friction is a function of θ^{t+1} − θ^t.
         let velocity = self.settings.joint_friction_velocity;
         for &(j, friction) in model.joint_friction() {
@@ -426,8 +471,11 @@ impl Simulator {
         });
         let design = self.settings.design_derivatives;
         let vertices = (design && !solid).then(|| vertex_block(model, kin, &terms));
-        let attachments = (design && self.settings.external.is_empty())
-            .then(|| attachment_block(model, kin, now, previous, &terms));
+        // The previous coordinates of joints with armature are recovered through the
+        // attachments, a dependence the attachment blocks leave out: none then.
+        let attachments =
+            (design && self.settings.external.is_empty() && model.joint_armature().is_empty())
+                .then(|| attachment_block(model, kin, now, previous, &terms));
         Ok(StepDerivatives {
             current,
             previous: before,

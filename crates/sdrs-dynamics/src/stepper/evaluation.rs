@@ -85,6 +85,23 @@ pub(super) fn check_start(model: &Model, state: &State, previous: &[Isometry3<f6
 pub(super) struct StepData<'a> {
     pub(super) q_t: &'a DVector<f64>,
     pub(super) control: &'a Control,
+    /// The coordinate θ^{t−1} of every joint with armature ([`Model::joint_armature`]),
+    /// recovered from the previous poses.
+    pub(super) armature_previous: Vec<f64>,
+}
+
+/// θ^{t−1} of every joint of `model` with armature, from the `previous` link poses (angles
+/// within half a turn of θ^t's).
+fn model_previous_coordinates(
+    model: &Model,
+    previous: &[Isometry3<f64>],
+    current: &State,
+) -> Vec<f64> {
+    model
+        .joint_armature()
+        .iter()
+        .map(|&(link, j, _)| model.joint_coordinate(previous, link, current.q[j]))
+        .collect()
 }
 
 impl Simulator {
@@ -118,6 +135,7 @@ impl Simulator {
         let data = StepData {
             q_t: &current.q,
             control,
+            armature_previous: model_previous_coordinates(&self.model, previous, current),
         };
         Ok((now, data))
     }
@@ -236,6 +254,17 @@ impl Simulator {
             }
             if hessians {
                 hessian[(j, j)] += 2.0 * k_p + 2.0 * k_d / (dt * dt);
+            }
+        }
+        // Armature: the rotor's inertia `a/(2Δt²) (θ − 2θ^t + θ^{t−1})²`, as a body's.
+        for (&(_, j, a), &before) in model.joint_armature().iter().zip(&data.armature_previous) {
+            let d = state.q[j] - 2.0 * data.q_t[j] + before;
+            value += 0.5 * a * d * d / (dt * dt);
+            if derivatives {
+                gradient[j] += a * d / (dt * dt);
+            }
+            if hessians {
+                hessian[(j, j)] += a / (dt * dt);
             }
         }
         // Dry joint friction: a dissipation in the DoF's motion over the step.

@@ -1,10 +1,12 @@
-//! Dry joint friction ([`Link::friction`], MJCF `frictionloss`): the objective's derivatives and
-//! the step's mixed blocks against differences, a joint that holds below its friction and
-//! slides above it at the analytic rate, and the MJCF mapping.
+//! Joint-space terms of the step: dry joint friction ([`Link::friction`], MJCF `frictionloss`)
+//! and rotor inertia ([`Link::armature`]): the objective's derivatives and the step's mixed
+//! blocks against differences, a joint that holds below its friction and slides above it at
+//! the analytic rate, an armature that slows a joint as the inertia it adds says, and the MJCF
+//! mapping (the step's inertia against MuJoCo's mass matrix is in `mjcf.rs`).
 
 use crate::backward::check;
 use nalgebra::{DVector, Isometry3, Vector3};
-use sdrs_dynamics::scenes::rotating_chains;
+use sdrs_dynamics::scenes::{chain, rotating_chains};
 use sdrs_dynamics::{
     Control, DynamicsError, JointKind, Link, MassModel, MjcfOptions, Model, Motion, Simulator,
     State, StepSettings, mjcf_from_str,
@@ -116,6 +118,69 @@ fn step_blocks_match_differences_with_joint_friction_on_colliding_chains() {
     scene.control.kp = DVector::from_element(n, 1.0);
     scene.control.position = DVector::from_fn(n, |k, _| 0.1 * (k as f64).sin());
     check(scene, 60);
+}
+
+#[test]
+fn step_blocks_match_differences_with_armature() {
+    // Colliding chains (a revolute hub at the root), and a swinging chain of revolute and
+    // prismatic joints below parents (both of θ^{t−1}'s dependences on the parent's pose).
+    let mut chains = rotating_chains(3, 0.01).unwrap();
+    chains.model = with_armature(&chains.model, 0.05);
+    let n = chains.model.dof();
+    chains.control.kp = DVector::from_element(n, 1.0);
+    chains.control.position = DVector::from_fn(n, |k, _| 0.1 * (k as f64).sin());
+    check(chains, 60);
+    let mut swing = chain(4, 0.01).unwrap();
+    let mut links = swing.model.links().to_vec();
+    links[2].joint = JointKind::Prismatic {
+        axis: Vector3::new(1.0, 0.0, 1.0).normalize(),
+    };
+    swing.model = with_armature(&Model::new(links).unwrap(), 0.01);
+    swing.control.kp = DVector::from_element(4, 5.0);
+    assert_eq!(swing.model.joint_armature().len(), 4);
+    check(swing, 12);
+}
+
+/// `model` with rotor inertia `armature` on every revolute and prismatic joint.
+fn with_armature(model: &Model, armature: f64) -> Model {
+    let links = model
+        .links()
+        .iter()
+        .map(|l| match l.joint {
+            JointKind::Revolute { .. } | JointKind::Prismatic { .. } => {
+                l.clone().with_armature(armature)
+            }
+            _ => l.clone(),
+        })
+        .collect();
+    Model::new(links).unwrap()
+}
+
+#[test]
+fn armature_adds_its_inertia_to_the_joints() {
+    // The turntable (0.02 kg·m²) with a rotor of 0.02 kg·m² turns half as far under a torque.
+    let turn_with = |armature: f64| {
+        let link = turntable(0.0).links()[0].clone().with_armature(armature);
+        let model = Model::new(vec![link]).unwrap();
+        let mut sim = Simulator::new(model.clone(), StepSettings::new(0.01).unwrap()).unwrap();
+        let mut control = Control::passive(&model);
+        control.force[0] = 0.01;
+        let mut motion = Motion::at_rest(&model, State::zero(&model));
+        for _ in 0..20 {
+            sim.advance(&mut motion, &control).unwrap();
+        }
+        motion.state.q[0]
+    };
+    let (bare, geared) = (turn_with(0.0), turn_with(0.02));
+    assert!(
+        (geared - 0.5 * bare).abs() < 1e-3 * bare,
+        "{geared} vs {bare}"
+    );
+    let bad = turntable(0.0).links()[0].clone().with_armature(-1.0);
+    assert!(matches!(
+        Model::new(vec![bad]),
+        Err(DynamicsError::BadArmature { .. })
+    ));
 }
 
 #[test]

@@ -392,8 +392,8 @@ impl Srdf {
                         None => continue,
                     }
                 }
-                Err(e) => {
-                    skip(e.to_string());
+                Err(_) => {
+                    skip(format!("the model has no joint named '{joint}'"));
                     continue;
                 }
             };

@@ -32,7 +32,8 @@ class Hull:
 class Link:
     """One link of a robot: joint (``fixed``, ``revolute``, ``prismatic``, ``spherical``,
     ``free``), attachment ``xyz``/``rpy`` to the parent link (an index in the same list),
-    hulls and lumped mass."""
+    hulls and lumped mass; the joint's dry ``friction`` per DoF (N·m or N, MuJoCo's
+    ``frictionloss``) and rotor ``armature`` (kg·m² or kg, revolute and prismatic joints)."""
     def __init__(
         self,
         name: str,
@@ -46,6 +47,8 @@ class Link:
         mass: float = 1.0,
         limits: Optional[Tuple[float, float]] = None,
         joint_name: Optional[str] = None,
+        friction: float = 0.0,
+        armature: float = 0.0,
     ) -> None: ...
     @property
     def name(self) -> str: ...

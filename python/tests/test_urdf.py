@@ -136,3 +136,33 @@ def test_gains_are_si_and_bad_ones_are_refused_naming_their_units():
     with pytest.raises(ValueError, match=r"N·m·s/rad"):
         control.kd = [float("nan")]
     assert control.kp[0] == 100.0 and control.kd[0] == 20.0
+
+
+def slide(force, **joint):
+    """A 1 kg block on a slide along x, without gravity, pushed by ``force`` (N) for 0.2 s from
+    rest; ``joint`` is its friction or armature. Returns how far it went (m)."""
+    world = sdrs.World(0.01)
+    world.gravity = 0.0
+    block = sdrs.Hull.box((0.05, 0.05, 0.05))
+    world.add_robot([sdrs.Link("slider", "prismatic", axis=(1.0, 0.0, 0.0), hulls=[block], mass=1.0, **joint)])
+    sim = world.build()
+    control = sdrs.Control(sim.model)
+    control.force = [force]
+    motion = sdrs.Motion.at_rest(sim.model, [0.0])
+    for _ in range(20):
+        sim.step(motion, control)
+    return motion.q[0]
+
+
+def test_joint_friction_and_armature_act_as_in_mujoco():
+    # Dry friction of 2 N: a 1 N push barely creeps; a 4 N push moves the block as 2 N
+    # would without friction. A 1 kg rotor (armature) on the slide halves the acceleration.
+    assert abs(slide(1.0, friction=2.0)) < 1e-4
+    assert slide(4.0, friction=2.0) == pytest.approx(slide(2.0), rel=1e-4)
+    assert slide(2.0, armature=1.0) == pytest.approx(0.5 * slide(2.0), rel=1e-6)
+    with pytest.raises(Exception, match="friction"):
+        slide(1.0, friction=-1.0)
+    world = sdrs.World(0.01)
+    world.add_robot([sdrs.Link("ball", "spherical", hulls=[sdrs.Hull.box((0.05, 0.05, 0.05))], armature=0.1)])
+    with pytest.raises(Exception, match="armature .* on a revolute or prismatic joint"):
+        world.build()

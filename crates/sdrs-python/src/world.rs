@@ -82,7 +82,9 @@ impl PyHull {
 /// and prismatic joints need `axis`. `parent` is the index of an earlier link in the same
 /// list (`None` for a root, placed at the robot's base). The attachment (the joint frame in
 /// the parent's frame) is `xyz` and roll-pitch-yaw `rpy`. `limits = (lower, upper)` bounds a
-/// 1-DoF joint.
+/// 1-DoF joint. `friction` is the joint's dry friction per DoF (N·m or N, MuJoCo's
+/// `frictionloss`) and `armature` the rotor inertia of a revolute or prismatic joint (kg·m² or
+/// kg, MuJoCo's `armature`); both 0 by default.
 #[pyclass(name = "Link", module = "sdrs", frozen, from_py_object)]
 #[derive(Clone)]
 pub struct PyLink(pub Link);
@@ -90,7 +92,7 @@ pub struct PyLink(pub Link);
 #[pymethods]
 impl PyLink {
     #[new]
-    #[pyo3(signature = (name, joint, *, axis=None, parent=None, xyz=None, rpy=None, hulls=Vec::new(), mass=1.0, limits=None, joint_name=None))]
+    #[pyo3(signature = (name, joint, *, axis=None, parent=None, xyz=None, rpy=None, hulls=Vec::new(), mass=1.0, limits=None, joint_name=None, friction=0.0, armature=0.0))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         name: String,
@@ -103,6 +105,8 @@ impl PyLink {
         mass: f64,
         limits: Option<(f64, f64)>,
         joint_name: Option<String>,
+        friction: f64,
+        armature: f64,
     ) -> PyResult<Self> {
         let axis = || -> PyResult<_> {
             let a = axis.ok_or_else(|| {
@@ -139,7 +143,7 @@ impl PyLink {
         if let Some((lower, upper)) = limits {
             link = link.with_limits(lower, upper);
         }
-        Ok(Self(link))
+        Ok(Self(link.with_friction(friction).with_armature(armature)))
     }
 
     /// The link's name.

@@ -57,6 +57,9 @@ pub fn run(args: &OptimiseArgs) -> Result<(), CliError> {
         return Err(CliError::Usage("--iterations must be at least 1".into()));
     }
     let setup = Scene::from_file(&task.scene)?.build()?;
+    for warning in &setup.warnings {
+        eprintln!("warning: {warning}");
+    }
     let model = setup.model.clone();
     let steps = task
         .steps

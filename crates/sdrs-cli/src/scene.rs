@@ -33,6 +33,9 @@ pub fn load(
         scene = scene.with_package_path(folder);
     }
     let setup = scene.build()?;
+    for warning in &setup.warnings {
+        eprintln!("warning: {warning}");
+    }
     let steps = steps.or(setup.steps).ok_or_else(|| {
         CliError::Usage(format!(
             "{}: the scene sets no `steps`; give --steps N",

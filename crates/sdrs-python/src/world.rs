@@ -550,6 +550,10 @@ impl PyScene {
     /// The world the scene describes: simulator, start motion, control, robots and objects.
     fn build(&self, py: Python<'_>) -> PyResult<PySceneSetup> {
         let setup = py.detach(|| self.0.build()).raise()?;
+        for warning in &setup.warnings {
+            let message = std::ffi::CString::new(warning.as_str()).unwrap_or_default();
+            PyErr::warn(py, &py.get_type::<PyUserWarning>(), &message, 1)?;
+        }
         Ok(PySceneSetup {
             simulator: Py::new(py, PySimulator::new(setup.model, setup.simulator))?,
             motion: Py::new(py, PyMotion(setup.motion))?,

@@ -158,6 +158,46 @@ fn robot_from_urdf_and_srdf_with_prefix_group_state_and_object() {
     );
 }
 
+/// A group-state entry the robot cannot take is skipped, and the build says so under the
+/// robot's key.
+#[test]
+fn skipped_group_state_entries_are_the_builds_warnings() {
+    let dir = std::env::temp_dir().join(format!("sdrs-scene-srdf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let srdf = std::fs::read_to_string(test_data().join("arm.srdf"))
+        .unwrap()
+        .replace(
+            r#"<joint name="slide" value="0.1"/>"#,
+            r#"<joint name="slide" value="0.1"/><joint name="elbow_roll" value="0.4"/>"#,
+        );
+    assert!(srdf.contains("elbow_roll"));
+    std::fs::write(dir.join("arm.srdf"), srdf).unwrap();
+    let text = format!(
+        "dt = 0.01\npackage_paths = [\"{data}\"]\n[[robot]]\nurdf = \"{data}/arm.urdf\"\n\
+         srdf = \"arm.srdf\"\ngroup_state = \"home\"\n",
+        data = test_data().display()
+    );
+    let setup = Scene::from_str(&text)
+        .unwrap()
+        .with_directory(&dir)
+        .build()
+        .unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(setup.warnings.len(), 1, "{:?}", setup.warnings);
+    assert!(
+        setup.warnings[0].starts_with("robot[0].group_state: SRDF ")
+            && setup.warnings[0].contains("joint 'elbow_roll': the model has no joint named"),
+        "{}",
+        setup.warnings[0]
+    );
+    let model = &setup.model;
+    let yaw = model.dof_offset(model.joint_link("base_yaw").unwrap());
+    assert_eq!(
+        setup.motion.state.q[yaw], 0.3,
+        "the rest of the state applies"
+    );
+}
+
 #[test]
 fn object_start_velocities_carry_it_in_free_flight() {
     let text = r#"

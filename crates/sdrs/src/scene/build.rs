@@ -46,6 +46,9 @@ pub struct SceneSetup {
     pub mjcf: Vec<Option<MjcfModel>>,
     /// Each object's link in [`SceneSetup::model`], in the scene's order.
     pub object_links: Vec<LinkId>,
+    /// What the build skipped and why, one message each: a robot's SRDF group-state entries
+    /// naming joints its model does not have or fixes (`srdf::SrdfWarning`).
+    pub warnings: Vec<String>,
 }
 
 /// A robot read from its URDF (and SRDF) or MJCF file, in its own model, with its start
@@ -55,6 +58,8 @@ struct LoadedRobot {
     srdf: Option<Srdf>,
     start: State,
     mjcf: Option<MjcfRobot>,
+    /// The group-state entries skipped, as messages.
+    warnings: Vec<String>,
 }
 
 /// An MJCF robot's file and what it applies to the joints (its actuators under the scene's
@@ -118,6 +123,10 @@ pub(super) fn build(scene: &Scene) -> Result<SceneSetup> {
             .with_body_velocity(&model, link, v, w, d.dt)
             .map_err(|e| origin.error(&key.key("velocity"), e))?;
     }
+    let warnings = robots
+        .iter()
+        .flat_map(|(_, robot)| robot.warnings.iter().cloned())
+        .collect();
     let (handles, mjcf) = robots
         .into_iter()
         .map(|(handle, robot)| (handle, robot.mjcf.map(|m| m.file)))
@@ -131,6 +140,7 @@ pub(super) fn build(scene: &Scene) -> Result<SceneSetup> {
         robots: handles,
         mjcf,
         object_links: objects,
+        warnings,
     })
 }
 
@@ -331,6 +341,7 @@ fn load_robot(
         }
     };
 
+    let mut warnings = Vec::new();
     if let Some(name) = &robot.group_state {
         let Some(srdf) = &srdf else {
             return Err(scene.origin.error(
@@ -338,9 +349,16 @@ fn load_robot(
                 "a group state needs the robot's `srdf`",
             ));
         };
-        start = srdf
-            .state_from(&model, name, &start)
+        let configured = srdf
+            .configuration(&model, name, &start)
             .map_err(|e| fail("group_state", e))?;
+        start = configured.state;
+        warnings.extend(
+            configured
+                .skipped
+                .iter()
+                .map(|w| format!("{}: {w}", key.key("group_state"))),
+        );
     }
     for (joint, &value) in &robot.start {
         let joint_key = key.key("start").key(joint);
@@ -360,6 +378,7 @@ fn load_robot(
         srdf,
         start,
         mjcf,
+        warnings,
     })
 }
 

@@ -178,11 +178,15 @@ impl Model {
         (0..self.links().len()).filter_map(|i| self.rotation_dofs(i).map(|r| r.start))
     }
 
-    /// Link `link`'s pose in its joint frame (its parent's pose times its attachment).
-    fn joint_relative(&self, poses: &[Isometry3<f64>], link: usize) -> Isometry3<f64> {
+    /// Link `link`'s joint frame at link `poses`: its parent's pose times its attachment.
+    pub(crate) fn joint_frame(&self, poses: &[Isometry3<f64>], link: usize) -> Isometry3<f64> {
         let l = &self.links()[link];
-        let parent = l.parent.map_or_else(Isometry3::identity, |p| poses[p]);
-        (parent * l.attachment).inverse() * poses[link]
+        l.parent.map_or(l.attachment, |p| poses[p] * l.attachment)
+    }
+
+    /// Link `link`'s pose in its joint frame.
+    fn joint_relative(&self, poses: &[Isometry3<f64>], link: usize) -> Isometry3<f64> {
+        self.joint_frame(poses, link).inverse() * poses[link]
     }
 
     /// The coordinate of link `link`'s revolute or prismatic joint at link `poses` (an angle

@@ -315,6 +315,12 @@ fn sdrs_dynamics_terms(mj: &MjcfModel, qpos: &[f64], qvel: &[f64]) -> (DMatrix<f
     (m, bias)
 }
 
+/// MuJoCo's full mass matrix `M` (armature included) of a reference case.
+fn mujoco_mass_matrix(case: &Json) -> DMatrix<f64> {
+    let rows: Vec<Vec<f64>> = case.get("M").list().iter().map(Json::numbers).collect();
+    DMatrix::from_row_slice(rows.len(), rows.len(), &rows.concat())
+}
+
 fn max_abs(v: impl Iterator<Item = f64>) -> f64 {
     v.fold(0.0, |a, x| a.max(x.abs()))
 }
@@ -354,14 +360,7 @@ fn mjcf_mass_matrix_and_bias_match_mujoco() {
         for case in r.get("cases").list() {
             let qpos = case.get("qpos").numbers();
             let qvel = case.get("qvel").numbers();
-            let n = qvel.len();
-            let rows: Vec<f64> = case
-                .get("M")
-                .list()
-                .iter()
-                .flat_map(|row| row.numbers())
-                .collect();
-            let m_ref = DMatrix::from_row_slice(n, n, &rows)
+            let m_ref = mujoco_mass_matrix(case)
                 - DMatrix::from_diagonal(&DVector::from_vec(armature.clone()));
             let c_ref = DVector::from_vec(case.get("bias").numbers());
             let (m, c) = sdrs_dynamics_terms(&mj, &qpos, &qvel);
@@ -410,14 +409,7 @@ fn mjcf_step_inertia_with_armature_is_mujocos_mass_matrix() {
             let Some(objective) = sim.objective(&state, &state, &poses, &control).unwrap() else {
                 continue;
             };
-            let n = mj.model.dof();
-            let rows: Vec<f64> = case
-                .get("M")
-                .list()
-                .iter()
-                .flat_map(|row| row.numbers())
-                .collect();
-            let mut m_ref = DMatrix::from_row_slice(n, n, &rows);
+            let mut m_ref = mujoco_mass_matrix(case);
             // Armature on ball and free joints is not modelled.
             for j in mj.joints.iter().filter(|j| j.kind.nv() > 1) {
                 for k in j.dof..j.dof + j.kind.nv() {

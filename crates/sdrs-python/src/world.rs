@@ -550,10 +550,7 @@ impl PyScene {
     /// The world the scene describes: simulator, start motion, control, robots and objects.
     fn build(&self, py: Python<'_>) -> PyResult<PySceneSetup> {
         let setup = py.detach(|| self.0.build()).raise()?;
-        for warning in &setup.warnings {
-            let message = std::ffi::CString::new(warning.as_str()).unwrap_or_default();
-            PyErr::warn(py, &py.get_type::<PyUserWarning>(), &message, 1)?;
-        }
+        warn_all(py, &setup.warnings)?;
         Ok(PySceneSetup {
             simulator: Py::new(py, PySimulator::new(setup.model, setup.simulator))?,
             motion: Py::new(py, PyMotion(setup.motion))?,
@@ -703,12 +700,18 @@ impl PyRobotHandle {
         };
         let zero = sdrs::dynamics::State::zero(&u.model);
         let configured = u.srdf.configuration(&u.model, name, &zero).raise()?;
-        for skipped in &configured.skipped {
-            let message = std::ffi::CString::new(skipped.to_string()).unwrap_or_default();
-            PyErr::warn(py, &py.get_type::<PyUserWarning>(), &message, 1)?;
-        }
+        warn_all(py, &configured.skipped)?;
         Ok(arrays::to_numpy(py, &configured.state.q))
     }
+}
+
+/// One Python `UserWarning` per message (what a build or a group state skipped).
+fn warn_all(py: Python<'_>, messages: &[impl std::fmt::Display]) -> PyResult<()> {
+    for message in messages {
+        let text = std::ffi::CString::new(message.to_string()).unwrap_or_default();
+        PyErr::warn(py, &py.get_type::<PyUserWarning>(), &text, 1)?;
+    }
+    Ok(())
 }
 
 /// A free object in a world: its link and its six coordinates.

@@ -253,6 +253,11 @@ mod tests {
         dir
     }
 
+    /// Why `assemble` refuses `text` (of `file`, read at `main` if given) with includes in `dir`.
+    fn refusal(text: &str, file: &str, dir: &Path, main: Option<&Path>) -> String {
+        assemble(text, file, dir, main).unwrap_err().to_string()
+    }
+
     #[test]
     fn included_content_replaces_the_include_and_keeps_its_origin() {
         let dir = folder(
@@ -303,17 +308,13 @@ mod tests {
     fn a_file_is_included_once_and_must_exist() {
         let dir = folder("twice", &[("x.xml", "<mujoco><asset/></mujoco>")]);
         let twice = "<mujoco>\n<include file=\"x.xml\"/>\n<include file=\"./x.xml\"/>\n</mujoco>";
-        let message = assemble(twice, "m.xml", &dir, None)
-            .unwrap_err()
-            .to_string();
+        let message = refusal(twice, "m.xml", &dir, None);
         assert!(
             message.contains("m.xml:3") && message.contains("more than once"),
             "{message}"
         );
         let missing = "<mujoco>\n<include file=\"nowhere.xml\"/>\n</mujoco>";
-        let message = assemble(missing, "m.xml", &dir, None)
-            .unwrap_err()
-            .to_string();
+        let message = refusal(missing, "m.xml", &dir, None);
         assert!(
             message.contains("m.xml:2") && message.contains("nowhere.xml"),
             "{message}"
@@ -322,9 +323,7 @@ mod tests {
         let main = dir.join("main.xml");
         let itself = "<mujoco>\n<include file=\"main.xml\"/>\n</mujoco>";
         std::fs::write(&main, itself).unwrap();
-        let message = assemble(itself, "main.xml", &dir, Some(&main))
-            .unwrap_err()
-            .to_string();
+        let message = refusal(itself, "main.xml", &dir, Some(&main));
         assert!(message.contains("more than once"), "{message}");
     }
 
@@ -337,33 +336,27 @@ mod tests {
                 ("broken.xml", "<mujoco>\n<asset>\n</mujoco>"),
             ],
         );
-        let message = assemble(
+        let message = refusal(
             "<mujoco><include file=\"empty.xml\"/></mujoco>",
             "m",
             &dir,
             None,
-        )
-        .unwrap_err()
-        .to_string();
+        );
         assert!(
             message.contains("empty.xml:1") && message.contains("at least one"),
             "{message}"
         );
-        let message = assemble(
+        let message = refusal(
             "<mujoco><include file=\"broken.xml\"/></mujoco>",
             "m",
             &dir,
             None,
-        )
-        .unwrap_err()
-        .to_string();
+        );
         assert!(
             message.contains("broken.xml:3") && message.contains("well-formed"),
             "{message}"
         );
-        let message = assemble("<mujoco><include/></mujoco>", "m", &dir, None)
-            .unwrap_err()
-            .to_string();
+        let message = refusal("<mujoco><include/></mujoco>", "m", &dir, None);
         assert!(message.contains("'file' is required"), "{message}");
     }
 

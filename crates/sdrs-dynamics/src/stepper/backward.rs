@@ -380,7 +380,7 @@ fn add_armature_blocks(
         current[(j, j)] -= 2.0 * scale;
         let l = &model.links()[link];
         let parent = l.parent.map(|p| (p, previous[p]));
-        let frame = parent.map_or(l.attachment, |(_, pose)| pose * l.attachment);
+        let frame = model.joint_frame(previous, link);
         let mut add = |body: usize, offset: usize, v: Vector3<f64>| {
             for k in 0..3 {
                 before[(j, 6 * body + offset + k)] += scale * v[k];

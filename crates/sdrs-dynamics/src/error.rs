@@ -59,6 +59,14 @@ pub enum DynamicsError {
         /// The armature given.
         armature: f64,
     },
+    /// A tendon that cannot be modelled ([`crate::Tendon`]).
+    #[error("tendon '{tendon}': {message}")]
+    BadTendon {
+        /// The tendon's name.
+        tendon: String,
+        /// What is wrong, and what is allowed.
+        message: String,
+    },
     /// A state is at or beyond a joint limit (the limit barrier is infinite there).
     #[error(
         "joint '{joint}' = {value} is not strictly inside its limits ({lower}, {upper}): the \
@@ -95,17 +103,18 @@ pub enum DynamicsError {
     },
     /// Two links (or two joints) of one model share a name.
     #[error(
-        "{kind} name '{name}' is used twice (links {first} and {second}): names must be unique; \
-         to add a robot twice, prefix its names (sdrs::World::add_robot_as)"
+        "{kind} name '{name}' is used twice ({} {first} and {second}): names must be unique; \
+         to add a robot twice, prefix its names (sdrs::World::add_robot_as)",
+        if *kind == "tendon" { "tendons" } else { "links" }
     )]
     DuplicateName {
-        /// `link` or `joint`.
+        /// `link`, `joint` or `tendon`.
         kind: &'static str,
         /// The name.
         name: String,
-        /// The first link carrying it.
+        /// The index of the first link (or tendon) carrying it.
         first: usize,
-        /// The second link carrying it.
+        /// The index of the second.
         second: usize,
     },
     /// An operation needs a joint of another kind.

@@ -88,6 +88,7 @@ pub mod motion;
 pub mod scenes;
 pub mod srdf;
 pub mod stepper;
+pub mod tendon;
 pub mod urdf;
 pub mod urdf_export;
 pub mod wrench;
@@ -112,6 +113,7 @@ pub use stepper::{
     LongRangeContact, MeshContact, NewtonStart, Objective, PairTerm, PairVertex, SdrsContact,
     Simulator, StepDerivatives, StepReport, StepSettings, StepTimings,
 };
+pub use tendon::Tendon;
 pub use urdf::{UrdfOptions, load_urdf, urdf_from_str};
 pub use urdf_export::{UrdfExport, export_urdf};
 

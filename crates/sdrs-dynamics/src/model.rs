@@ -4,6 +4,7 @@ use crate::bodies::Bodies;
 use crate::error::{DynamicsError, Result, check_vector};
 use crate::filter::LinkContact;
 use crate::handles::unknown_name;
+use crate::tendon::Tendon;
 use nalgebra::{DVector, Isometry3, Matrix4, Point3, Vector3};
 use sdrs_geometry::{ConvexHull, TriMesh, lumped_second_moment};
 
@@ -305,6 +306,10 @@ pub struct Model {
     friction: Vec<(usize, f64)>,
     /// `(link, DoF, rotor inertia)` of every joint with armature ([`Link::armature`]).
     armature: Vec<(usize, usize, f64)>,
+    /// Fixed tendons ([`Model::with_tendons`]).
+    tendons: Vec<Tendon>,
+    /// Per tendon, its `(DoF, coefficient)` terms.
+    tendon_terms: Vec<Vec<(usize, f64)>>,
     /// Every DoF's elementary motion, in DoF order.
     motions: Vec<Elementary>,
     /// Rigid bodies of links joined by fixed joints ([`crate::bodies`]).
@@ -403,9 +408,41 @@ impl Model {
             paths,
             friction,
             armature,
+            tendons: Vec::new(),
+            tendon_terms: Vec::new(),
             motions,
             bodies,
         })
+    }
+
+    /// The same model with fixed tendons over its joints (replacing any it had), each checked:
+    /// revolute or prismatic joints, finite coefficients, non-negative stiffness and damping,
+    /// finite limits with lower < upper, unique names. See [`crate::tendon`] for the energy.
+    pub fn with_tendons(mut self, tendons: Vec<Tendon>) -> Result<Self> {
+        self.tendon_terms = tendons
+            .iter()
+            .map(|t| t.resolve(&self.links, &self.dof_offsets))
+            .collect::<Result<_>>()?;
+        check_unique("tendon", tendons.iter().map(|t| t.name.clone()))?;
+        self.tendons = tendons;
+        Ok(self)
+    }
+
+    /// The fixed tendons ([`Model::with_tendons`]).
+    pub fn tendons(&self) -> &[Tendon] {
+        &self.tendons
+    }
+
+    /// The length `Σ cᵢ qᵢ` of tendon `i` at coordinates `q`.
+    pub fn tendon_length(&self, i: usize, q: &DVector<f64>) -> f64 {
+        crate::tendon::length(&self.tendon_terms[i], q)
+    }
+
+    /// Every tendon with its `(DoF, coefficient)` terms.
+    pub(crate) fn tendon_terms(&self) -> impl Iterator<Item = (&Tendon, &[(usize, f64)])> {
+        self.tendons
+            .iter()
+            .zip(self.tendon_terms.iter().map(Vec::as_slice))
     }
 
     /// `(DoF, dry friction)` of every DoF whose joint has friction ([`Link::friction`]), in
@@ -518,6 +555,19 @@ impl Model {
                 if !(value > lower && value < upper) {
                     return Err(DynamicsError::OutsideLimits {
                         joint: link.joint_label(),
+                        value,
+                        lower,
+                        upper,
+                    });
+                }
+            }
+        }
+        for (tendon, terms) in self.tendon_terms() {
+            if let Some((lower, upper)) = tendon.limits {
+                let value = crate::tendon::length(terms, &state.q);
+                if !(value > lower && value < upper) {
+                    return Err(DynamicsError::OutsideLimits {
+                        joint: format!("tendon {}", tendon.name),
                         value,
                         lower,
                         upper,
@@ -652,7 +702,7 @@ impl Model {
                 })?;
             }
         }
-        Model::new(links)
+        Model::new(links)?.with_tendons(self.tendons.clone())
     }
 }
 

@@ -23,5 +23,6 @@ mod replay;
 mod settings;
 mod srdf;
 mod step_threads;
+mod tendons;
 mod urdf;
 mod urdf_export;

@@ -4,7 +4,7 @@
 
 use super::Simulator;
 use super::assembly::CrossComposites;
-use super::evaluation::StepData;
+use super::evaluation::{StepData, add_rank_one};
 use crate::energy::{joint_friction, link_energy, link_energy_cross};
 use crate::error::Result;
 use crate::kinematics::{Kinematics, State};
@@ -460,6 +460,17 @@ impl Simulator {
             current[(j, j)] -= 2.0 * k_d / (dt * dt);
         }
         add_armature_blocks(model, previous, dt, (&mut current, &mut before));
+        // A tendon's damper `d/(2Δt) (L − L^t)²`: `−d/Δt c cᵀ`.
+        for (tendon, terms) in model.tendon_terms() {
+            let mut unused = DVector::zeros(n);
+            add_rank_one(
+                terms,
+                0.0,
+                -tendon.damping / dt,
+                &mut unused,
+                Some(&mut current),
+            );
+        }
         // Joint friction is a function of θ^{t+1} − θ^t.
         let velocity = self.settings.joint_friction_velocity;
         for &(j, friction) in model.joint_friction() {

@@ -9,6 +9,7 @@ use crate::error::{DynamicsError, Result};
 use crate::factor::all_finite;
 use crate::kinematics::{Kinematics, State};
 use crate::model::Model;
+use crate::tendon;
 use nalgebra::{DMatrix, DVector, Isometry3};
 use sdrs_contact::barrier::barrier;
 
@@ -52,6 +53,8 @@ pub(super) enum Infinite {
     External(usize),
     /// The limit barrier of a DoF.
     Limit(usize),
+    /// The limit barrier of a tendon (its index in [`Model::tendons`]).
+    TendonLimit(usize),
     /// Contact (two shapes touch).
     Contact,
 }
@@ -280,6 +283,36 @@ impl Simulator {
                 hessian[(j, j)] += d2;
             }
         }
+        // Fixed tendons: spring, damper and limits on a length `c·θ` (crate::tendon).
+        for (t, (tendon, terms)) in model.tendon_terms().enumerate() {
+            let length = tendon::length(terms, &state.q);
+            let moved = length - tendon::length(terms, &data.q_t);
+            let stretch = length - tendon.rest;
+            value += 0.5 * tendon.stiffness * stretch * stretch
+                + 0.5 * tendon.damping * moved * moved / dt;
+            let mut force = tendon.stiffness * stretch + tendon.damping * moved / dt;
+            let mut curvature = tendon.stiffness + tendon.damping / dt;
+            if let Some((lower, upper)) = tendon.limits {
+                let (k, support) = (self.settings.limit_stiffness, self.settings.limit_support);
+                for (distance, sign) in [(length - lower, 1.0), (upper - length, -1.0)] {
+                    let Some((v, d1, d2)) = barrier(distance, support) else {
+                        return Ok(Err(Infinite::TendonLimit(t)));
+                    };
+                    value += k * v;
+                    force += k * d1 * sign;
+                    curvature += k * d2;
+                }
+            }
+            if derivatives {
+                add_rank_one(
+                    terms,
+                    force,
+                    curvature,
+                    gradient,
+                    hessians.then_some(&mut *hessian),
+                );
+            }
+        }
         for (index, energy) in self.settings.external.iter().enumerate() {
             let e = energy.add(
                 model,
@@ -358,5 +391,26 @@ impl Simulator {
         eval.value = value;
         eval.active_pairs = active_pairs;
         Ok(Ok(()))
+    }
+}
+
+/// Adds a term of a length `L = Σ cᵢ θᵢ` (`terms`: `(DoF, cᵢ)`) with scalar force `∂E/∂L` and
+/// curvature `∂²E/∂L²`: `force · c` to the gradient and `curvature · c cᵀ` to the Hessian.
+pub(super) fn add_rank_one(
+    terms: &[(usize, f64)],
+    force: f64,
+    curvature: f64,
+    gradient: &mut DVector<f64>,
+    hessian: Option<&mut DMatrix<f64>>,
+) {
+    for &(j, c) in terms {
+        gradient[j] += force * c;
+    }
+    if let Some(hessian) = hessian {
+        for &(j, a) in terms {
+            for &(k, b) in terms {
+                hessian[(j, k)] += curvature * a * b;
+            }
+        }
     }
 }

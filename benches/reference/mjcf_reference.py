@@ -5,10 +5,13 @@ and the dm_control suite models in dm_control/), at qpos0 and at random configur
 when limited, else qpos0 ± 1; free/ball orientations uniformly random) with random velocities,
 writes MuJoCo's
 
-- `M`: mj_fullM (dense joint-space inertia; MuJoCo 4 takes (m, d, dst)). MuJoCo adds each DoF's armature to the diagonal, so `M` INCLUDES the
-  armature (also written, `armature`); sdrs does not model armature, so the Rust test compares
-  sdrs's mass matrix with M − diag(armature).
+- `M`: mj_fullM (dense joint-space inertia; MuJoCo 4 takes (m, d, dst)). MuJoCo adds each
+  DoF's armature to the diagonal, so `M` INCLUDES the armature (also written, `armature`);
+  sdrs's rigid-body mass matrix is compared with M − diag(armature), and the step's inertia
+  with M itself.
 - `bias`: qfrc_bias (Coriolis, centrifugal and gravity; no damping, springs or armature).
+- `stiffness` (per joint) and `damping` (per DoF): the compiled jnt_stiffness and dof_damping,
+  which `springdamper` sets from the joint-space inertia at qpos0.
 
 Run (the output is committed, so the Rust test needs no Python):
 
@@ -44,8 +47,11 @@ MODELS = [
         "hopper",
         "humanoid",
         "humanoid_CMU",
+        "manipulator",
         "pendulum",
+        "point_mass",
         "reacher",
+        "stacker",
         "walker",
     ]
 ]
@@ -109,6 +115,8 @@ def main():
             "njnt": m.njnt,
             "nu": m.nu,
             "armature": m.dof_armature.tolist(),
+            "stiffness": m.jnt_stiffness.tolist(),
+            "damping": m.dof_damping.tolist(),
             "body_mass": m.body_mass.tolist(),
             "gravity": m.opt.gravity.tolist(),
             "qpos0": m.qpos0.tolist(),

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use clap::Args;
-use sdrs::dynamics::mjcf::{Actuator, ActuatorKind, MjcfOptions, load_mjcf};
+use sdrs::dynamics::mjcf::{Actuator, ActuatorKind, MjcfOptions, Transmission, load_mjcf};
 use sdrs::dynamics::{JointKind, Model, Srdf, State, UrdfOptions, load_urdf};
 use serde::Serialize;
 
@@ -62,6 +62,39 @@ struct Report {
     /// An MJCF file's actuators, in `ctrl` order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     actuators: Vec<ActuatorInfo>,
+    /// Fixed tendons (MJCF `<fixed>` tendons and equality constraints).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tendons: Vec<TendonInfo>,
+}
+
+/// One fixed tendon: its joints and coefficients, spring, damper and limits.
+#[derive(Debug, Serialize)]
+struct TendonInfo {
+    name: String,
+    joints: Vec<(String, f64)>,
+    stiffness: f64,
+    rest: f64,
+    damping: f64,
+    limits: Option<(f64, f64)>,
+}
+
+fn tendons(model: &Model) -> Vec<TendonInfo> {
+    model
+        .tendons()
+        .iter()
+        .map(|t| TendonInfo {
+            name: t.name.clone(),
+            joints: t
+                .joints
+                .iter()
+                .map(|&(link, c)| (model.links()[link].joint_label(), c))
+                .collect(),
+            stiffness: t.stiffness,
+            rest: t.rest,
+            damping: t.damping,
+            limits: t.limits,
+        })
+        .collect()
 }
 
 /// One MJCF actuator: what a scene's `ctrl` entry at its index drives.
@@ -71,7 +104,12 @@ struct ActuatorInfo {
     #[serde(skip)]
     label: String,
     name: Option<String>,
-    joint: String,
+    /// The joint it drives, or
+    #[serde(skip_serializing_if = "Option::is_none")]
+    joint: Option<String>,
+    /// the tendon.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tendon: Option<String>,
     /// `motor`, `position` or `velocity`.
     kind: &'static str,
     /// Position gain (position servos).
@@ -94,7 +132,8 @@ impl From<&Actuator> for ActuatorInfo {
         Self {
             label: a.label(),
             name: a.name.clone(),
-            joint: a.joint.clone(),
+            joint: matches!(a.transmission, Transmission::Joint { .. }).then(|| a.target.clone()),
+            tendon: matches!(a.transmission, Transmission::Tendon { .. }).then(|| a.target.clone()),
             kind,
             kp,
             kv,
@@ -237,6 +276,7 @@ fn report(args: &InfoArgs) -> Result<Report, CliError> {
         srdf,
         excluded_touching,
         actuators,
+        tendons: tendons(&model),
     })
 }
 
@@ -373,6 +413,24 @@ fn text(report: &Report) -> String {
                 out,
                 "  {i}: {}: {}, gear {}{gains}, ctrl {range}",
                 a.label, a.kind, a.gear
+            );
+        }
+    }
+    if !report.tendons.is_empty() {
+        let _ = writeln!(out, "tendons: {}", report.tendons.len());
+        for t in &report.tendons {
+            let terms: Vec<String> = t.joints.iter().map(|(j, c)| format!("{c} {j}")).collect();
+            let limits = t
+                .limits
+                .map_or(String::new(), |(lo, hi)| format!(", limits [{lo}, {hi}]"));
+            let _ = writeln!(
+                out,
+                "  {}: {}; stiffness {} (rest {}), damping {}{limits}",
+                t.name,
+                terms.join(" + "),
+                t.stiffness,
+                t.rest,
+                t.damping
             );
         }
     }

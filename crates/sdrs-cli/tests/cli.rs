@@ -175,6 +175,24 @@ fn info_reads_mjcf() {
 }
 
 #[test]
+fn info_lists_mjcf_tendons_and_the_motors_on_them() {
+    let coupled = robot_data().join("mjcf/coupled.xml");
+    let text = stdout_of(sdrs().arg("info").arg(&coupled));
+    assert!(
+        text.contains("  0: push on tendon drive: motor, gear 3, ctrl [-1, 1]")
+            && text.contains("tendons: 3")
+            && text.contains("  tie: 1 a + -2 c; stiffness 20 (rest")
+            && text.contains("  equality pair: 1 b + -0.5 a; stiffness "),
+        "{text}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout_of(sdrs().arg("info").arg("--json").arg(&coupled))).unwrap();
+    assert_eq!(json["actuators"][0]["tendon"], "drive");
+    assert!(json["actuators"][0].get("joint").is_none());
+    assert_eq!(json["tendons"][0]["damping"], 0.5);
+}
+
+#[test]
 fn usage_errors_exit_with_2_and_say_what_is_wrong() {
     sdrs()
         .args(["info", "no/such/robot.urdf"])

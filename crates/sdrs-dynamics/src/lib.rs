@@ -101,7 +101,7 @@ pub use handles::{BodyId, Frame, JointId, LinkId};
 pub use kinematics::{Kinematics, State, forward_kinematics};
 pub use mjcf::{
     Actuator, ActuatorKind, FloorSlab, JointForces, MjcfJoint, MjcfJointKind, MjcfModel,
-    MjcfOptions, load_mjcf, mjcf_from_str,
+    MjcfOptions, Transmission, load_mjcf, mjcf_from_str,
 };
 pub use model::{JointKind, Link, MassModel, Model};
 pub use motion::Motion;

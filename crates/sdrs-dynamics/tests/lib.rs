@@ -13,6 +13,7 @@ mod joint_terms;
 mod kinematics;
 mod long_range;
 mod mjcf;
+mod mjcf_couplings;
 mod motion;
 mod names;
 mod newton_damping;

@@ -377,7 +377,7 @@ impl PyWorld {
         if let Some(srdf) = &srdf {
             srdf.apply(&mut model).raise()?;
         }
-        let robot = self.0.add_robot_as(prefix, model.links().to_vec(), base);
+        let robot = self.0.add_model_as(prefix, &model, base);
         Ok(PyRobotHandle(
             robot,
             None,

@@ -4,7 +4,7 @@ use crate::handles::{ObjectHandle, RobotHandle};
 use nalgebra::{Isometry3, Vector3};
 use sdrs_dynamics::{
     ContactKind, ContactSettings, FrictionSettings, JointKind, Link, LinkId, MassModel, MjcfModel,
-    MjcfOptions, Model, Result, Simulator, StepSettings, UrdfOptions, load_mjcf, load_urdf,
+    MjcfOptions, Model, Result, Simulator, StepSettings, Tendon, UrdfOptions, load_mjcf, load_urdf,
 };
 use sdrs_geometry::{Aabb, ConvexHull, TriMesh};
 use std::path::Path;
@@ -40,6 +40,8 @@ use std::path::Path;
 #[derive(Debug, Clone)]
 pub struct World {
     links: Vec<Link>,
+    /// The robots' fixed tendons, on the world's link indices.
+    tendons: Vec<Tendon>,
     settings: StepSettings,
     /// The contact settings are the defaults this world installed: [`World::build`] adapts
     /// the barrier to the smallest body unless they were changed.
@@ -55,6 +57,7 @@ impl World {
         settings.contact = Some(ContactSettings::default_for(f64::INFINITY)?);
         Ok(Self {
             links: Vec::new(),
+            tendons: Vec::new(),
             settings,
             default_contact: true,
         })
@@ -163,6 +166,25 @@ impl World {
         }
     }
 
+    /// [`World::add_robot_as`] for a built model: its links and its fixed tendons
+    /// ([`Model::tendons`]), their names prefixed too.
+    pub fn add_model_as(
+        &mut self,
+        prefix: &str,
+        model: &Model,
+        base: Isometry3<f64>,
+    ) -> RobotHandle {
+        let offset = self.links.len();
+        let handle = self.add_robot_as(prefix, model.links().to_vec(), base);
+        self.tendons.extend(
+            model
+                .tendons()
+                .iter()
+                .map(|t| t.clone().placed(offset, prefix)),
+        );
+        handle
+    }
+
     /// Adds a robot from a URDF file with its root at `base`.
     pub fn add_urdf(
         &mut self,
@@ -183,7 +205,7 @@ impl World {
         base: Isometry3<f64>,
     ) -> Result<RobotHandle> {
         let model = load_urdf(path, options)?;
-        Ok(self.add_robot_as(prefix, model.links().to_vec(), base))
+        Ok(self.add_model_as(prefix, &model, base))
     }
 
     /// Adds a robot from an MJCF file with its root at `base`: its bodies, joints, geoms
@@ -238,7 +260,7 @@ impl World {
         mjcf: &MjcfModel,
         base: Isometry3<f64>,
     ) -> RobotHandle {
-        self.add_robot_as(prefix, mjcf.model.links().to_vec(), base)
+        self.add_model_as(prefix, &mjcf.model, base)
     }
 
     /// Adds a free rigid object (6 DoF) named `name`, of `mass` kg with the given hull,
@@ -318,7 +340,7 @@ impl World {
         mut self,
         edit: impl FnOnce(&mut Model, &StepSettings) -> Result<()>,
     ) -> Result<(Model, Simulator)> {
-        let mut model = Model::new(self.links)?;
+        let mut model = Model::new(self.links)?.with_tendons(self.tendons)?;
         adapt_contact(&mut self.settings, self.default_contact, &model)?;
         edit(&mut model, &self.settings)?;
         let sim = Simulator::new(model.clone(), self.settings)?;

@@ -157,3 +157,58 @@ fn a_robot_added_twice_needs_a_prefix() {
         (right.dofs().start, left.dofs().start)
     );
 }
+
+/// An MJCF robot's fixed tendons and equality constraints come into the world with it, on the
+/// world's links and with its prefix, so the same robot added twice keeps both sets apart.
+#[test]
+fn a_robots_tendons_come_with_it() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../sdrs-dynamics/tests/data/mjcf/coupled.xml"
+    );
+    let options = sdrs::dynamics::MjcfOptions::default();
+    let mut world = World::new(0.002).unwrap().with_ground();
+    world
+        .add_mjcf_as(
+            "left_",
+            path,
+            &options,
+            Isometry3::translation(0.0, -1.0, 0.0),
+        )
+        .unwrap();
+    let right = world
+        .add_mjcf_as(
+            "right_",
+            path,
+            &options,
+            Isometry3::translation(0.0, 1.0, 0.0),
+        )
+        .unwrap();
+    let (model, _sim) = world.build().unwrap();
+    let names: Vec<&str> = model.tendons().iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "left_tie",
+            "left_drive",
+            "left_equality pair",
+            "right_tie",
+            "right_drive",
+            "right_equality pair"
+        ]
+    );
+    // The right copy's tie spans the right copy's joints.
+    let tie = &model.tendons()[3];
+    let joints: Vec<String> = tie
+        .joints
+        .iter()
+        .map(|&(link, _)| model.links()[link].joint_label())
+        .collect();
+    assert_eq!(joints, ["right_a", "right_c"]);
+    let own: Vec<LinkId> = right.links().collect();
+    assert!(
+        tie.joints
+            .iter()
+            .all(|&(link, _)| own.contains(&LinkId::new(link)))
+    );
+}

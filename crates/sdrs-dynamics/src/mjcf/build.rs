@@ -1,8 +1,12 @@
 //! From the parsed document to links, joints, geoms, inertia and actuators.
 
+use super::couplings::{self, Inertia};
 use super::include;
 use super::reader::{Elem, FromGeom, Reader, z_to};
-use super::{Actuator, ActuatorKind, MjcfGeom, MjcfJoint, MjcfJointKind, MjcfModel, MjcfOptions};
+use super::{
+    Actuator, ActuatorKind, MjcfGeom, MjcfJoint, MjcfJointKind, MjcfModel, MjcfOptions,
+    Transmission,
+};
 use crate::error::{DynamicsError, Result};
 use crate::model::{JointKind, Link, MassModel, Model};
 use nalgebra::{
@@ -80,12 +84,6 @@ pub(super) fn import(
         match child.tag_name().name() {
             "option" => (gravity, timestep) = builder.option(child, gravity, timestep)?,
             "asset" => builder.assets(child)?,
-            "equality" => {
-                if let Some(c) = child.children().find(Node::is_element) {
-                    return Err(reader.error(c, "equality constraints are not supported"));
-                }
-            }
-            "tendon" => builder.tendons(child)?,
             _ => {}
         }
     }
@@ -143,6 +141,7 @@ struct JointSpec {
     damping: f64,
     armature: f64,
     frictionloss: f64,
+    springdamper: Option<(f64, f64)>,
 }
 
 struct Builder<'r, 'a, 'i> {
@@ -269,37 +268,17 @@ impl<'a, 'i> Builder<'_, 'a, 'i> {
                     .map_err(|err| e.error(err.to_string()))?;
                     self.meshes.insert(name, mesh);
                 }
-                "texture" | "material" => {}
+                // Visual only: skins are skinned meshes MuJoCo renders and never simulates.
+                "texture" | "material" | "skin" => {}
                 other => {
                     return Err(self.r.error(
                         child,
                         format!(
-                            "<{other}> assets are not supported (allowed: mesh, texture, material)"
+                            "<{other}> assets are not supported (allowed: mesh, texture, \
+                             material, skin)"
                         ),
                     ));
                 }
-            }
-        }
-        Ok(())
-    }
-
-    fn tendons(&self, node: Node<'a, 'i>) -> Result<()> {
-        for child in node.children().filter(Node::is_element) {
-            for name in ["stiffness", "damping", "frictionloss"] {
-                if let Some(v) = child.attribute(name)
-                    && v.trim().parse::<f64>().ok().is_none_or(|x| x != 0.0)
-                {
-                    return Err(self.r.error(
-                        child,
-                        format!("tendons with {name} are not supported (only tendons without effect on the dynamics are accepted, and ignored)"),
-                    ));
-                }
-            }
-            if child.attribute("range").is_some() || child.attribute("limited") == Some("true") {
-                return Err(self.r.error(
-                    child,
-                    "tendon limits are not supported (only tendons without effect on the dynamics are accepted, and ignored)",
-                ));
             }
         }
         Ok(())
@@ -664,6 +643,7 @@ impl<'a, 'i> Builder<'_, 'a, 'i> {
                 damping: 0.0,
                 armature: 0.0,
                 frictionloss: 0.0,
+                springdamper: None,
             });
         }
         let e = self.elem(node, class)?;
@@ -714,7 +694,18 @@ impl<'a, 'i> Builder<'_, 'a, 'i> {
                 Err(e.error(format!("{name} = {v} must be non-negative")))
             }
         };
+        // MuJoCo uses springdamper only when both numbers are positive.
+        let springdamper = e
+            .array::<2>("springdamper")?
+            .filter(|&[t, z]| t > 0.0 && z > 0.0)
+            .map(|[t, z]| (t, z));
+        if springdamper.is_some() && !matches!(kind, MjcfJointKind::Hinge | MjcfJointKind::Slide) {
+            return Err(e.error(
+                "springdamper on a ball or free joint is not supported (allowed: hinge, slide)",
+            ));
+        }
         Ok(JointSpec {
+            springdamper,
             name: e.get("name").map(String::from),
             kind,
             anchor: e.vector("pos")?.unwrap_or_else(Vector3::zeros),
@@ -919,6 +910,7 @@ impl<'a, 'i> Builder<'_, 'a, 'i> {
                 damping: spec.damping,
                 stiffness: spec.stiffness,
                 springref: spec.springref,
+                springdamper: spec.springdamper,
             });
             self.links.push(out);
             self.references.push(reference);
@@ -996,13 +988,40 @@ impl<'a, 'i> Builder<'_, 'a, 'i> {
         for j in &mut self.joints {
             j.dof = model.dof_offset(j.link);
         }
+        let sections = |tag: &'static str| {
+            children
+                .iter()
+                .copied()
+                .filter(move |c| c.has_tag_name(tag))
+        };
+        let mut tendons = Vec::new();
+        for section in sections("tendon") {
+            couplings::tendons(self.r, section, &self.joints, &mut tendons)?;
+        }
+        let mut inertia = Inertia::new(&model, &self.references, &self.joints);
+        let springs = couplings::springdampers(&mut inertia)?;
+        let mut constraints = Vec::new();
+        for section in sections("equality") {
+            constraints.extend(couplings::equalities(
+                self.r,
+                section,
+                &self.joints,
+                &tendons,
+                (&mut inertia, timestep),
+            )?);
+        }
+        for (index, stiffness, damping) in springs {
+            (self.joints[index].stiffness, self.joints[index].damping) = (stiffness, damping);
+        }
+        tendons.extend(constraints);
+        let mut model = model.with_tendons(tendons)?;
         let mut actuators = Vec::new();
         let mut excluded = Vec::new();
         for &child in children {
             match child.tag_name().name() {
                 "actuator" => {
                     for a in child.children().filter(Node::is_element) {
-                        actuators.push(actuator(self.r, a, &self.joints)?);
+                        actuators.push(actuator(self.r, a, &self.joints, &model)?);
                     }
                 }
                 "contact" => {
@@ -1049,7 +1068,7 @@ impl<'a, 'i> Builder<'_, 'a, 'i> {
     }
 }
 
-fn actuator(r: &Reader, node: Node, joints: &[MjcfJoint]) -> Result<Actuator> {
+fn actuator(r: &Reader, node: Node, joints: &[MjcfJoint], model: &Model) -> Result<Actuator> {
     let tag = node.tag_name().name();
     if !matches!(tag, "motor" | "position" | "velocity") {
         return Err(r.error(
@@ -1059,7 +1078,6 @@ fn actuator(r: &Reader, node: Node, joints: &[MjcfJoint]) -> Result<Actuator> {
     }
     let e = r.elem(node, "main")?;
     for t in [
-        "tendon",
         "site",
         "body",
         "jointinparent",
@@ -1069,23 +1087,42 @@ fn actuator(r: &Reader, node: Node, joints: &[MjcfJoint]) -> Result<Actuator> {
     ] {
         if e.get(t).is_some() {
             return Err(e.error(format!(
-                "{t} transmissions are not supported (allowed: joint)"
+                "{t} transmissions are not supported (allowed: joint, tendon)"
             )));
         }
     }
-    let joint = e
-        .get("joint")
-        .ok_or_else(|| e.error("an actuator needs a 'joint'"))?;
-    let j = joints
-        .iter()
-        .find(|j| j.name.as_deref() == Some(joint))
-        .ok_or_else(|| e.error(format!("joint '{joint}' is not defined")))?;
-    if !matches!(j.kind, MjcfJointKind::Hinge | MjcfJointKind::Slide) {
-        return Err(e.error(format!(
-            "actuators on {:?} joints are not supported (allowed: hinge, slide)",
-            j.kind
-        )));
-    }
+    let (target, transmission) = match (e.get("joint"), e.get("tendon")) {
+        (Some(joint), None) => {
+            let j = joints
+                .iter()
+                .find(|j| j.name.as_deref() == Some(joint))
+                .ok_or_else(|| e.error(format!("joint '{joint}' is not defined")))?;
+            if !matches!(j.kind, MjcfJointKind::Hinge | MjcfJointKind::Slide) {
+                return Err(e.error(format!(
+                    "actuators on {:?} joints are not supported (allowed: hinge, slide)",
+                    j.kind
+                )));
+            }
+            (joint, Transmission::Joint { dof: j.dof })
+        }
+        (None, Some(tendon)) => {
+            let index = model
+                .tendons()
+                .iter()
+                .position(|t| t.name == tendon)
+                .ok_or_else(|| e.error(format!("tendon '{tendon}' is not defined")))?;
+            if tag != "motor" {
+                return Err(e.error(format!(
+                    "<{tag}> actuators on tendons are not supported (allowed on a tendon: motor)"
+                )));
+            }
+            (tendon, Transmission::Tendon { index })
+        }
+        (Some(_), Some(_)) => {
+            return Err(e.error("an actuator takes a 'joint' or a 'tendon', not both"));
+        }
+        (None, None) => return Err(e.error("an actuator needs a 'joint' or a 'tendon'")),
+    };
     let gear = e
         .numbers("gear")?
         .and_then(|g| g.first().copied())
@@ -1127,8 +1164,8 @@ fn actuator(r: &Reader, node: Node, joints: &[MjcfJoint]) -> Result<Actuator> {
     }
     Ok(Actuator {
         name: e.get("name").map(String::from),
-        joint: joint.to_string(),
-        dof: j.dof,
+        target: target.to_string(),
+        transmission,
         kind,
         gear,
         ctrlrange: range("ctrllimited", "ctrlrange")?,

@@ -84,11 +84,11 @@
 //!   `<inertial>`), the exact solid primitives with mass `density · volume` (density 1000 by
 //!   default) or the geom's `mass`; mesh geoms use their convex hull. `settotalmass` scales
 //!   every body. The result is [`MassModel::SecondMoment`].
-//! - **Defaults**: nested `<default class>`, `class=` and `childclass`, for joint, geom and
-//!   actuator elements; `<compiler angle eulerseq autolimits>`; orientations as `quat`,
+//! - **Defaults**: nested `<default class>`, `class=` and `childclass`, for joint, geom,
+//!   actuator, tendon and equality elements; `<compiler angle eulerseq autolimits>`; orientations as `quat`,
 //!   `axisangle`, `euler`, `xyaxes` or `zaxis`.
 //! - **Actuators** `<motor>`, `<position>` (kp, kv) and `<velocity>` (kv) on hinge and slide
-//!   joints ([`Actuator`]). Position and velocity servos, and the joints' `stiffness`
+//!   joints, and motors on fixed tendons ([`Actuator`], [`Transmission`]). Position and velocity servos, and the joints' `stiffness`
 //!   (about `springref`) and `damping`, are stable-PD terms ([`MjcfModel::control`]; MuJoCo's
 //!   gains and sdrs's [`Control`] are both SI, so they carry over as they are). Motors are
 //!   constant torques `gear · ctrl`, which stable PD cannot express: [`MjcfModel::motor_forces`]
@@ -100,20 +100,34 @@
 //!   joints is [`crate::Link::armature`], a joint-space inertia term of the step, so the step's
 //!   mass matrix is MuJoCo's (checked); on ball and free joints it is recorded in
 //!   [`MjcfJoint::armature`] and not modelled.
+//! - **Joint springs by `springdamper`** (time constant, damping ratio): the stiffness and
+//!   damping MuJoCo's compiler derives from the joint's inertia at `qpos0` (checked against
+//!   MuJoCo's `jnt_stiffness` and `dof_damping`), then used as `stiffness` and `damping` are.
+//! - **Fixed tendons** (`<tendon><fixed>`) are [`crate::Tendon`]s of the model (named after
+//!   the tendon, `tendon K` without a name) with their `stiffness` about `springlength` (the
+//!   length at `qpos0` when absent), `damping` and `range`; a motor on a tendon pushes along its
+//!   coefficients ([`MjcfModel::motor_forces`]).
+//! - **Equality constraints** `<equality><joint>` and `<equality><tendon>` with a linear
+//!   `polycoef` are stiff tendons named `equality NAME` (`equality K`): the spring and damper
+//!   MuJoCo's soft constraint (`solref`, `solimp`) presents to a load, on the constraint's
+//!   effective mass at `qpos0`; a constraint holds loads as in MuJoCo (violation within 15% of
+//!   MuJoCo's on a coupled test model), not identically. `active="false"` leaves one out.
 //!
 //! ## Refused or ignored
 //!
 //! Every refusal names the element and its line. Refused: `<frame>`,
-//! `<replicate>`, composites and flex bodies, equality constraints, explicit contact `<pair>`s,
-//! tendons that act (stiffness, damping, limits, friction, actuators), actuators other than
-//! motor/position/velocity and on anything but hinge/slide joints, `coordinate="global"`,
+//! `<replicate>`, composites and flex bodies, `connect`, `weld`, `distance` and `flex` equality
+//! constraints and polynomial (`polycoef` beyond linear) ones, explicit contact `<pair>`s,
+//! spatial tendons, tendon `frictionloss`, `armature` and actuator force limits, actuators other
+//! than motor/position/velocity, servos on tendons, actuators on ball or free joints,
+//! `springdamper` on ball and free joints, `coordinate="global"`,
 //! plane/hfield/sdf geoms in moving bodies, `fromto` on other geoms, free joints below the
 //! top level or with an anchor, a ball joint followed by other joints in its body,
 //! `mocap` bodies, `gravcomp`, fluid forces (`option density/viscosity/wind`),
 //! `boundmass`/`boundinertia`, `balanceinertia`, shell inertia, and attributes the importer
 //! does not know. Ignored (they do not change the rigid-body dynamics, or sdrs has its own
-//! contact model): lights, cameras, sites, sensors, keyframes, `<visual>`, `<asset>` textures
-//! and materials, tendons without effect, solver and contact parameters (`friction`,
+//! contact model): lights, cameras, sites, sensors, keyframes, `<visual>`, `<asset>` textures,
+//! materials and skins, solver and contact parameters (`friction`,
 //! `solref`, `solimp`, `margin`, `condim`, …).
 //!
 //! ## Limitations
@@ -125,6 +139,7 @@
 //!   start such models from a configuration strictly inside the limits.
 
 mod build;
+mod couplings;
 mod include;
 mod reader;
 
@@ -234,6 +249,11 @@ pub struct MjcfJoint {
     pub stiffness: f64,
     /// Spring rest position in `qpos` units.
     pub springref: f64,
+    /// `springdamper = (time constant, damping ratio)` when both are positive: then
+    /// `stiffness` and `damping` are MuJoCo's values derived from them (the module docs of
+    /// the importer's couplings: `k = m/(τζ)²`, `d = 2m/τ` on the joint's effective mass at
+    /// `qpos0`).
+    pub springdamper: Option<(f64, f64)>,
 }
 
 /// How an actuator acts on its joint.
@@ -255,15 +275,31 @@ pub enum ActuatorKind {
     },
 }
 
-/// One actuator on a hinge or slide joint.
+/// What an actuator drives.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Transmission {
+    /// A hinge or slide joint: its DoF.
+    Joint {
+        /// The DoF.
+        dof: usize,
+    },
+    /// A fixed tendon (motors only): its index in [`Model::tendons`]; the force pushes along
+    /// the tendon's coefficients.
+    Tendon {
+        /// The tendon's index.
+        index: usize,
+    },
+}
+
+/// One actuator on a hinge or slide joint, or (a motor) on a fixed tendon.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Actuator {
     /// Its name, if any.
     pub name: Option<String>,
-    /// The joint it drives.
-    pub joint: String,
-    /// The DoF it drives.
-    pub dof: usize,
+    /// The name of the joint or tendon it drives.
+    pub target: String,
+    /// What it drives.
+    pub transmission: Transmission,
     /// Its kind and gains.
     pub kind: ActuatorKind,
     /// Transmission ratio (`gear[0]`).
@@ -503,21 +539,25 @@ impl MjcfModel {
             DVector::<f64>::zeros(n),
         );
         for (a, &u) in self.actuators.iter().zip(ctrl) {
+            // Servos act on joints only (the importer refuses them on tendons).
+            let Transmission::Joint { dof } = a.transmission else {
+                continue;
+            };
             let u = clamp(u, a.ctrlrange);
             let g = a.gear;
-            let reference = self.joint_reference(a.dof);
+            let reference = self.joint_reference(dof);
             match a.kind {
                 ActuatorKind::Motor => {}
                 ActuatorKind::Position { kp, kv } => {
                     if g != 0.0 {
-                        k[a.dof] += kp * g * g;
-                        kt[a.dof] += kp * g * g * (u / g - reference);
+                        k[dof] += kp * g * g;
+                        kt[dof] += kp * g * g * (u / g - reference);
                     }
-                    c[a.dof] += kv * g * g;
+                    c[dof] += kv * g * g;
                 }
                 ActuatorKind::Velocity { kv } => {
-                    c[a.dof] += kv * g * g;
-                    cv[a.dof] += kv * g * u;
+                    c[dof] += kv * g * g;
+                    cv[dof] += kv * g * u;
                 }
             }
         }
@@ -552,13 +592,23 @@ impl MjcfModel {
     }
 
     /// Generalized forces of the motors for the controls `ctrl` (clamped into `ctrlrange`,
-    /// forces into `forcerange`): `gear · ctrl` on each motor's DoF, for [`JointForces`].
+    /// forces into `forcerange`): `gear · ctrl` on each motor's DoF, or along its tendon's
+    /// coefficients (`c · gear · ctrl`), for [`JointForces`].
     pub fn motor_forces(&self, ctrl: &[f64]) -> Result<DVector<f64>> {
         check_slice("ctrl", ctrl, self.actuators.len())?;
         let mut tau = DVector::zeros(self.model.dof());
         for (a, &u) in self.actuators.iter().zip(ctrl) {
-            if a.kind == ActuatorKind::Motor {
-                tau[a.dof] += a.gear * clamp(clamp(u, a.ctrlrange), a.forcerange);
+            if a.kind != ActuatorKind::Motor {
+                continue;
+            }
+            let force = a.gear * clamp(clamp(u, a.ctrlrange), a.forcerange);
+            match a.transmission {
+                Transmission::Joint { dof } => tau[dof] += force,
+                Transmission::Tendon { index } => {
+                    for &(link, c) in &self.model.tendons()[index].joints {
+                        tau[self.model.dof_offset(link)] += c * force;
+                    }
+                }
             }
         }
         Ok(tau)
@@ -585,12 +635,17 @@ impl MjcfModel {
 }
 
 impl Actuator {
-    /// `NAME on JOINT` (`(unnamed) on JOINT` without a name), as listings show it.
+    /// `NAME on JOINT` (`NAME on tendon TENDON` for a tendon, `(unnamed) on ...` without a
+    /// name), as listings show it.
     pub fn label(&self) -> String {
+        let tendon = match self.transmission {
+            Transmission::Joint { .. } => "",
+            Transmission::Tendon { .. } => "tendon ",
+        };
         format!(
-            "{} on {}",
+            "{} on {tendon}{}",
             self.name.as_deref().unwrap_or("(unnamed)"),
-            self.joint
+            self.target
         )
     }
 }

@@ -23,6 +23,7 @@ pub(super) fn known_attributes(tag: &str) -> Option<&'static [&'static str]> {
             "limited",
             "ref",
             "springref",
+            "springdamper",
             "stiffness",
             "damping",
             "armature",
@@ -38,6 +39,9 @@ pub(super) fn known_attributes(tag: &str) -> Option<&'static [&'static str]> {
             "actuatorfrcrange",
         ],
         "freejoint" => &["name", "group"],
+        // Tendons (`<fixed>`, `<spatial>`) and their defaults (`<default><tendon>`).
+        "tendon" | "fixed" | "spatial" => TENDON_ATTRIBUTES,
+        "equality" => EQUALITY_ATTRIBUTES,
         "geom" => &[
             "name",
             "class",
@@ -145,6 +149,36 @@ pub(super) fn known_attributes(tag: &str) -> Option<&'static [&'static str]> {
     })
 }
 
+/// What a tendon may have (read or knowingly ignored).
+pub(super) const TENDON_ATTRIBUTES: &[&str] = &[
+    "name",
+    "class",
+    "group",
+    "limited",
+    "range",
+    "springlength",
+    "stiffness",
+    "damping",
+    "frictionloss",
+    "armature",
+    "actuatorfrclimited",
+    "actuatorfrcrange",
+    "solreflimit",
+    "solimplimit",
+    "solreffriction",
+    "solimpfriction",
+    "margin",
+    "width",
+    "material",
+    "rgba",
+    "user",
+];
+
+/// What an equality constraint may have (read or knowingly ignored), besides what its kind
+/// names (`joint1`, `tendon1`, ...).
+pub(super) const EQUALITY_ATTRIBUTES: &[&str] =
+    &["name", "class", "active", "solref", "solimp", "polycoef"];
+
 /// How body inertia is obtained (`<compiler inertiafromgeom>`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum FromGeom {
@@ -225,9 +259,14 @@ impl<'a, 'i> Reader<'a, 'i> {
 
     /// Refuses attributes of `node` that its element does not support.
     pub fn check_attributes(&self, node: Node) -> Result<()> {
-        let Some(known) = known_attributes(node.tag_name().name()) else {
-            return Ok(());
-        };
+        match known_attributes(node.tag_name().name()) {
+            Some(known) => self.check_attributes_in(node, known),
+            None => Ok(()),
+        }
+    }
+
+    /// Refuses attributes of `node` not in `known`.
+    pub fn check_attributes_in(&self, node: Node, known: &[&str]) -> Result<()> {
         for a in node.attributes() {
             if !known.contains(&a.name()) {
                 return Err(self.error(
@@ -247,6 +286,17 @@ impl<'a, 'i> Reader<'a, 'i> {
     /// else `main`) for its tag; its attributes are checked.
     pub fn elem<'r>(&'r self, node: Node<'a, 'i>, class: &str) -> Result<Elem<'r, 'a, 'i>> {
         self.check_attributes(node)?;
+        self.elem_as(node, class, node.tag_name().name())
+    }
+
+    /// [`Reader::elem`] with the defaults of element `tag` (a `<fixed>` tendon takes those of
+    /// `<default><tendon>`), its attributes checked by the caller.
+    pub fn elem_as<'r>(
+        &'r self,
+        node: Node<'a, 'i>,
+        class: &str,
+        tag: &str,
+    ) -> Result<Elem<'r, 'a, 'i>> {
         let class = node.attribute("class").unwrap_or(class);
         let classes = self.classes.get(class).ok_or_else(|| {
             self.error(
@@ -260,7 +310,7 @@ impl<'a, 'i> Reader<'a, 'i> {
         Ok(Elem {
             reader: self,
             node,
-            defaults: classes.get(node.tag_name().name()),
+            defaults: classes.get(tag),
         })
     }
 

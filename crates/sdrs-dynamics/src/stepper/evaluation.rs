@@ -286,7 +286,7 @@ impl Simulator {
         // Fixed tendons: spring, damper and limits on a length `c·θ` (crate::tendon).
         for (t, (tendon, terms)) in model.tendon_terms().enumerate() {
             let length = tendon::length(terms, &state.q);
-            let moved = length - tendon::length(terms, &data.q_t);
+            let moved = length - tendon::length(terms, data.q_t);
             let stretch = length - tendon.rest;
             value += 0.5 * tendon.stiffness * stretch * stretch
                 + 0.5 * tendon.damping * moved * moved / dt;

@@ -89,7 +89,7 @@ pub(super) fn build(scene: &Scene) -> Result<SceneSetup> {
             &description.base,
         )?;
         let prefix = description.prefix.as_deref().unwrap_or("");
-        let handle = world.add_robot_as(prefix, robot.model.links().to_vec(), base);
+        let handle = world.add_model_as(prefix, &robot.model, base);
         robots.push((handle, robot));
     }
     let mut objects = Vec::new();

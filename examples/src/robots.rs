@@ -28,7 +28,7 @@ pub struct TrialOptions {
     pub floating: bool,
     /// The SRDF group state to start in, or `neutral` (`None`: the SRDF's
     /// `standing`/`half_sitting`/… if it has one of those, else the neutral configuration:
-    /// zero, moved inside the joint limits).
+    /// the SRDF's state `neutral` if it has one, else zero; moved inside the joint limits).
     pub state: Option<String>,
     /// Height (m) above its standing height the floating base is dropped from.
     pub drop: f64,
@@ -126,6 +126,13 @@ impl Trial {
         let robot_handle = world.add_robot(robot.links().to_vec(), Isometry3::identity());
         let root = robot_handle.root().index();
         let hulls = robot.links().iter().map(|l| l.hulls.len()).sum();
+        if options.floating && hulls == 0 {
+            anyhow::bail!(
+                "{} has no collision geometry (no <collision> elements), so nothing of it can \
+                 stand on the ground: run it with a fixed base (without --floating)",
+                urdf.display()
+            );
+        }
         // The configuration: an SRDF state, else the neutral one.
         let wanted = options.state.clone().or_else(|| {
             srdf.as_ref().and_then(|s| {
@@ -145,7 +152,11 @@ impl Trial {
         let mut skipped = Vec::new();
         let (model, simulator) = world.build_with(|model, settings| {
             let mut state = match &srdf {
-                Some(s) if configuration != "neutral" => {
+                // `neutral` is the zero configuration unless the SRDF defines a state so named.
+                Some(s)
+                    if configuration != "neutral"
+                        || s.state_names().contains(&configuration.as_str()) =>
+                {
                     let configured = s.configuration(model, &configuration, &State::zero(model))?;
                     skipped = configured.skipped;
                     configured.state

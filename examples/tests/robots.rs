@@ -69,3 +69,33 @@ fn talos_lands_and_stands_half_sitting() {
 fn hyq_lands_and_stands() {
     hold("hyq");
 }
+
+/// A floating robot without collision shapes cannot stand: the trial says so, instead of
+/// placing the base at an infinite standing height.
+#[test]
+fn a_floating_robot_without_collision_geometry_is_refused_by_name() {
+    let dir = std::env::temp_dir().join(format!("sdrs-robots-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let urdf = dir.join("ghost.urdf");
+    std::fs::write(
+        &urdf,
+        r#"<robot name="ghost">
+             <link name="base"><inertial><mass value="1"/>
+               <inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+           </robot>"#,
+    )
+    .unwrap();
+    let options = TrialOptions {
+        floating: true,
+        ..TrialOptions::default()
+    };
+    let message = Trial::new(&urdf, None, &options)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        message.contains("has no collision geometry") && message.contains("without --floating"),
+        "{message}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

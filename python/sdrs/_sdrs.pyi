@@ -145,6 +145,7 @@ class World:
     ) -> RobotHandle: ...
     gravity: float
     tolerance: float
+    joint_friction_velocity: float
     max_iterations: int
     newton_start: Literal["extrapolated", "current"]
     anchored_newton: bool

@@ -138,11 +138,14 @@ def test_gains_are_si_and_bad_ones_are_refused_naming_their_units():
     assert control.kp[0] == 100.0 and control.kd[0] == 20.0
 
 
-def slide(force, **joint):
+def slide(force, creep=None, **joint):
     """A 1 kg block on a slide along x, without gravity, pushed by ``force`` (N) for 0.2 s from
-    rest; ``joint`` is its friction or armature. Returns how far it went (m)."""
+    rest; ``joint`` is its friction or armature, ``creep`` the world's
+    ``joint_friction_velocity``. Returns how far it went (m)."""
     world = sdrs.World(0.01)
     world.gravity = 0.0
+    if creep is not None:
+        world.joint_friction_velocity = creep
     block = sdrs.Hull.box((0.05, 0.05, 0.05))
     world.add_robot([sdrs.Link("slider", "prismatic", axis=(1.0, 0.0, 0.0), hulls=[block], mass=1.0, **joint)])
     sim = world.build()
@@ -160,6 +163,13 @@ def test_joint_friction_and_armature_act_as_in_mujoco():
     assert abs(slide(1.0, friction=2.0)) < 1e-4
     assert slide(4.0, friction=2.0) == pytest.approx(slide(2.0), rel=1e-4)
     assert slide(2.0, armature=1.0) == pytest.approx(0.5 * slide(2.0), rel=1e-6)
+    # Held below its friction it creeps at about ε τ/√(f² − τ²): ε = 1e-2 m/s creeps 100 times
+    # as far as the default 1e-4 (1.15e-3 m in 0.2 s against 1.15e-5 m, less the start).
+    slow, fast = slide(1.0, friction=2.0), slide(1.0, creep=1e-2, friction=2.0)
+    assert fast == pytest.approx(100.0 * slow, rel=0.05)
+    assert sdrs.World(0.01).joint_friction_velocity == 1e-4
+    with pytest.raises(ValueError, match="joint_friction_velocity"):
+        sdrs.World(0.01).joint_friction_velocity = 0.0
     with pytest.raises(Exception, match="friction"):
         slide(1.0, friction=-1.0)
     world = sdrs.World(0.01)

@@ -67,6 +67,14 @@ pub enum DynamicsError {
         /// What is wrong, and what is allowed.
         message: String,
     },
+    /// A weld or connection that cannot be modelled ([`crate::Weld`]).
+    #[error("weld '{weld}': {message}")]
+    BadWeld {
+        /// The weld's name.
+        weld: String,
+        /// What is wrong, and what is allowed.
+        message: String,
+    },
     /// A state is at or beyond a joint limit (the limit barrier is infinite there).
     #[error(
         "joint '{joint}' = {value} is not strictly inside its limits ({lower}, {upper}): the \
@@ -105,10 +113,10 @@ pub enum DynamicsError {
     #[error(
         "{kind} name '{name}' is used twice ({} {first} and {second}): names must be unique; \
          to add a robot twice, prefix its names (sdrs::World::add_robot_as)",
-        if *kind == "tendon" { "tendons" } else { "links" }
+        match *kind { "tendon" => "tendons", "weld" => "welds", _ => "links" }
     )]
     DuplicateName {
-        /// `link`, `joint` or `tendon`.
+        /// `link`, `joint`, `tendon` or `weld`.
         kind: &'static str,
         /// The name.
         name: String,

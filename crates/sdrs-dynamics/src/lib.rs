@@ -91,6 +91,7 @@ pub mod stepper;
 pub mod tendon;
 pub mod urdf;
 pub mod urdf_export;
+pub mod weld;
 pub mod wrench;
 
 pub use algorithms::{AbaDerivatives, JacobianFrame, RigidBodyData, RneaDerivatives};
@@ -116,6 +117,7 @@ pub use stepper::{
 pub use tendon::Tendon;
 pub use urdf::{UrdfOptions, load_urdf, urdf_from_str};
 pub use urdf_export::{UrdfExport, export_urdf};
+pub use weld::Weld;
 
 /// The README's example, run as a doc test.
 #[cfg(doctest)]

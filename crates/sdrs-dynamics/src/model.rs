@@ -5,6 +5,7 @@ use crate::error::{DynamicsError, Result, check_vector};
 use crate::filter::LinkContact;
 use crate::handles::unknown_name;
 use crate::tendon::Tendon;
+use crate::weld::Weld;
 use nalgebra::{DVector, Isometry3, Matrix4, Point3, Vector3};
 use sdrs_geometry::{ConvexHull, TriMesh, lumped_second_moment};
 
@@ -310,6 +311,8 @@ pub struct Model {
     tendons: Vec<Tendon>,
     /// Per tendon, its `(DoF, coefficient)` terms.
     tendon_terms: Vec<Vec<(usize, f64)>>,
+    /// Welds and connections ([`Model::with_welds`]).
+    welds: Vec<Weld>,
     /// Every DoF's elementary motion, in DoF order.
     motions: Vec<Elementary>,
     /// Rigid bodies of links joined by fixed joints ([`crate::bodies`]).
@@ -410,6 +413,7 @@ impl Model {
             armature,
             tendons: Vec::new(),
             tendon_terms: Vec::new(),
+            welds: Vec::new(),
             motions,
             bodies,
         })
@@ -426,6 +430,23 @@ impl Model {
         check_unique("tendon", tendons.iter().map(|t| t.name.clone()))?;
         self.tendons = tendons;
         Ok(self)
+    }
+
+    /// The same model with welds and connections between its links (replacing any it had),
+    /// each checked: links in range and distinct, finite frames, non-negative stiffnesses,
+    /// unique names. See [`crate::weld`] for the energy.
+    pub fn with_welds(mut self, welds: Vec<Weld>) -> Result<Self> {
+        for weld in &welds {
+            weld.check(self.links.len())?;
+        }
+        check_unique("weld", welds.iter().map(|w| w.name.clone()))?;
+        self.welds = welds;
+        Ok(self)
+    }
+
+    /// The welds and connections ([`Model::with_welds`]).
+    pub fn welds(&self) -> &[Weld] {
+        &self.welds
     }
 
     /// The fixed tendons ([`Model::with_tendons`]).
@@ -702,7 +723,9 @@ impl Model {
                 })?;
             }
         }
-        Model::new(links)?.with_tendons(self.tendons.clone())
+        Model::new(links)?
+            .with_tendons(self.tendons.clone())?
+            .with_welds(self.welds.clone())
     }
 }
 

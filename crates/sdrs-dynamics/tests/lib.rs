@@ -27,3 +27,4 @@ mod step_threads;
 mod tendons;
 mod urdf;
 mod urdf_export;
+mod welds;

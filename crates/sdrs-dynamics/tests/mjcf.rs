@@ -648,12 +648,12 @@ fn mjcf_errors_name_element_and_line() {
     );
     assert!(m.contains("default class 'nope' is not defined"), "{m}");
     let m = message(
-        "<mujoco>\n<worldbody><geom size='1'/></worldbody>\n<equality><weld body1='a'/></equality></mujoco>",
+        "<mujoco>\n<worldbody><geom size='1'/></worldbody>\n<equality><flex flex='a'/></equality></mujoco>",
     );
     assert!(
         m.starts_with(
-            "MJCF <string>:3: <weld>: weld equality constraints are not supported (allowed: \
-             joint, tendon)"
+            "MJCF <string>:3: <flex>: flex equality constraints are not supported (allowed: \
+             joint, tendon, connect, weld)"
         ),
         "{m}"
     );

@@ -98,7 +98,7 @@ fn a_step_out_of_iterations_names_the_coordinate_and_the_terms_that_do_not_balan
     assert_eq!(*iterations, 2, "{error}");
     assert!(
         hint.contains("the largest residual is on 'box joint[2]'")
-            && hint.contains("inertia, gravity, PD, tendons and limits give")
+            && hint.contains("inertia, gravity, PD, tendons, welds and limits give")
             && hint.contains("between 'ground' and 'box'"),
         "{error}"
     );

@@ -436,6 +436,23 @@ impl PyWorld {
         Ok(())
     }
 
+    /// The joint speed (rad/s or m/s) below which a joint's dry friction (`Link(friction=)`,
+    /// MJCF `frictionloss`) turns viscous: a joint held by less than its friction creeps at
+    /// about this speed. Default 1e-4; positive.
+    #[getter]
+    fn get_joint_friction_velocity(&mut self) -> f64 {
+        self.0.settings_mut().joint_friction_velocity
+    }
+
+    #[setter]
+    fn set_joint_friction_velocity(&mut self, velocity: f64) -> PyResult<()> {
+        let mut settings = self.0.settings_mut().clone();
+        settings.joint_friction_velocity = velocity;
+        settings.check().raise()?;
+        *self.0.settings_mut() = settings;
+        Ok(())
+    }
+
     /// The Newton iteration cap of each step (at least 1). A step that has not converged
     /// after it goes on damped for as many again, then raises `ConvergenceError`.
     #[getter]

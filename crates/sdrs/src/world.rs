@@ -4,7 +4,8 @@ use crate::handles::{ObjectHandle, RobotHandle};
 use nalgebra::{Isometry3, Vector3};
 use sdrs_dynamics::{
     ContactKind, ContactSettings, FrictionSettings, JointKind, Link, LinkId, MassModel, MjcfModel,
-    MjcfOptions, Model, Result, Simulator, StepSettings, Tendon, UrdfOptions, load_mjcf, load_urdf,
+    MjcfOptions, Model, Result, Simulator, StepSettings, Tendon, UrdfOptions, Weld, load_mjcf,
+    load_urdf,
 };
 use sdrs_geometry::{Aabb, ConvexHull, TriMesh};
 use std::path::Path;
@@ -42,6 +43,8 @@ pub struct World {
     links: Vec<Link>,
     /// The robots' fixed tendons, on the world's link indices.
     tendons: Vec<Tendon>,
+    /// The robots' welds, on the world's link indices.
+    welds: Vec<Weld>,
     settings: StepSettings,
     /// The contact settings are the defaults this world installed: [`World::build`] adapts
     /// the barrier to the smallest body unless they were changed.
@@ -58,6 +61,7 @@ impl World {
         Ok(Self {
             links: Vec::new(),
             tendons: Vec::new(),
+            welds: Vec::new(),
             settings,
             default_contact: true,
         })
@@ -166,8 +170,9 @@ impl World {
         }
     }
 
-    /// [`World::add_robot_as`] for a built model: its links and its fixed tendons
-    /// ([`Model::tendons`]), their names prefixed too.
+    /// [`World::add_robot_as`] for a built model: its links, its fixed tendons
+    /// ([`Model::tendons`]) and its welds ([`Model::welds`], those to the world placed with the
+    /// robot), their names prefixed too.
     pub fn add_model_as(
         &mut self,
         prefix: &str,
@@ -181,6 +186,12 @@ impl World {
                 .tendons()
                 .iter()
                 .map(|t| t.clone().placed(offset, prefix)),
+        );
+        self.welds.extend(
+            model
+                .welds()
+                .iter()
+                .map(|w| w.clone().placed(offset, prefix, &base)),
         );
         handle
     }
@@ -340,7 +351,9 @@ impl World {
         mut self,
         edit: impl FnOnce(&mut Model, &StepSettings) -> Result<()>,
     ) -> Result<(Model, Simulator)> {
-        let mut model = Model::new(self.links)?.with_tendons(self.tendons)?;
+        let mut model = Model::new(self.links)?
+            .with_tendons(self.tendons)?
+            .with_welds(self.welds)?;
         adapt_contact(&mut self.settings, self.default_contact, &model)?;
         edit(&mut model, &self.settings)?;
         let sim = Simulator::new(model.clone(), self.settings)?;

@@ -212,3 +212,35 @@ fn a_robots_tendons_come_with_it() {
             .all(|&(link, _)| own.contains(&LinkId::new(link)))
     );
 }
+
+/// A weld to the world moves with the robot's base; one between its links keeps its links.
+#[test]
+fn a_robots_welds_are_placed_with_it() {
+    let arm = Model::new(two_link_robot()).unwrap();
+    use sdrs::dynamics::Weld;
+    let pin = Weld::connect(
+        "pin",
+        1,
+        Point3::new(0.0, 0.0, 0.1),
+        None,
+        Point3::new(0.0, 0.0, 0.5),
+        1e3,
+    );
+    let tie = Weld::connect("tie", 1, Point3::origin(), Some(0), Point3::origin(), 1e3);
+    let arm = arm.with_welds(vec![pin, tie]).unwrap();
+    let mut world = World::new(0.01).unwrap().with_ground();
+    world.add_model_as("r_", &arm, Isometry3::translation(1.0, 2.0, 0.0));
+    let (model, _sim) = world.build().unwrap();
+    let welds = model.welds();
+    assert_eq!(
+        (welds[0].name.as_str(), welds[1].name.as_str()),
+        ("r_pin", "r_tie")
+    );
+    // The ground is link 0: the arm's links are 1 and 2.
+    assert_eq!((welds[0].link, welds[0].other), (2, None));
+    assert_eq!(
+        welds[0].other_frame.translation.vector,
+        Vector3::new(1.0, 2.0, 0.5)
+    );
+    assert_eq!((welds[1].link, welds[1].other), (2, Some(1)));
+}

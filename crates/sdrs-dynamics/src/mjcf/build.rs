@@ -1000,21 +1000,21 @@ impl<'a, 'i> Builder<'_, 'a, 'i> {
         }
         let mut inertia = Inertia::new(&model, &self.references, &self.joints);
         let springs = couplings::springdampers(&mut inertia)?;
-        let mut constraints = Vec::new();
+        let mut constraints = couplings::Equalities::default();
         for section in sections("equality") {
-            constraints.extend(couplings::equalities(
+            couplings::equalities(
                 self.r,
                 section,
-                &self.joints,
-                &tendons,
+                (&self.joints, &tendons, &self.bodies),
                 (&mut inertia, timestep),
-            )?);
+                &mut constraints,
+            )?;
         }
         for (index, stiffness, damping) in springs {
             (self.joints[index].stiffness, self.joints[index].damping) = (stiffness, damping);
         }
-        tendons.extend(constraints);
-        let mut model = model.with_tendons(tendons)?;
+        tendons.extend(constraints.tendons);
+        let mut model = model.with_tendons(tendons)?.with_welds(constraints.welds)?;
         let mut actuators = Vec::new();
         let mut excluded = Vec::new();
         for &child in children {

@@ -1,6 +1,7 @@
-//! What acts through joint coordinates besides the joints themselves: fixed tendons
-//! (`<tendon><fixed>`), equality constraints between joints and between tendons
-//! (`<equality><joint>`, `<equality><tendon>`), and joint springs set by `springdamper`.
+//! What couples or tunes joints besides the joints themselves: fixed tendons
+//! (`<tendon><fixed>`), equality constraints between joints, between tendons and between bodies
+//! (`<equality><joint>`, `<tendon>`, `<connect>`, `<weld>`), and joint springs set by
+//! `springdamper`.
 //!
 //! The last two take their stiffness from the joint-space inertia at `qpos0`, as MuJoCo's
 //! compiler does: a joint's `springdamper = (τ, ζ)` gives the spring and damper of a
@@ -18,16 +19,20 @@
 //! the tendon's, at `d = d_min`; `τ` is at least twice the time step (MuJoCo's default
 //! `refsafe`), and `solref = (−k, −b)` gives `k/d_max²` and `b/d_max` in place of the above.
 //! The transient differs (MuJoCo's `√(d k)` oscillation is faster here, and damped by the
-//! implicit step), so a constraint holds loads as in MuJoCo, not identically.
+//! implicit step), so a constraint holds loads as in MuJoCo, not identically. `connect` and
+//! `weld` become [`Weld`]s with the same spring per unit mass on MuJoCo's mean inverse weights
+//! of the two bodies (`body_invweight0`, translational for the points, rotational for the
+//! turn), without the damper.
 
-use super::reader::{EQUALITY_ATTRIBUTES, Reader, TENDON_ATTRIBUTES};
+use super::reader::{EQUALITY_ATTRIBUTES, Elem, Reader, TENDON_ATTRIBUTES};
 use super::{MjcfJoint, MjcfJointKind};
 use crate::RigidBodyData;
 use crate::error::{DynamicsError, Result};
-use crate::kinematics::State;
+use crate::kinematics::{Kinematics, State};
 use crate::model::Model;
 use crate::tendon::Tendon;
-use nalgebra::{DMatrix, UnitQuaternion};
+use crate::weld::Weld;
+use nalgebra::{DMatrix, Isometry3, Point3, Quaternion, Translation3, UnitQuaternion, Vector3};
 use roxmltree::Node;
 
 /// The joint-space inertia at `qpos0` (armature included, as MuJoCo's) and its inverse, made
@@ -53,13 +58,52 @@ impl<'m> Inertia<'m> {
         }
     }
 
+    /// The state at `qpos0`.
+    fn state(&self) -> State {
+        State {
+            q: nalgebra::DVector::zeros(self.model.dof()),
+            references: self.references.to_vec(),
+        }
+    }
+
+    /// MuJoCo's mean inverse weights of link `link` at `qpos0` (`body_invweight0`): a third of
+    /// the trace of `J M⁻¹ Jᵀ` for the Jacobian of its centre of mass and for its rotation.
+    fn body_weights(&mut self, link: usize) -> Result<Option<(f64, f64)>> {
+        let kinematics = Kinematics::new(self.model, &self.state());
+        let moment = self.model.second_moment(link);
+        let mass = moment[(3, 3)];
+        let pose = kinematics.poses()[link];
+        let centre = if mass > 0.0 {
+            pose * Point3::from(moment.fixed_view::<3, 1>(0, 3).into_owned() / mass)
+        } else {
+            Point3::from(pose.translation.vector)
+        };
+        let arm = centre.coords - pose.translation.vector;
+        let columns: Vec<(usize, Vector3<f64>, Vector3<f64>)> = kinematics
+            .jacobian(link)
+            .map(|(k, twist)| {
+                let w: Vector3<f64> = twist.fixed_rows::<3>(3).into_owned();
+                let v: Vector3<f64> = twist.fixed_rows::<3>(0).into_owned();
+                (k, v + w.cross(&arm), w)
+            })
+            .collect();
+        let Some(inverse) = self.inverse()? else {
+            return Ok(None);
+        };
+        let (mut translation, mut rotation) = (0.0, 0.0);
+        for (j, vj, wj) in &columns {
+            for (k, vk, wk) in &columns {
+                translation += inverse[(*j, *k)] * vj.dot(vk);
+                rotation += inverse[(*j, *k)] * wj.dot(wk);
+            }
+        }
+        Ok(Some((translation / 3.0, rotation / 3.0)))
+    }
+
     /// `M⁻¹` at `qpos0`; `None` when `M` is singular there (a massless chain).
     fn inverse(&mut self) -> Result<Option<&DMatrix<f64>>> {
         if self.inverse.is_none() {
-            let state = State {
-                q: nalgebra::DVector::zeros(self.model.dof()),
-                references: self.references.to_vec(),
-            };
+            let state = self.state();
             let mut m = RigidBodyData::new(self.model)
                 .crba(self.model, &state)?
                 .clone();
@@ -245,38 +289,70 @@ fn dof_weights(model: &Model, tendon: &Tendon) -> Vec<(usize, f64)> {
         .collect()
 }
 
-/// Reads an `<equality>` section's joint and tendon constraints as stiff tendons (see the
-/// module docs), named `equality NAME` (`equality K` without a name). Constraints with
-/// `active="false"` are left out (sdrs does not switch them on during a run).
+/// The constraints of an `<equality>` section: joint and tendon constraints as stiff
+/// tendons, `connect` and `weld` constraints as [`Weld`]s.
+#[derive(Default)]
+pub(super) struct Equalities {
+    pub tendons: Vec<Tendon>,
+    pub welds: Vec<Weld>,
+}
+
+/// A body of the model: its link and the body frame in the link's frame.
+pub(super) type Body = (String, Option<usize>, Isometry3<f64>);
+
+/// Reads an `<equality>` section (see the module docs): joint and tendon constraints as stiff
+/// tendons, `connect` and `weld` as welds, named `equality NAME` (`equality K` without a
+/// name). Constraints with `active="false"` are left out (sdrs does not switch them on during
+/// a run).
 pub(super) fn equalities(
     r: &Reader,
     section: Node,
-    joints: &[MjcfJoint],
-    tendons: &[Tendon],
+    (joints, tendons, bodies): (&[MjcfJoint], &[Tendon], &[Body]),
     (inertia, timestep): (&mut Inertia, f64),
-) -> Result<Vec<Tendon>> {
-    let mut out = Vec::new();
+    out: &mut Equalities,
+) -> Result<()> {
     for (k, node) in section.children().filter(Node::is_element).enumerate() {
         let tag = node.tag_name().name();
-        let (first, second) = match tag {
-            "joint" => ("joint1", "joint2"),
-            "tendon" => ("tendon1", "tendon2"),
+        let names: &[&str] = match tag {
+            "joint" => &["joint1", "joint2", "polycoef"],
+            "tendon" => &["tendon1", "tendon2", "polycoef"],
+            "connect" => &["body1", "body2", "anchor", "site1", "site2"],
+            "weld" => &[
+                "body1",
+                "body2",
+                "anchor",
+                "relpose",
+                "torquescale",
+                "site1",
+                "site2",
+            ],
             _ => {
                 return Err(r.error(
                     node,
                     format!(
-                        "{tag} equality constraints are not supported (allowed: joint, tendon)"
+                        "{tag} equality constraints are not supported (allowed: joint, tendon, \
+                         connect, weld)"
                     ),
                 ));
             }
         };
         let mut known = EQUALITY_ATTRIBUTES.to_vec();
-        known.extend([first, second]);
+        known.extend(names);
         r.check_attributes_in(node, &known)?;
         let e = r.elem_as(node, "main", "equality")?;
         if e.flag("active")? == Some(false) {
             continue;
         }
+        let name = node
+            .attribute("name")
+            .map_or_else(|| format!("equality {k}"), |n| format!("equality {n}"));
+        let (stiffness, damping) = soft_spring(&e, timestep)?;
+        if matches!(tag, "connect" | "weld") {
+            out.welds
+                .push(weld(r, node, &e, name, bodies, inertia, stiffness)?);
+            continue;
+        }
+        let (first, second) = (names[0], names[1]);
         // A term list `(link, c)` for the named joint or tendon, its length zero at qpos0.
         let terms = |attribute: &str| -> Result<Option<Vec<(usize, f64)>>> {
             let Some(name) = node.attribute(attribute) else {
@@ -313,44 +389,135 @@ pub(super) fn equalities(
                 }
             }
         }
-        let name = node
-            .attribute("name")
-            .map_or_else(|| format!("equality {k}"), |n| format!("equality {n}"));
         let constraint = Tendon::new(name, c);
         let mass = inertia
             .effective_mass(&dof_weights(inertia.model, &constraint))?
             .ok_or_else(|| {
                 e.error("the constraint moves no inertia at qpos0 (its coefficients cancel)")
             })?;
-        let solref = e.array::<2>("solref")?.unwrap_or([0.02, 1.0]);
-        let (dmin, dmax) = match e.numbers("solimp")?.as_deref() {
-            None => (0.9, 0.95),
-            Some([dmin, dmax, ..]) if 0.0 < *dmin && dmin <= dmax && *dmax < 1.0 => (*dmin, *dmax),
-            Some(other) => {
-                return Err(e.error(format!(
-                    "solimp {other:?} needs d_min d_max ... with 0 < d_min <= d_max < 1"
-                )));
-            }
-        };
-        let (k, b) = if solref[0] > 0.0 {
-            let timeconst = solref[0].max(2.0 * timestep);
-            (
-                dmin / (dmax * timeconst * solref[1]).powi(2),
-                2.0 / (dmax * timeconst),
-            )
-        } else {
-            (-solref[0] / (dmax * dmax), -solref[1] / dmax)
-        };
-        let load = dmin / (1.0 - dmin);
-        let (stiffness, damping) = (load * k, load * b);
-        if !(stiffness.is_finite() && stiffness >= 0.0 && damping.is_finite() && damping >= 0.0) {
-            return Err(e.error(format!("solref {solref:?} gives no valid spring")));
-        }
-        out.push(
+        out.tendons.push(
             constraint
                 .with_spring(mass * stiffness, poly[0])
                 .with_damping(mass * damping),
         );
     }
-    Ok(out)
+    Ok(())
+}
+
+/// The spring and damper per unit effective mass of a soft constraint's `solref` and
+/// `solimp` (the module docs): `d/(1 − d)` times MuJoCo's reference stiffness and damping at
+/// `d = d_min`.
+fn soft_spring(e: &Elem, timestep: f64) -> Result<(f64, f64)> {
+    let solref = e.array::<2>("solref")?.unwrap_or([0.02, 1.0]);
+    let (dmin, dmax) = match e.numbers("solimp")?.as_deref() {
+        None => (0.9, 0.95),
+        Some([dmin, dmax, ..]) if 0.0 < *dmin && dmin <= dmax && *dmax < 1.0 => (*dmin, *dmax),
+        Some(other) => {
+            return Err(e.error(format!(
+                "solimp {other:?} needs d_min d_max ... with 0 < d_min <= d_max < 1"
+            )));
+        }
+    };
+    let (k, b) = if solref[0] > 0.0 {
+        let timeconst = solref[0].max(2.0 * timestep);
+        (
+            dmin / (dmax * timeconst * solref[1]).powi(2),
+            2.0 / (dmax * timeconst),
+        )
+    } else {
+        (-solref[0] / (dmax * dmax), -solref[1] / dmax)
+    };
+    let load = dmin / (1.0 - dmin);
+    let (stiffness, damping) = (load * k, load * b);
+    if !(stiffness.is_finite() && stiffness >= 0.0 && damping.is_finite() && damping >= 0.0) {
+        return Err(e.error(format!("solref {solref:?} gives no valid spring")));
+    }
+    Ok((stiffness, damping))
+}
+
+/// A `connect` or `weld` constraint as a [`Weld`] between the bodies' links (body2 absent: the
+/// world), its frames where MuJoCo puts them at `qpos0`: `connect` holds body1's `anchor` at
+/// the point that coincides with it at `qpos0`; `weld` holds body2's `anchor` at body1's frame
+/// that `relpose` (or, by default, `qpos0`) puts there, turning too unless `torquescale` is 0.
+/// The springs are `stiffness` (per unit effective mass) on MuJoCo's mean inverse weights of
+/// the two bodies at `qpos0` (`body_invweight0`, translation and rotation), as its soft
+/// constraints scale. The damper of the reference dynamics is left out (welds are springs).
+fn weld(
+    r: &Reader,
+    node: Node,
+    e: &Elem,
+    name: String,
+    bodies: &[Body],
+    inertia: &mut Inertia,
+    stiffness: f64,
+) -> Result<Weld> {
+    if node.attribute("site1").is_some() || node.attribute("site2").is_some() {
+        return Err(e.error(
+            "site-based connect and weld constraints are not supported (allowed: body1, body2)",
+        ));
+    }
+    let body = |attribute: &str| -> Result<Option<(usize, Isometry3<f64>)>> {
+        let Some(name) = node.attribute(attribute) else {
+            return Ok(None);
+        };
+        match bodies.iter().find(|b| b.0 == name) {
+            Some((_, Some(link), offset)) => Ok(Some((*link, *offset))),
+            // The world body (without geoms it has no link): the world frame.
+            Some((_, None, _)) => Ok(None),
+            None => Err(r.error(node, format!("body '{name}' is not defined"))),
+        }
+    };
+    let (link, offset) = body("body1")?.ok_or_else(|| {
+        e.error("a connect or weld constraint needs a 'body1' that is not the world")
+    })?;
+    let other = body("body2")?;
+    let kinematics = Kinematics::new(inertia.model, &inertia.state());
+    let world = |at: Option<(usize, Isometry3<f64>)>| {
+        at.map_or(Isometry3::identity(), |(l, o)| kinematics.poses()[l] * o)
+    };
+    let (body1, body2) = (world(Some((link, offset))), world(other));
+    let anchor = e.vector("anchor")?.unwrap_or_else(Vector3::zeros);
+    // Frames in body coordinates: (on body1, on body2).
+    let (frame1, frame2) = if node.has_tag_name("connect") {
+        let point = Isometry3::from(Translation3::from(anchor));
+        (point, body2.inverse() * body1 * point)
+    } else {
+        let point = Isometry3::from(Translation3::from(anchor));
+        let relative = match e.numbers("relpose")?.as_deref() {
+            Some([x, y, z, w, i, j, k]) if [*w, *i, *j, *k] != [0.0; 4] => Isometry3::from_parts(
+                Translation3::new(*x, *y, *z),
+                UnitQuaternion::from_quaternion(Quaternion::new(*w, *i, *j, *k)),
+            ),
+            None | Some([_, _, _, 0.0, 0.0, 0.0, 0.0]) => body1.inverse() * body2,
+            Some(other) => {
+                return Err(e.error(format!("relpose needs 7 numbers, got {}", other.len())));
+            }
+        };
+        (relative * point, point)
+    };
+    let mut weights = |at: Option<(usize, Isometry3<f64>)>| -> Result<(f64, f64)> {
+        match at {
+            Some((l, _)) => Ok(inertia.body_weights(l)?.unwrap_or((0.0, 0.0))),
+            None => Ok((0.0, 0.0)),
+        }
+    };
+    let (w1, w2) = (weights(Some((link, offset)))?, weights(other)?);
+    let (translation, rotation) = (w1.0 + w2.0, w1.1 + w2.1);
+    if !(translation > 0.0) {
+        return Err(e.error("the constraint moves no inertia at qpos0"));
+    }
+    let turning = node.has_tag_name("weld") && e.number("torquescale")?.unwrap_or(1.0) != 0.0;
+    let torsion = if turning && rotation > 0.0 {
+        stiffness / rotation
+    } else {
+        0.0
+    };
+    Ok(Weld::new(
+        name,
+        link,
+        offset * frame1,
+        other.map(|(l, _)| l),
+        other.map_or(frame2, |(_, o)| o * frame2),
+        (stiffness / translation, torsion),
+    ))
 }

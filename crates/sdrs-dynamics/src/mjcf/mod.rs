@@ -112,12 +112,18 @@
 //!   MuJoCo's soft constraint (`solref`, `solimp`) presents to a load, on the constraint's
 //!   effective mass at `qpos0`; a constraint holds loads as in MuJoCo (violation within 15% of
 //!   MuJoCo's on a coupled test model), not identically. `active="false"` leaves one out.
+//! - **Loop closures** `<equality><connect>` and `<equality><weld>` between bodies (or a body
+//!   and the world) are [`crate::Weld`]s: springs between the frames MuJoCo holds together,
+//!   their stiffness that of the soft constraint on MuJoCo's mean inverse weights of the two
+//!   bodies at `qpos0` (`relpose`, `anchor`, and `torquescale="0"` for no turning, read as
+//!   MuJoCo does); a four-bar linkage and a welded block hold as tightly as in MuJoCo.
 //!
 //! ## Refused or ignored
 //!
 //! Every refusal names the element and its line. Refused: `<frame>`,
-//! `<replicate>`, composites and flex bodies, `connect`, `weld`, `distance` and `flex` equality
-//! constraints and polynomial (`polycoef` beyond linear) ones, explicit contact `<pair>`s,
+//! `<replicate>`, composites and flex bodies, `distance` and `flex` equality constraints,
+//! polynomial ones (`polycoef` beyond linear) and site-based connect and weld, explicit contact
+//! `<pair>`s,
 //! spatial tendons, tendon `frictionloss`, `armature` and actuator force limits, actuators other
 //! than motor/position/velocity, servos on tendons, actuators on ball or free joints,
 //! `springdamper` on ball and free joints, `coordinate="global"`,

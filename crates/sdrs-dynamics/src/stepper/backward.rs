@@ -499,7 +499,8 @@ impl Simulator {
 
     /// The pose-dependent terms of the objective at the solution the backward pass needs term
     /// by term, with their twist derivatives and mixed blocks: every hull pair's barrier and
-    /// friction, and, for the design blocks only, every link's inertia and gravity.
+    /// friction, and, for the design blocks only, every link's inertia and gravity and every
+    /// weld.
     fn terms(
         &mut self,
         kin: &Kinematics,
@@ -562,6 +563,21 @@ impl Simulator {
             term.hessian.fixed_view_mut::<6, 6>(0, 0).copy_from(&h);
             term.step_t.fixed_view_mut::<6, 6>(0, 0).copy_from(&at_t);
             terms.push(term);
+        }
+        // Welds depend on the poses alone: for the design blocks, through the attachments.
+        for weld in model.welds().iter().filter(|_| design) {
+            let poses = kin.poses();
+            let (_, gradient, hessian) =
+                weld.energy(&poses[weld.link], weld.other.map(|b| &poses[b]));
+            terms.push(Term {
+                links: [weld.link, weld.other.unwrap_or(weld.link)],
+                count: if weld.other.is_some() { 2 } else { 1 },
+                gradient,
+                hessian,
+                step_t: Matrix12::zeros(),
+                step_prev: None,
+                vertices: Vec::new(),
+            });
         }
         if let Some(hook) = self.contact.as_mut() {
             let pairs = hook.pair_terms(model, kin)?;

@@ -77,7 +77,7 @@ impl Simulator {
 
     /// The error of a step whose Newton solve stopped at `eval` (after `iterations`, the last
     /// line search at step length `step`) above its tolerance and its round-off floor: which
-    /// coordinate is furthest from balance, how the smooth terms (inertia, gravity, PD, tendons, limits,
+    /// coordinate is furthest from balance, how the smooth terms (inertia, gravity, PD, tendons, welds, limits,
     /// user energies) and contact each pull on it, and the contact pair with the largest energy
     /// with its gap against the barrier's support distance.
     pub(super) fn not_converged(
@@ -104,7 +104,7 @@ impl Simulator {
             let own = smooth.gradient[dof];
             let _ = write!(
                 hint,
-                ": inertia, gravity, PD, tendons and limits give {own:.3e}, contact {:.3e}",
+                ": inertia, gravity, PD, tendons, welds and limits give {own:.3e}, contact {:.3e}",
                 eval.gradient[dof] - own
             );
             self.recycle(smooth);

@@ -313,6 +313,13 @@ impl Simulator {
                 );
             }
         }
+        // Welds and connections between links (crate::weld).
+        value += crate::weld::add_welds(
+            model,
+            kin,
+            derivatives.then_some(&mut *gradient),
+            hessians.then_some(&mut *hessian),
+        );
         for (index, energy) in self.settings.external.iter().enumerate() {
             let e = energy.add(
                 model,

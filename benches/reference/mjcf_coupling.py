@@ -31,6 +31,22 @@ STEPS = 500
 EVERY = 25
 
 
+def write(name, m, samples, measured):
+    """Writes NAME_reference.json beside the model: MuJoCo's version, time step, qpos0, the
+    samples and what the run measured."""
+    out = {
+        "mujoco_version": mujoco.__version__,
+        "timestep": m.opt.timestep,
+        "every": EVERY,
+        "qpos0": m.qpos0.tolist(),
+        **measured,
+        "samples": samples,
+    }
+    path = DATA / f"{name}_reference.json"
+    path.write_text(json.dumps(out, indent=1) + "\n")
+    return path
+
+
 def coupled():
     m = mujoco.MjModel.from_xml_path(str(DATA / "coupled.xml"))
     d = mujoco.MjData(m)
@@ -44,17 +60,7 @@ def coupled():
         worst = max(worst, abs(d.qpos[1] - 0.1 - 0.5 * (d.qpos[0] - a0)))
         if (k + 1) % EVERY == 0:
             samples.append({"time": d.time, "qpos": d.qpos.tolist()})
-    out = {
-        "mujoco_version": mujoco.__version__,
-        "timestep": m.opt.timestep,
-        "every": EVERY,
-        "qpos0": m.qpos0.tolist(),
-        "start_b": 0.1,
-        "largest_violation": worst,
-        "samples": samples,
-    }
-    path = DATA / "coupled_reference.json"
-    path.write_text(json.dumps(out, indent=1) + "\n")
+    path = write("coupled", m, samples, {"start_b": 0.1, "largest_violation": worst})
     print(f"largest violation {worst:.3e}; final qpos {d.qpos.tolist()}; wrote {path}")
 
 
@@ -80,18 +86,9 @@ def loop():
         turn = max(turn, float(math.acos(max(-1.0, min(1.0, (np.trace(r) - 1) / 2)))))
         if (k + 1) % EVERY == 0:
             samples.append({"time": d.time, "qpos": d.qpos.tolist()})
-    out = {
-        "mujoco_version": mujoco.__version__,
-        "timestep": m.opt.timestep,
-        "every": EVERY,
-        "qpos0": m.qpos0.tolist(),
-        "largest_gap": gap,
-        "largest_shift": shift,
-        "largest_turn": turn,
-        "samples": samples,
-    }
-    path = DATA / "loop_reference.json"
-    path.write_text(json.dumps(out, indent=1) + "\n")
+    path = write(
+        "loop", m, samples, {"largest_gap": gap, "largest_shift": shift, "largest_turn": turn}
+    )
     print(f"loop: gap {gap:.3e} m, weld shift {shift:.3e} m, turn {turn:.3e} rad; wrote {path}")
 
 

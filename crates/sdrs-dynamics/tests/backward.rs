@@ -36,6 +36,34 @@ fn differences(
     DMatrix::from_columns(&columns)
 }
 
+/// The objective of a step from `current` (earlier poses `previous`) at the coordinates `q`,
+/// with central differences (step 1e-6) of its value and of its gradient: `(objective,
+/// gradient by differences, Hessian by differences)`.
+pub(crate) fn objective_differences(
+    sim: &mut Simulator,
+    (current, previous, control): (&State, &[Isometry3<f64>], &Control),
+    q: &DVector<f64>,
+) -> (sdrs_dynamics::Objective, DVector<f64>, DMatrix<f64>) {
+    let mut at = |q: &DVector<f64>| {
+        let next = State::new(sim.model(), q.clone()).unwrap();
+        sim.objective(&next, current, previous, control)
+            .unwrap()
+            .expect("finite")
+    };
+    let h = 1e-6;
+    let n = q.len();
+    let (mut gradient, mut hessian) = (DVector::zeros(n), DMatrix::zeros(n, n));
+    for k in 0..n {
+        let (mut up, mut down) = (q.clone(), q.clone());
+        up[k] += h;
+        down[k] -= h;
+        let (up, down) = (at(&up), at(&down));
+        gradient[k] = (up.value - down.value) / (2.0 * h);
+        hessian.set_column(k, &((up.gradient - down.gradient) / (2.0 * h)));
+    }
+    (at(q), gradient, hessian)
+}
+
 /// Checks every mixed block of a step of `scene` after `steps` steps against differences.
 pub(crate) fn check(scene: Scene, steps: usize) {
     let settings = scene.settings.clone();

@@ -3,8 +3,8 @@
 //! stretch the shared torque needs, a length limit that holds, and bad tendons refused by name.
 //! (MJCF tendons, actuators through them and equality constraints are in `mjcf.rs`.)
 
-use crate::backward::check;
-use nalgebra::{DMatrix, DVector, Isometry3, Vector3};
+use crate::backward::{check, objective_differences};
+use nalgebra::{DVector, Isometry3, Vector3};
 use sdrs_dynamics::scenes::chain;
 use sdrs_dynamics::{
     Control, DynamicsError, JointKind, Link, MassModel, Model, Motion, Simulator, State,
@@ -100,29 +100,13 @@ fn the_objective_with_tendons_has_its_gradient_and_hessian() {
     let previous = vec![Isometry3::identity(); 2];
     let control = Control::passive(&model);
     let q = DVector::from_vec(vec![0.6, -0.35]);
-    let mut at = |q: &DVector<f64>| {
-        let next = State::new(&model, q.clone()).unwrap();
-        sim.objective(&next, &current, &previous, &control)
-            .unwrap()
-            .expect("finite")
-    };
-    let o = at(&q);
-    let h = 1e-6;
-    let mut hessian = DMatrix::zeros(2, 2);
-    for k in 0..2 {
-        let mut up = q.clone();
-        up[k] += h;
-        let mut down = q.clone();
-        down[k] -= h;
-        let (up, down) = (at(&up), at(&down));
-        let gradient = (up.value - down.value) / (2.0 * h);
-        assert!(
-            (gradient - o.gradient[k]).abs() < 1e-6 * o.gradient.amax(),
-            "∂O/∂θ{k}: {} vs differences {gradient}",
-            o.gradient[k]
-        );
-        hessian.set_column(k, &((up.gradient - down.gradient) / (2.0 * h)));
-    }
+    let (o, gradient, hessian) =
+        objective_differences(&mut sim, (&current, &previous, &control), &q);
+    assert!(
+        (&gradient - &o.gradient).amax() < 1e-6 * o.gradient.amax(),
+        "gradient {} vs differences {gradient}",
+        o.gradient
+    );
     assert!(
         (&hessian - &o.hessian).amax() < 1e-6 * o.hessian.amax(),
         "Hessian {} vs differences {hessian}",

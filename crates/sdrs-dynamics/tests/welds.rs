@@ -3,8 +3,8 @@
 //! spring's static stretch, a weld that holds a box's orientation, and bad welds refused.
 //! (MJCF `<connect>` and `<weld>` against MuJoCo are in `mjcf_couplings.rs`.)
 
-use crate::backward::check;
-use nalgebra::{DMatrix, DVector, Isometry3, Point3, UnitQuaternion, Vector3};
+use crate::backward::{check, objective_differences};
+use nalgebra::{DVector, Isometry3, Point3, UnitQuaternion, Vector3};
 use sdrs_dynamics::scenes::chain;
 use sdrs_dynamics::{
     Control, DynamicsError, JointKind, Kinematics, Link, MassModel, Model, Motion, Simulator,
@@ -57,24 +57,8 @@ fn the_objective_with_welds_has_its_gradient_and_hessian() {
     let control = Control::passive(&model);
     let n = model.dof();
     let q = DVector::from_fn(n, |k, _| 0.3 * ((k as f64) * 1.7 + 0.4).sin());
-    let mut at = |q: &DVector<f64>| {
-        let next = State::new(&model, q.clone()).unwrap();
-        sim.objective(&next, &current, &previous, &control)
-            .unwrap()
-            .expect("finite")
-    };
-    let o = at(&q);
-    let h = 1e-6;
-    let mut hessian = DMatrix::zeros(n, n);
-    let mut gradient = DVector::zeros(n);
-    for k in 0..n {
-        let (mut up, mut down) = (q.clone(), q.clone());
-        up[k] += h;
-        down[k] -= h;
-        let (up, down) = (at(&up), at(&down));
-        gradient[k] = (up.value - down.value) / (2.0 * h);
-        hessian.set_column(k, &((up.gradient - down.gradient) / (2.0 * h)));
-    }
+    let (o, gradient, hessian) =
+        objective_differences(&mut sim, (&current, &previous, &control), &q);
     let g_err = (&gradient - &o.gradient).amax() / o.gradient.amax();
     let h_err = (&hessian - &o.hessian).amax() / o.hessian.amax();
     assert!(g_err < 1e-7, "gradient error {g_err:e}");

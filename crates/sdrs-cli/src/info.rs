@@ -65,6 +65,34 @@ struct Report {
     /// Fixed tendons (MJCF `<fixed>` tendons and equality constraints).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     tendons: Vec<TendonInfo>,
+    /// Welds and connections (MJCF `<connect>` and `<weld>`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    welds: Vec<WeldInfo>,
+}
+
+/// One weld: the links it holds together (`None`: the world) and its springs.
+#[derive(Debug, Serialize)]
+struct WeldInfo {
+    name: String,
+    link: String,
+    other: Option<String>,
+    stiffness: f64,
+    torsion: f64,
+}
+
+fn welds(model: &Model) -> Vec<WeldInfo> {
+    let name = |l: usize| model.links()[l].name.clone();
+    model
+        .welds()
+        .iter()
+        .map(|w| WeldInfo {
+            name: w.name.clone(),
+            link: name(w.link),
+            other: w.other.map(name),
+            stiffness: w.stiffness,
+            torsion: w.torsion,
+        })
+        .collect()
 }
 
 /// One fixed tendon: its joints and coefficients, spring, damper and limits.
@@ -277,6 +305,7 @@ fn report(args: &InfoArgs) -> Result<Report, CliError> {
         excluded_touching,
         actuators,
         tendons: tendons(&model),
+        welds: welds(&model),
     })
 }
 
@@ -432,6 +461,21 @@ fn text(report: &Report) -> String {
                 t.rest,
                 t.damping
             );
+        }
+    }
+    if !report.welds.is_empty() {
+        let _ = writeln!(out, "welds: {}", report.welds.len());
+        for w in &report.welds {
+            let kind = if w.torsion > 0.0 {
+                format!(
+                    "weld, stiffness {} N/m and {} N·m/rad",
+                    w.stiffness, w.torsion
+                )
+            } else {
+                format!("connection, stiffness {} N/m", w.stiffness)
+            };
+            let other = w.other.as_deref().unwrap_or("the world");
+            let _ = writeln!(out, "  {}: {} to {other}; {kind}", w.name, w.link);
         }
     }
     for (title, pairs) in [

@@ -175,7 +175,7 @@ fn info_reads_mjcf() {
 }
 
 #[test]
-fn info_lists_mjcf_tendons_and_the_motors_on_them() {
+fn info_lists_mjcf_tendons_welds_and_the_motors_on_tendons() {
     let coupled = robot_data().join("mjcf/coupled.xml");
     let text = stdout_of(sdrs().arg("info").arg(&coupled));
     assert!(
@@ -190,6 +190,13 @@ fn info_lists_mjcf_tendons_and_the_motors_on_them() {
     assert_eq!(json["actuators"][0]["tendon"], "drive");
     assert!(json["actuators"][0].get("joint").is_none());
     assert_eq!(json["tendons"][0]["damping"], 0.5);
+    let text = stdout_of(sdrs().arg("info").arg(robot_data().join("mjcf/loop.xml")));
+    assert!(
+        text.contains("welds: 2")
+            && text.contains("  equality close: coupler to rocker; connection, stiffness ")
+            && text.contains("  equality carry: block to crank; weld, stiffness "),
+        "{text}"
+    );
 }
 
 #[test]

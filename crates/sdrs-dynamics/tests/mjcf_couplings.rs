@@ -128,6 +128,9 @@ fn mjcf_loop_closures_move_as_in_mujoco() {
         .map(|w| (w.name.as_str(), w.torsion > 0.0))
         .collect();
     assert_eq!(welds, [("equality close", false), ("equality carry", true)]);
+    // `<flag contact="disable"/>`: no link touches another (the connected ends overlap).
+    let n = mj.model.links().len();
+    assert!((0..n).all(|a| (0..n).all(|b| a == b || !mj.model.may_touch(a, b, false))));
     let substeps = 4;
     let dt = mj.timestep / substeps as f64;
     let mut settings = StepSettings::new(dt).unwrap();

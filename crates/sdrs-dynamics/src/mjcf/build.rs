@@ -76,6 +76,7 @@ pub(super) fn import(
         bodies: Vec::new(),
         parent_child: Vec::new(),
         filter_parent: true,
+        contact: true,
         qpos0: Vec::new(),
         free_origins: Vec::new(),
     };
@@ -158,6 +159,8 @@ struct Builder<'r, 'a, 'i> {
     parent_child: Vec<(usize, usize)>,
     /// MuJoCo's `filterparent` flag: parent and child bodies never touch (on by default).
     filter_parent: bool,
+    /// `<option><flag contact>`: off leaves every link out of contact.
+    contact: bool,
     qpos0: Vec<f64>,
     free_origins: Vec<Vector3<f64>>,
 }
@@ -219,6 +222,7 @@ impl<'a, 'i> Builder<'_, 'a, 'i> {
                 )),
             };
             self.filter_parent &= enabled("filterparent")?;
+            self.contact &= enabled("contact")?;
             gravity_on &= enabled("gravity")?;
         }
         Ok((
@@ -978,6 +982,11 @@ impl<'a, 'i> Builder<'_, 'a, 'i> {
             return Err(self
                 .r
                 .error(root, "the model has no bodies and no world geoms"));
+        }
+        if !self.contact {
+            for link in &mut self.links {
+                (link.contact.group, link.contact.mask) = (0, 0);
+            }
         }
         let mut model = Model::new(self.links)?;
         if self.filter_parent {

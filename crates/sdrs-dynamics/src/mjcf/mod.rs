@@ -71,7 +71,8 @@
 //!   hull geoms' `contype` and `conaffinity` (exact when a body's geoms share them, as usual),
 //!   so sdrs's filter follows MuJoCo's rule; `<contact><exclude>` pairs are excluded
 //!   ([`Model::exclude_pair`]); so are a body and its parent body (MuJoCo's `filterparent`,
-//!   on unless `<option><flag filterparent="disable"/>`; not for bodies in `<worldbody>`),
+//!   on unless `<option><flag filterparent="disable"/>`; not for bodies in `<worldbody>`;
+//!   `<flag contact="disable"/>` leaves every link out of contact, with a world's ground too),
 //!   which [`crate::ContactSettings::skip_adjacent`] alone would miss for a body of several
 //!   joints (one link per joint: its parent link is the joint chain's, not the parent body's). [`MjcfModel::geoms`] keeps each geom's name,
 //!   link, hull and bits.

@@ -131,10 +131,12 @@ class World:
         floating: Optional[bool] = None,
         package_paths: Optional[Sequence[Path]] = None,
         srdf: Optional[Path] = None,
+        joint_friction: bool = False,
     ) -> RobotHandle:
         """A URDF robot. `floating`: a free root joint (`None`: the SRDF's virtual joint, else
         fixed); `package_paths`: folders searched for `package://NAME/...`; `srdf`: its
-        disabled collision pairs are left out of contact, its group states kept."""
+        disabled collision pairs are left out of contact, its group states kept;
+        `joint_friction`: `<dynamics friction>` read as the joints' dry friction."""
     def add_mjcf(
         self,
         path: Path,

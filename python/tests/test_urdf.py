@@ -176,3 +176,33 @@ def test_joint_friction_and_armature_act_as_in_mujoco():
     world.add_robot([sdrs.Link("ball", "spherical", hulls=[sdrs.Hull.box((0.05, 0.05, 0.05))], armature=0.1)])
     with pytest.raises(Exception, match="armature .* on a revolute or prismatic joint"):
         world.build()
+
+
+def test_urdf_dynamics_friction_is_read_when_asked(tmp_path):
+    # A one-joint URDF whose joint carries <dynamics friction="0.4">: read as the joint's dry
+    # friction with joint_friction=True, left alone by default, as in the Rust loader.
+    urdf = tmp_path / "hinge.urdf"
+    urdf.write_text(
+        """<robot name="hinge"><link name="base"/>
+          <link name="arm"><inertial><mass value="1"/>
+            <inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial>
+            <collision><geometry><box size="0.1 0.1 0.1"/></geometry></collision></link>
+          <joint name="hinge" type="continuous"><parent link="base"/><child link="arm"/>
+            <axis xyz="0 0 1"/><dynamics friction="0.4"/></joint></robot>"""
+    )
+
+    def turned(read):
+        world = sdrs.World(0.01)
+        world.gravity = 0.0
+        world.add_urdf(urdf, joint_friction=read)
+        sim = world.build()
+        control = sdrs.Control(sim.model)
+        control.force = [0.2]
+        motion = sdrs.Motion.at_rest(sim.model, [0.0])
+        for _ in range(20):
+            sim.step(motion, control)
+        return motion.q[0]
+
+    # Held by half its friction the joint creeps; without reading it, it turns freely.
+    assert abs(turned(True)) < 1e-4
+    assert turned(False) > 0.01

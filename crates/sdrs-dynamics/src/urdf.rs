@@ -5,8 +5,9 @@
 //! read, is not XML, or whose links do not form one tree; [`DynamicsError::UrdfElement`] for
 //! everything else). Only what simulation needs is read: `<link>` (`<inertial>`,
 //! `<collision>`) and `<joint>` (`type`, `<origin>`, `<parent>`, `<child>`, `<axis>`,
-//! `<limit lower upper>`); `<visual>`, `<material>`, `<transmission>`, `<gazebo>` and other
-//! elements are ignored, as are the limits' `effort` and `velocity`. Numbers must be finite.
+//! `<limit lower upper>`, and `<dynamics friction>` with [`UrdfOptions::joint_friction`]);
+//! `<visual>`, `<material>`, `<transmission>`, `<gazebo>` and other elements are ignored, as
+//! are the limits' `effort` and `velocity` and `<dynamics damping>`. Numbers must be finite.
 //!
 //! Links are ordered parents first from the single root (the link that is no joint's child);
 //! the root is fixed to the world, or free when [`UrdfOptions::floating_base`] is set. Joint
@@ -74,6 +75,12 @@ pub struct UrdfOptions {
     /// by [`crate::export_urdf`] need for a faithful round trip. Off by default: convex CAD
     /// meshes often carry hundreds of vertices that the decomposition thins out.
     pub keep_convex_meshes: bool,
+    /// Read each moving joint's `<dynamics friction>` as its dry friction
+    /// ([`crate::Link::friction`]: N·m, or N on a prismatic joint), as MuJoCo's URDF compiler
+    /// reads it into `frictionloss`. Off by default: Pinocchio reads it into its model without
+    /// simulating it, and robot files carry values tuned for no simulator in particular
+    /// (TALOS gives 1 N·m on 18 joints). `<dynamics damping>` is not read.
+    pub joint_friction: bool,
 }
 
 impl Default for UrdfOptions {
@@ -89,6 +96,7 @@ impl Default for UrdfOptions {
             },
             segments: 16,
             keep_convex_meshes: false,
+            joint_friction: false,
         }
     }
 }
@@ -401,6 +409,7 @@ fn parse(text: &str, file: &str, base: &Path, options: &UrdfOptions) -> Result<M
         let name = node.attribute("name").unwrap_or_default();
         let (hulls, mesh) = collision_shapes(&xml, node, name, base, options)?;
         let mass = MassModel::SecondMoment(inertial_moment(&xml, node, name)?);
+        let mut friction = 0.0;
         let (parent, attachment, joint, limits, joint_name) = match parent_joint[i] {
             None => (
                 None,
@@ -417,6 +426,9 @@ fn parse(text: &str, file: &str, base: &Path, options: &UrdfOptions) -> Result<M
                 let spec = &joints[j];
                 let element = format!("joint '{}'", spec.name);
                 let (kind, limits) = joint_kind(&xml, spec.node, &element)?;
+                if options.joint_friction && kind.dof() == 1 {
+                    friction = joint_friction(&xml, spec.node, &element)?;
+                }
                 (
                     Some(position[&spec.parent]),
                     origin(&xml, spec.node, &element)?,
@@ -426,8 +438,9 @@ fn parse(text: &str, file: &str, base: &Path, options: &UrdfOptions) -> Result<M
                 )
             }
         };
-        let mut link =
-            Link::new(name, parent, attachment, joint, hulls, mass).with_joint_name(joint_name);
+        let mut link = Link::new(name, parent, attachment, joint, hulls, mass)
+            .with_joint_name(joint_name)
+            .with_friction(friction);
         if let Some((lower, upper)) = limits {
             link = link.with_limits(lower, upper);
         }
@@ -455,6 +468,22 @@ fn origin(xml: &Xml, node: Node, element: &str) -> Result<Isometry3<f64>> {
         Translation3::from(xyz),
         UnitQuaternion::from_euler_angles(rpy.x, rpy.y, rpy.z),
     ))
+}
+
+/// A joint's `<dynamics friction>` (0 without one), which must be finite and non-negative.
+fn joint_friction(xml: &Xml, joint: Node, element: &str) -> Result<f64> {
+    let Some(dynamics) = single(xml, joint, element, "dynamics")? else {
+        return Ok(0.0);
+    };
+    let element = format!("{element} <dynamics>");
+    match xml.number(dynamics, &element, "friction")?.unwrap_or(0.0) {
+        f if f >= 0.0 => Ok(f),
+        f => Err(xml.error(
+            dynamics,
+            &element,
+            format!("friction=\"{f}\" must be >= 0 (a dry friction in N·m or N)"),
+        )),
+    }
 }
 
 fn joint_kind(xml: &Xml, joint: Node, element: &str) -> Result<(JointKind, Option<(f64, f64)>)> {

@@ -9,7 +9,7 @@ use nalgebra::{DVector, Isometry3, Vector3};
 use sdrs_dynamics::scenes::{chain, rotating_chains};
 use sdrs_dynamics::{
     Control, DynamicsError, JointKind, Link, MassModel, MjcfOptions, Model, Motion, Simulator,
-    State, StepSettings, mjcf_from_str,
+    State, StepSettings, UrdfOptions, mjcf_from_str, urdf_from_str,
 };
 use sdrs_geometry::ConvexHull;
 use std::path::Path;
@@ -209,4 +209,39 @@ fn mjcf_frictionloss_is_the_joints_friction_and_bad_friction_is_refused() {
         Model::new(vec![link]),
         Err(DynamicsError::BadFriction { .. })
     ));
+}
+
+#[test]
+fn urdf_dynamics_friction_is_read_when_asked() {
+    let urdf = |friction: &str| {
+        format!(
+            r#"<robot name="arm">
+              <link name="base"/>
+              <link name="upper"><inertial><mass value="1"/>
+                <inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+              <link name="tool"><inertial><mass value="0.5"/>
+                <inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+              <joint name="shoulder" type="revolute"><parent link="base"/><child link="upper"/>
+                <limit lower="-1" upper="1" effort="1" velocity="1"/>
+                <dynamics damping="0.3" friction="{friction}"/></joint>
+              <joint name="flange" type="fixed"><parent link="upper"/><child link="tool"/>
+                <dynamics friction="5"/></joint>
+            </robot>"#
+        )
+    };
+    let load = |friction: &str, read: bool| {
+        let options = UrdfOptions {
+            joint_friction: read,
+            ..UrdfOptions::default()
+        };
+        urdf_from_str(&urdf(friction), Path::new("."), &options)
+    };
+    // Off by default; on, the moving joint's friction (the fixed joint's is left alone).
+    assert!(load("0.7", false).unwrap().joint_friction().is_empty());
+    assert_eq!(load("0.7", true).unwrap().joint_friction(), [(0, 0.7)]);
+    let message = load("-0.7", true).unwrap_err().to_string();
+    assert!(
+        message.contains(":9:") && message.contains("friction=\"-0.7\" must be >= 0"),
+        "{message}"
+    );
 }

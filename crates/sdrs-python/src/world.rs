@@ -352,7 +352,9 @@ impl PyWorld {
     ///   before the URDF's ancestor folders named `NAME`.
     /// - `srdf`: an SRDF file whose `disable_collisions` pairs are left out of contact, and
     ///   whose group states `RobotHandle.group_state` gives.
-    #[pyo3(signature = (path, xyz=None, rpy=None, prefix="", *, floating=None, package_paths=None, srdf=None))]
+    /// - `joint_friction`: read each joint's `<dynamics friction>` as its dry friction (N·m or
+    ///   N), as MuJoCo does; off by default.
+    #[pyo3(signature = (path, xyz=None, rpy=None, prefix="", *, floating=None, package_paths=None, srdf=None, joint_friction=false))]
     #[allow(clippy::too_many_arguments)]
     fn add_urdf(
         &mut self,
@@ -363,6 +365,7 @@ impl PyWorld {
         floating: Option<bool>,
         package_paths: Option<Vec<std::path::PathBuf>>,
         srdf: Option<std::path::PathBuf>,
+        joint_friction: bool,
     ) -> PyResult<PyRobotHandle> {
         let base = arrays::pose(xyz, rpy)?;
         let srdf = srdf.map(Srdf::from_file).transpose().raise()?;
@@ -371,6 +374,7 @@ impl PyWorld {
             floating_base: floating
                 .or_else(|| srdf.as_ref().and_then(Srdf::floating_base))
                 .unwrap_or(false),
+            joint_friction,
             ..UrdfOptions::default()
         };
         let mut model = load_urdf(path, &options).raise()?;

@@ -312,6 +312,7 @@ fn full_description_round_trips() {
             mjcf: None,
             srdf: Some("arm.srdf".into()),
             floating_base: Some(false),
+            joint_friction: Some(true),
             base: PoseDescription {
                 xyz: [1.0, 2.0, 3.0],
                 rpy: Some([0.1, 0.2, 0.3]),
@@ -736,6 +737,34 @@ fn robot_from_mjcf_starts_inside_its_limits_and_lands_on_the_ground() {
     assert!(drop > 0.045 && drop < 0.08, "torso from {start} to {end} m");
 }
 
+/// `joint_friction = true` reads a URDF's `<dynamics friction>` into the joints' friction;
+/// without it the file's values are not read.
+#[test]
+fn a_urdf_robots_joint_friction_is_read_when_the_scene_asks() {
+    let dir = std::env::temp_dir().join(format!("sdrs-scene-friction-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let urdf = std::fs::read_to_string(test_data().join("arm.urdf"))
+        .unwrap()
+        .replacen("</joint>", "<dynamics friction=\"0.25\"/></joint>", 1);
+    std::fs::write(dir.join("arm.urdf"), urdf).unwrap();
+    let friction = |setting: &str| {
+        let text = format!(
+            "dt = 0.01\npackage_paths = [\"{data}\"]\n[[robot]]\nurdf = \"arm.urdf\"\n{setting}",
+            data = test_data().display()
+        );
+        let setup = Scene::from_str(&text)
+            .unwrap()
+            .with_directory(&dir)
+            .build()
+            .unwrap();
+        setup.model.joint_friction().to_vec()
+    };
+    let (read, unread) = (friction("joint_friction = true\n"), friction(""));
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(read.iter().map(|f| f.1).collect::<Vec<_>>(), [0.25]);
+    assert!(unread.is_empty());
+}
+
 #[test]
 fn a_robot_names_exactly_one_file_and_mjcf_takes_no_srdf() {
     for (text, key, needle) in [
@@ -752,6 +781,11 @@ fn a_robot_names_exactly_one_file_and_mjcf_takes_no_srdf() {
         (
             "dt = 0.01\n[[robot]]\nmjcf = \"mjcf/hopper.xml\"\nsrdf = \"arm.srdf\"\n",
             "robot[0].srdf",
+            "URDF robot only",
+        ),
+        (
+            "dt = 0.01\n[[robot]]\nmjcf = \"mjcf/hopper.xml\"\njoint_friction = true\n",
+            "robot[0].joint_friction",
             "URDF robot only",
         ),
     ] {

@@ -415,6 +415,7 @@ fn load_urdf_robot(
     let options = UrdfOptions {
         package_paths: scene.package_folders(),
         floating_base,
+        joint_friction: robot.joint_friction.unwrap_or(false),
         ..UrdfOptions::default()
     };
     let file = scene.resolve(&key.key("urdf"), urdf)?;
@@ -436,6 +437,7 @@ fn load_mjcf_robot(
     for (field, given) in [
         ("srdf", robot.srdf.is_some()),
         ("floating_base", robot.floating_base.is_some()),
+        ("joint_friction", robot.joint_friction.is_some()),
     ] {
         if given {
             return Err(scene.origin.error(

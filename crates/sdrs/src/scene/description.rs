@@ -176,9 +176,10 @@ pub struct RobotDescription {
     /// An MJCF (MuJoCo XML) file: its bodies, joints, geoms and contact exclusions, starting at
     /// `qpos0` moved just inside any limit it sits on (its worldbody planes are left out: use
     /// the scene's `ground`). Its hinge and slide joints' springs and dampers act, and its
-    /// actuators under `ctrl`. Its time step and gravity are not read (the scene's `dt` and
-    /// `gravity` hold), nor its joints' armature, nor springs and dampers on ball and free
-    /// joints; `srdf` and `floating_base` do not apply.
+    /// actuators under `ctrl`, and so do its joints' friction and armature, its fixed
+    /// tendons and its equality constraints. Its time step and gravity are not read (the
+    /// scene's `dt` and `gravity` hold), nor armature, springs and dampers on ball and free
+    /// joints; `srdf`, `floating_base` and `joint_friction` do not apply.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mjcf: Option<PathBuf>,
     /// An SRDF of the robot: its disabled collision pairs apply, and its group states can be
@@ -189,6 +190,10 @@ pub struct RobotDescription {
     /// else fixed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub floating_base: Option<bool>,
+    /// Whether a URDF's `<dynamics friction>` is the joints' dry friction (N·m or N), as
+    /// MuJoCo reads it; absent: not read (`UrdfOptions::joint_friction`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub joint_friction: Option<bool>,
     /// Where the robot's root stands.
     #[serde(default)]
     pub base: PoseDescription,

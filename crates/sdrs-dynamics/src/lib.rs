@@ -29,11 +29,16 @@
 //! - [`algorithms`]: RNEA, CRBA, ABA, `M⁻¹`, frame placements and Jacobians, centre of mass,
 //!   and the analytical RNEA and ABA derivatives over a reusable [`RigidBodyData`] workspace.
 //! - [`energy`]: inertia and gravity from the second moments (eq. 2-4, O(1) per link).
+//! - [`tendon`]: fixed tendons, lengths `c·θ` with a spring, a damper and limits in the step
+//!   ([`Tendon`], [`Model::with_tendons`]).
+//! - [`weld`]: welds and connections, springs holding a link's frame at another link's or the
+//!   world's ([`Weld`], [`Model::with_welds`]): loop closures.
 //! - [`scenes`]: ready-made scenes (box on an incline, chains, a 7-DoF arm, the paper's
 //!   rotating chains) shared by tests, examples and benchmarks.
 //! - [`mjcf`]: MuJoCo MJCF import (body tree, hinge/slide/ball/free joints, primitive and mesh
 //!   geoms as hulls, geom-derived or explicit inertia, default classes, motor/position/velocity
-//!   actuators as PD gains), checked against MuJoCo's mass matrix and bias forces.
+//!   actuators as PD gains, joint friction and armature, fixed tendons, equality constraints),
+//!   checked against MuJoCo's mass matrix, bias forces and motion.
 //! - [`urdf`]: URDF import (links, inertials, joints, limits, collision geometry with convex
 //!   decomposition of meshes; STL, OBJ and COLLADA meshes; `package://` URIs through search
 //!   paths or the URDF's ancestor folders); every error names the file, line and element.

@@ -6,8 +6,8 @@ use sdrs::contact::long_range::FarField;
 use sdrs::dynamics::{ContactKind, Control, Kinematics, NewtonStart, State};
 use sdrs::scene::{
     ContactDescription, ContactModelName, JointControlDescription, ObjectDescription,
-    PoseDescription, RobotDescription, Scene, SceneDescription, SceneError, ShapeDescription,
-    SolverDescription,
+    PoseDescription, RobotDescription, Scene, SceneDescription, SceneError, SceneSetup,
+    ShapeDescription, SolverDescription,
 };
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -158,6 +158,15 @@ fn robot_from_urdf_and_srdf_with_prefix_group_state_and_object() {
     );
 }
 
+/// The scene `text` built with its relative paths starting at `dir`.
+fn built_in(dir: &Path, text: &str) -> SceneSetup {
+    Scene::from_str(text)
+        .unwrap()
+        .with_directory(dir)
+        .build()
+        .unwrap()
+}
+
 /// A group-state entry the robot cannot take is skipped, and the build says so under the
 /// robot's key.
 #[test]
@@ -177,11 +186,7 @@ fn skipped_group_state_entries_are_the_builds_warnings() {
          srdf = \"arm.srdf\"\ngroup_state = \"home\"\n",
         data = test_data().display()
     );
-    let setup = Scene::from_str(&text)
-        .unwrap()
-        .with_directory(&dir)
-        .build()
-        .unwrap();
+    let setup = built_in(&dir, &text);
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(setup.warnings.len(), 1, "{:?}", setup.warnings);
     assert!(
@@ -752,12 +757,7 @@ fn a_urdf_robots_joint_friction_is_read_when_the_scene_asks() {
             "dt = 0.01\npackage_paths = [\"{data}\"]\n[[robot]]\nurdf = \"arm.urdf\"\n{setting}",
             data = test_data().display()
         );
-        let setup = Scene::from_str(&text)
-            .unwrap()
-            .with_directory(&dir)
-            .build()
-            .unwrap();
-        setup.model.joint_friction().to_vec()
+        built_in(&dir, &text).model.joint_friction().to_vec()
     };
     let (read, unread) = (friction("joint_friction = true\n"), friction(""));
     std::fs::remove_dir_all(&dir).unwrap();

@@ -232,12 +232,11 @@ impl Weld {
 pub(crate) fn add_welds(
     model: &crate::Model,
     kinematics: &crate::Kinematics,
-    gradient: Option<&mut nalgebra::DVector<f64>>,
-    hessian: Option<&mut nalgebra::DMatrix<f64>>,
+    mut gradient: Option<&mut nalgebra::DVector<f64>>,
+    mut hessian: Option<&mut nalgebra::DMatrix<f64>>,
 ) -> f64 {
     let poses = kinematics.poses();
     let mut value = 0.0;
-    let (mut gradient, mut hessian) = (gradient, hessian);
     for weld in model.welds() {
         let other = weld.other.map(|b| &poses[b]);
         let (e, g, h) = weld.energy(&poses[weld.link], other);

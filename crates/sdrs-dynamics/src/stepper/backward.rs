@@ -4,7 +4,7 @@
 
 use super::Simulator;
 use super::assembly::CrossComposites;
-use super::evaluation::{StepData, add_rank_one};
+use super::evaluation::{StepData, add_outer};
 use crate::energy::{joint_friction, link_energy, link_energy_cross};
 use crate::error::Result;
 use crate::kinematics::{Kinematics, State};
@@ -462,14 +462,7 @@ impl Simulator {
         add_armature_blocks(model, previous, dt, (&mut current, &mut before));
         // A tendon's damper `d/(2Δt) (L − L^t)²`: `−d/Δt c cᵀ`.
         for (tendon, terms) in model.tendon_terms() {
-            let mut unused = DVector::zeros(n);
-            add_rank_one(
-                terms,
-                0.0,
-                -tendon.damping / dt,
-                &mut unused,
-                Some(&mut current),
-            );
+            add_outer(terms, -tendon.damping / dt, &mut current);
         }
         // Joint friction is a function of θ^{t+1} − θ^t.
         let velocity = self.settings.joint_friction_velocity;

@@ -414,10 +414,15 @@ pub(super) fn add_rank_one(
         gradient[j] += force * c;
     }
     if let Some(hessian) = hessian {
-        for &(j, a) in terms {
-            for &(k, b) in terms {
-                hessian[(j, k)] += curvature * a * b;
-            }
+        add_outer(terms, curvature, hessian);
+    }
+}
+
+/// Adds `scale · c cᵀ` of a length's terms `(DoF, cᵢ)` to `matrix`.
+pub(super) fn add_outer(terms: &[(usize, f64)], scale: f64, matrix: &mut DMatrix<f64>) {
+    for &(j, a) in terms {
+        for &(k, b) in terms {
+            matrix[(j, k)] += scale * a * b;
         }
     }
 }

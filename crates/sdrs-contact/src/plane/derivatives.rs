@@ -1,7 +1,7 @@
 //! Pose and design derivatives of the plane barrier by the implicit function theorem.
 
 use super::Side;
-use super::anchors::{Proposal, key};
+use super::anchors::{Proposal, key, side_and_vertex};
 use super::solve::{Moments, Solution, add_norm_terms, add_side_terms, factor};
 use crate::barrier::barrier;
 use crate::model::{Order, PairContact, VertexDerivatives};
@@ -176,56 +176,128 @@ fn reduced_hessian(
 /// force-anchored Newton model ([`super::anchors`]) in place of the exact Hessian: the
 /// returned contact's `hessian` is the model's, and the second value its gradient.
 ///
-/// The model replaces each active vertex's `P'`, `P''` by the model's; its plane is not the
-/// barrier's optimum, so its pose gradient is taken after one Newton step of the model's own
-/// plane solve, `∂Ũ*/∂ξ − K̃ ∇_p Ũ*` (first order in the plane's offset, like the Hessian's
+/// The model replaces each active vertex's `P'`, `P''` by the model's, and adds the vertices
+/// beyond the support that still carry an estimate ([`Proposal::beyond`]); its plane is not
+/// the barrier's optimum, so its pose gradient is taken after one Newton step of the model's
+/// own plane solve, `∂Ũ*/∂ξ − K̃ ∇_p Ũ*` (first order in the plane's offset, like the Hessian's
 /// reduction). Where every estimate matches its vertex's force, this is the exact gradient and
 /// Hessian.
 pub(super) fn assemble_anchored(
     sides: &[Side; 2],
     solution: &Solution,
     s: f64,
-    mut proposal: Proposal,
+    proposal: Proposal,
 ) -> (PairContact, Vector12) {
     let exact = assemble(sides, solution, s, Order::Gradient);
-    if solution.eval.value == 0.0 {
-        return (exact, Vector12::zeros());
+    let moments = model_moments(sides, &solution.plane, s, proposal, true);
+    match anchored_model(sides, &solution.plane, s, &moments, Curvature::Full) {
+        Some((hessian, gradient)) => (PairContact { hessian, ..exact }, gradient),
+        // Not finite: the exact Newton model instead.
+        None if solution.eval.value > 0.0 => {
+            let full = assemble(sides, solution, s, Order::Hessian);
+            let gradient = full.gradient;
+            (full, gradient)
+        }
+        None => (exact, Vector12::zeros()),
     }
-    let p = solution.plane;
-    let n = Vector3::new(p.x, p.y, p.z);
+}
+
+/// The force-anchored model of a pair beyond the support (zero energy and gradient) at the
+/// plane `p` its estimates were last proposed at: the Hessian and gradient of the vertices
+/// that still carry an estimate, or `None` when none does.
+pub(super) fn anchored_beyond_support(
+    sides: &[Side; 2],
+    p: &Vector4<f64>,
+    s: f64,
+    proposal: Proposal,
+) -> Option<(SMatrix<f64, 12, 12>, Vector12)> {
+    let moments = model_moments(sides, p, s, proposal, false);
+    anchored_model(sides, p, s, &moments, Curvature::GaussNewton)
+}
+
+/// The model's moments at the plane `p`: each vertex within the support with its estimate's
+/// term ([`Proposal::term`]) when `within` (the plane is the pair's optimum), then each vertex
+/// beyond it that keeps an estimate.
+fn model_moments(
+    sides: &[Side; 2],
+    p: &Vector4<f64>,
+    s: f64,
+    mut proposal: Proposal,
+    within: bool,
+) -> [Moments; 2] {
+    let n = p.xyz();
     let mut moments = [Moments::default(); 2];
-    for (b, (side, m)) in sides.iter().zip(&mut moments).enumerate() {
+    for (b, (side, m)) in sides
+        .iter()
+        .zip(&mut moments)
+        .enumerate()
+        .filter(|_| within)
+    {
         let rotation = side.pose.rotation.to_rotation_matrix();
         for (vertex, x, q) in side.distances(&n, p.w) {
-            if q >= s {
-                continue;
+            if q < s {
+                let term = proposal.term(key(b, vertex), q);
+                m.add(&(rotation * x.coords), (term.d1, term.d2));
             }
-            let term = proposal.term(key(b, vertex), q);
-            let r = rotation * x.coords;
-            m.s0 += term.d2;
-            m.s1 += r * term.d2;
-            m.s2 += r * r.transpose() * term.d2;
-            m.t0 += term.d1;
-            m.t1 += r * term.d1;
         }
     }
+    proposal.beyond_support(
+        |k| {
+            let (b, vertex) = side_and_vertex(k);
+            let side = &sides[b];
+            let r = side.pose.rotation * side.hull.vertices().get(vertex)?.coords;
+            let q = side.sign * (n.dot(&(r + side.pose.translation.vector)) + p.w);
+            Some((q, (b, r)))
+        },
+        |(b, r), term| moments[b].add(&r, (term.d1, term.d2)),
+    );
+    moments
+}
+
+/// Which second derivatives of the vertex distances a model's Hessian keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Curvature {
+    /// All of them, as the barrier's own Hessian at its optimal plane.
+    Full,
+    /// Only `Σ m'' ∇q ∇qᵀ` (Gauss-Newton): at a plane the hulls have moved from, a model
+    /// term's `m'` can be a large pull, and its products with the distances' second
+    /// derivatives (`q = n·y + o` is bilinear) would make the reduced Hessian indefinite.
+    GaussNewton,
+}
+
+/// The model's pose Hessian and gradient from its moments at the plane `p` (`None` when no
+/// vertex is modelled or the model's plane Hessian cannot be factored).
+fn anchored_model(
+    sides: &[Side; 2],
+    p: &Vector4<f64>,
+    s: f64,
+    moments: &[Moments; 2],
+    curvature: Curvature,
+) -> Option<(SMatrix<f64, 12, 12>, Vector12)> {
+    if moments.iter().all(|m| m.s0 == 0.0 && m.t0 == 0.0) {
+        return None;
+    }
+    let n = p.xyz();
     let (mut plane_gradient, mut plane_hessian) = (Vector4::zeros(), Matrix4::zeros());
     if let Some((_, d1, d2)) = barrier(1.0 - n.norm(), s) {
         add_norm_terms(&n, (d1, d2), &mut plane_gradient, &mut plane_hessian);
     }
-    for (side, m) in sides.iter().zip(&moments) {
+    for (side, m) in sides.iter().zip(moments) {
         let t = side.pose.translation.vector;
         add_side_terms(m, &t, side.sign, &mut plane_gradient, &mut plane_hessian);
     }
-    let Some(chol) = factor(&plane_hessian) else {
-        // Not finite: the exact Newton model instead.
-        let full = assemble(sides, solution, s, Order::Hessian);
-        let gradient = full.gradient;
-        return (full, gradient);
+    let chol = factor(&plane_hessian)?;
+    let curved = match curvature {
+        Curvature::Full => *moments,
+        Curvature::GaussNewton => moments.map(|m| Moments {
+            t0: 0.0,
+            t1: Vector3::zeros(),
+            ..m
+        }),
     };
-    let (hessian, k) = reduced_hessian(sides, &n, &moments, &chol);
-    let gradient = twist_gradient(sides, &n, &moments) - k * plane_gradient;
-    (PairContact { hessian, ..exact }, gradient)
+    let (hessian, k) = reduced_hessian(sides, &n, &curved, &chol);
+    let gradient = twist_gradient(sides, &n, moments) - k * plane_gradient;
+    Some((hessian, gradient))
 }
 
 /// One vertex within the support of the plane, with what its derivatives are built from.

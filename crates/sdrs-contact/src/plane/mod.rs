@@ -443,14 +443,30 @@ impl PlaneBarrier {
         Ok(match self.solve(a, pose_a, b, pose_b, cache)? {
             Solved::Penetrating => None,
             Solved::Apart => {
-                cache.anchors.propose(self.support, update);
+                let mut contact = PairContact::zero();
+                let mut model_gradient = Vector12::zeros();
+                match cache.anchors.committed_plane() {
+                    Some(plane) => {
+                        let sides = [Side::new(a, pose_a, -1.0), Side::new(b, pose_b, 1.0)];
+                        let proposal = cache.anchors.propose(self.support, update, plane);
+                        if let Some((hessian, gradient)) = derivatives::anchored_beyond_support(
+                            &sides,
+                            &plane,
+                            self.support,
+                            proposal,
+                        ) {
+                            (contact.hessian, model_gradient) = (hessian, gradient);
+                        }
+                    }
+                    None => cache.anchors.propose_none(),
+                }
                 Some(AnchoredContact {
-                    contact: PairContact::zero(),
-                    model_gradient: Vector12::zeros(),
+                    contact,
+                    model_gradient,
                 })
             }
             Solved::Plane(sides, solution) => {
-                let proposal = cache.anchors.propose(self.support, update);
+                let proposal = cache.anchors.propose(self.support, update, solution.plane);
                 let (contact, model_gradient) =
                     derivatives::assemble_anchored(&sides, &solution, self.support, proposal);
                 cache.keep_nearby(sides);
@@ -713,6 +729,65 @@ mod tests {
             let scanned = value(&[Side::new(&cube, &away, -1.0), full]);
             prop_assert_eq!(listed, scanned);
         }
+    }
+
+    /// A cube resting within the support, then lifted beyond it: the pair has no energy, but
+    /// at a solve's start its Newton model keeps the vertices' forces, and one Newton step of
+    /// the model under the load the barrier carried at rest takes the cube back to its resting
+    /// height (the lift was 9 supports). After a step the model is gone.
+    #[test]
+    fn a_lifted_cube_is_modelled_at_its_last_forces_at_a_solves_start() {
+        let s = 0.01;
+        let barrier = PlaneBarrier::new(s).expect("valid");
+        let ground = ConvexHull::cuboid(Vector3::new(1.0, 1.0, 0.5)).expect("valid");
+        let cube = ConvexHull::cuboid(Vector3::repeat(0.1)).expect("valid");
+        let below = Isometry3::translation(0.0, 0.0, -0.5);
+        let rest = 0.1 + 0.3 * s;
+        let at = |z: f64| Isometry3::translation(0.02, -0.01, z);
+        let mut cache = PlaneCache::default();
+        let resting = barrier
+            .evaluate_anchored(&ground, &below, &cube, &at(rest), &mut cache, Update::Step)
+            .expect("valid")
+            .expect("apart");
+        cache.anchors_mut().commit();
+        let load = -resting.contact.gradient[8];
+        assert!(load > 0.0, "the barrier pushes the cube up");
+        let lifted = 0.1 + 3.0 * s;
+        let start = barrier
+            .evaluate_anchored(
+                &ground,
+                &below,
+                &cube,
+                &at(lifted),
+                &mut cache,
+                Update::Carry,
+            )
+            .expect("valid")
+            .expect("apart");
+        assert_eq!(start.contact.value, 0.0);
+        assert_eq!(start.contact.gradient, Vector12::zeros());
+        let step = -(start.model_gradient[8] + load) / start.contact.hessian[(8, 8)];
+        // Within 1% of the lift: the model's Hessian is Gauss-Newton's, and the plane's
+        // normal couples to the lift.
+        assert!(
+            (lifted + step - rest).abs() <= 0.01 * (lifted - rest),
+            "lands at {} for {rest}",
+            lifted + step
+        );
+        cache.anchors_mut().commit();
+        let after = barrier
+            .evaluate_anchored(
+                &ground,
+                &below,
+                &cube,
+                &at(lifted),
+                &mut cache,
+                Update::Step,
+            )
+            .expect("valid")
+            .expect("apart");
+        assert_eq!(after.model_gradient, Vector12::zeros());
+        assert_eq!(after.contact.hessian, PairContact::zero().hessian);
     }
 
     /// A cube's bottom face 2 mm over a plane (support 1 cm) lists its four bottom corners; a

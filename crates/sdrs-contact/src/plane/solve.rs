@@ -21,6 +21,17 @@ pub(super) struct Moments {
     pub t1: Vector3<f64>,
 }
 
+impl Moments {
+    /// Adds a vertex at offset `r` whose term has derivatives `(d1, d2)`.
+    pub fn add(&mut self, r: &Vector3<f64>, (d1, d2): (f64, f64)) {
+        self.s0 += d2;
+        self.s1 += r * d2;
+        self.s2 += r * r.transpose() * d2;
+        self.t0 += d1;
+        self.t1 += r * d1;
+    }
+}
+
 /// `U*` and its plane derivatives at one plane.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct PlaneEval {

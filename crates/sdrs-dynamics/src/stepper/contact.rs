@@ -597,14 +597,22 @@ impl SdrsContact {
                 self.timings.normal += clock.elapsed();
                 return Ok(None);
             };
+            let shift = shifts.get(k);
             if c.value == 0.0 {
+                // Beyond the support: no energy, but the Newton model may still anchor the
+                // pair's vertices at their last forces.
+                if let Some(shift) = shift.filter(|shift| **shift != Vector12::zeros()) {
+                    let links = links([self.hulls[pair.0], self.hulls[pair.1]]);
+                    add_pair(&mut self.sums, links, &c, stiffness, order);
+                    self.sums.add_shift(links, shift, stiffness);
+                }
                 continue;
             }
             energy.active_pairs += 1;
             energy.value += stiffness * c.value;
             let links = links([self.hulls[pair.0], self.hulls[pair.1]]);
             add_pair(&mut self.sums, links, &c, stiffness, order);
-            if let Some(shift) = shifts.get(k) {
+            if let Some(shift) = shift {
                 self.sums.add_shift(links, shift, stiffness);
             }
         }

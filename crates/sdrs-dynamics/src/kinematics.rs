@@ -138,6 +138,41 @@ pub(crate) fn chart_rotation(q: &[f64]) -> UnitQuaternion<f64> {
     })
 }
 
+/// The link poses of a state moved along a Newton direction, in buffers kept from one call to
+/// the next (no allocation once they have the model's size).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct MovedPoses {
+    q: DVector<f64>,
+    poses: Vec<Isometry3<f64>>,
+    frames: Vec<Isometry3<f64>>,
+}
+
+impl MovedPoses {
+    /// The poses of `state` moved by `fraction` of `direction` ([`State::moved`]).
+    pub(crate) fn at(
+        &mut self,
+        model: &Model,
+        state: &State,
+        direction: &DVector<f64>,
+        fraction: f64,
+    ) -> &[Isometry3<f64>] {
+        if self.q.len() == state.q.len() {
+            self.q.copy_from(&state.q);
+        } else {
+            self.q.clone_from(&state.q);
+        }
+        self.q.axpy(fraction, direction, 1.0);
+        forward_kinematics_into(
+            model,
+            self.q.as_slice(),
+            &state.references,
+            &mut self.poses,
+            &mut self.frames,
+        );
+        &self.poses
+    }
+}
+
 /// Forward kinematics (eq. 1) for any real scalar (`f64`, or dual numbers to check
 /// derivatives): every link's world pose, and for every DoF the world frame its elementary
 /// motion acts in (after the joint's reference rotation, before the motion itself).

@@ -16,7 +16,7 @@ use super::candidates::{CandidateList, HullSphere};
 use super::link_sums::LinkSums;
 use super::pairs::{HULL_PAIRS, each_pair, each_stored_pair, take_caches};
 use crate::error::{DynamicsError, Result};
-use crate::kinematics::{Kinematics, State, forward_kinematics};
+use crate::kinematics::{Kinematics, MovedPoses, State};
 use crate::model::Model;
 use nalgebra::{DMatrix, DVector, Isometry3, SMatrix};
 use sdrs_contact::distance::Closest;
@@ -295,6 +295,8 @@ pub struct SdrsContact {
     /// The pairs of the last anchored evaluation, sorted: theirs are the estimates
     /// [`ContactHook::accept_iterate`] commits.
     anchored_pairs: Vec<(usize, usize)>,
+    /// The link poses along a Newton direction that [`ContactHook::step_bound`] looks at.
+    moved: MovedPoses,
 }
 
 impl SdrsContact {
@@ -356,6 +358,7 @@ impl SdrsContact {
             pooled: false,
             anchoring: None,
             anchored_pairs: Vec::new(),
+            moved: MovedPoses::default(),
         })
     }
 
@@ -718,30 +721,30 @@ impl ContactHook for SdrsContact {
         (state, from): (&State, &Kinematics),
         direction: &DVector<f64>,
     ) -> Result<f64> {
-        let poses = |fraction: f64| {
-            let moved = state.moved(direction, fraction);
-            forward_kinematics(model, moved.q.as_slice(), &moved.references).0
-        };
-        let end = poses(1.0);
+        let mut moved = std::mem::take(&mut self.moved);
+        let end = moved.at(model, state, direction, 1.0);
         let pairs = self.candidate_pairs(model, from.poses());
         let mut planes = std::mem::take(&mut self.planes);
         let closing = pairs
             .into_iter()
             .map(|pair| {
                 let cache = planes.entry(pair).or_default();
-                self.closing_bound(model, [from.poses(), &end], pair, cache)
+                self.closing_bound(model, [from.poses(), end], pair, cache)
             })
             .fold(1.0, f64::min);
         self.planes = planes;
         let friction = match &self.friction {
             Some(friction) if !self.frames.is_empty() => friction,
-            _ => return Ok(closing),
+            _ => {
+                self.moved = moved;
+                return Ok(closing);
+            }
         };
-        let ahead = poses(KINK_TANGENT);
+        let ahead = moved.at(model, state, direction, KINK_TANGENT);
         let (from, links) = (from.poses(), |&(a, b): &(usize, usize)| {
             [self.hulls[a].link, self.hulls[b].link]
         });
-        Ok(self
+        let bound = self
             .frames
             .iter()
             .filter_map(|(pair, frame)| {
@@ -752,7 +755,9 @@ impl ContactHook for SdrsContact {
                     ([&ahead[a], &ahead[b]], KINK_TANGENT),
                 )
             })
-            .fold(closing, f64::min))
+            .fold(closing, f64::min);
+        self.moved = moved;
+        Ok(bound)
     }
 
     fn anchor_newton_model(&mut self, on: bool) -> bool {

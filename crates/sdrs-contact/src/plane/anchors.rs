@@ -28,14 +28,13 @@
 //! would lose its force for good; its estimate falls at most [`FALL`]-fold per iteration
 //! instead (the fraction-to-the-boundary rule of interior-point methods).
 //!
-//! A vertex that leaves the support keeps its estimate, modelled at the plane the estimates
-//! were last proposed at when the whole pair is beyond the support
-//! ([`Proposal::beyond_support`]) at a solve's start, and loses it after the first step (the
-//! model then predicts it separates, as it does wherever the barrier is zero). An extrapolated
-//! start lifts a
-//! trotting robot's stance foot a fraction of a millimetre, beyond a support of a tenth of one;
-//! without its estimate Newton's first direction does not know the ground is there, and the
-//! line search cuts it to a thousandth (two such iterations per step on A1's trot).
+//! At a solve's start, a vertex that has left the support keeps its estimate
+//! ([`Proposal::beyond_support`]); when the whole pair is beyond the support, it is modelled at
+//! the plane the estimates were last proposed at. After the first step it loses it: the model
+//! then predicts it separates, as it does wherever the barrier is zero. An extrapolated start
+//! lifts a trotting robot's stance foot a fraction of a millimetre, beyond a support of a tenth
+//! of one; without its estimate Newton's first direction does not know the ground is there,
+//! and the line search cuts it to a thousandth (two such iterations per step on A1's trot).
 //!
 //! The model only chooses Newton's direction: the energy, the gradient that decides convergence
 //! and the line search are the barrier's own, so the solution of a step does not change.

@@ -410,8 +410,9 @@ impl PlaneBarrier {
     /// estimate implies). The estimates are read from and proposed into `cache`'s
     /// [`Anchors`]: `update` says whether this configuration is a solver's step from the
     /// committed iterate or the start of a new solve, and [`Anchors::commit`] makes the
-    /// proposal the committed estimates once the configuration is accepted. `None` when the
-    /// hulls touch.
+    /// proposal the committed estimates once the configuration is accepted. A pair beyond the
+    /// support has no energy, but at a solve's start its model keeps its vertices' estimates,
+    /// at the plane they were proposed at. `None` when the hulls touch.
     ///
     /// ```
     /// use sdrs_contact::{ContactModel, Order, PlaneBarrier, PlaneCache};
@@ -745,25 +746,19 @@ mod tests {
         let rest = 0.1 + 0.3 * s;
         let at = |z: f64| Isometry3::translation(0.02, -0.01, z);
         let mut cache = PlaneCache::default();
-        let resting = barrier
-            .evaluate_anchored(&ground, &below, &cube, &at(rest), &mut cache, Update::Step)
-            .expect("valid")
-            .expect("apart");
-        cache.anchors_mut().commit();
+        let mut anchored = |z: f64, update| {
+            let a = barrier
+                .evaluate_anchored(&ground, &below, &cube, &at(z), &mut cache, update)
+                .expect("valid")
+                .expect("the hulls do not touch");
+            cache.anchors_mut().commit();
+            a
+        };
+        let resting = anchored(rest, Update::Step);
         let load = -resting.contact.gradient[8];
         assert!(load > 0.0, "the barrier pushes the cube up");
         let lifted = 0.1 + 3.0 * s;
-        let start = barrier
-            .evaluate_anchored(
-                &ground,
-                &below,
-                &cube,
-                &at(lifted),
-                &mut cache,
-                Update::Carry,
-            )
-            .expect("valid")
-            .expect("apart");
+        let start = anchored(lifted, Update::Carry);
         assert_eq!(start.contact.value, 0.0);
         assert_eq!(start.contact.gradient, Vector12::zeros());
         let step = -(start.model_gradient[8] + load) / start.contact.hessian[(8, 8)];
@@ -774,18 +769,7 @@ mod tests {
             "lands at {} for {rest}",
             lifted + step
         );
-        cache.anchors_mut().commit();
-        let after = barrier
-            .evaluate_anchored(
-                &ground,
-                &below,
-                &cube,
-                &at(lifted),
-                &mut cache,
-                Update::Step,
-            )
-            .expect("valid")
-            .expect("apart");
+        let after = anchored(lifted, Update::Step);
         assert_eq!(after.model_gradient, Vector12::zeros());
         assert_eq!(after.contact.hessian, PairContact::zero().hessian);
     }

@@ -458,7 +458,7 @@ fn frames_and_settings_reject_bad_input() {
     assert!(frame(Isometry3::translation(3.0, 0.0, 0.0), 0.0).is_err());
 }
 
-/// At a smoothing a tenth of the hull-contact default's (`ε_v` = 1e-10 m²/s²), a foot
+/// At the smoothing users run with (`ε_v` = 1e-10 m²/s², the hull-contact default), a foot
 /// (a pyramid on its apex) sliding on the ground at speeds from 1 mm/s to 1 m/s in turning
 /// directions. The apex presses on the plane as hard as the ground's four corners together, so
 /// the inner energy is nearly flat between "the plane moves with the foot" and "the plane moves

@@ -36,7 +36,7 @@ use std::path::Path;
 /// are): barrier support 0.4 mm (1% of the thinnest body's thickness below 4 cm, chosen in
 /// [`World::build`] from the links the world then has, unless the contact settings were
 /// changed), stiffness `κ = 1e5 N · s²`, and with [`World::with_friction`] velocity smoothing
-/// `ε_v = 1e-9 m²/s²`. Mesh contact (long-range or IPC between the links' collision meshes)
+/// `ε_v = 1e-10 m²/s²`. Mesh contact (long-range or IPC between the links' collision meshes)
 /// is chosen with [`World::set_contact`] and a [`ContactKind`].
 #[derive(Debug, Clone)]
 pub struct World {

@@ -162,7 +162,7 @@ fn a_block_on_a_30_degree_slope_with_mu_0_8_creeps_less_than_a_millimetre_in_10_
             .translation
             .vector;
     let along = (moved - normal * normal.dot(&moved)).norm();
-    // Measured 0.66 mm: friction's viscous core creeps at about 2 √ε_v = 6e-5 m/s.
+    // Measured 0.21 mm: friction's viscous core creeps at about 2 √ε_v = 2e-5 m/s.
     assert!(along < 1e-3, "crept {along} m");
     assert!(mean <= 5.0 && most <= 8, "{mean} / {most} iterations");
 }

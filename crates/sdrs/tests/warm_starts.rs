@@ -1,8 +1,7 @@
 //! A step that the contact model's warm starts hold from converging is solved again cold
 //! (`Simulator::solve`): gymnasium's ant under random joint PD targets at Δt = 20 ms, whose
 //! eleventh step (of one environment of a batch that `sdrs.envs` drew) took 200 warm-started
-//! iterations without converging and converges from cold warm starts in 128 (friction smoothed
-//! with `ε_v = 1e-10 m²/s²`, the default then). That was with the
+//! iterations without converging and converges from cold warm starts in 128. That was with the
 //! exact Hessian's Newton directions; the force-anchored ones (`StepSettings::anchored_newton`,
 //! the default) converge warm, in 54.
 
@@ -151,10 +150,6 @@ fn replay(anchored: bool) -> (Vec<usize>, usize) {
     ant.model = sdrs::dynamics::Model::new(bare.collect()).unwrap();
     world.add_mjcf_model_as("", &ant, Isometry3::identity());
     world.settings_mut().anchored_newton = anchored;
-    // Recorded at the friction smoothing hull contact had by default then (at today's 1e-9
-    // m²/s² the step converges warm in 62 iterations).
-    let contact = world.settings_mut().contact.as_mut().unwrap();
-    contact.friction.as_mut().unwrap().velocity_epsilon = Some(1e-10);
     let (model, mut sim) = world.build().unwrap();
     let max_iterations = sim.settings().max_iterations;
     let mut control = Control::passive(&model);

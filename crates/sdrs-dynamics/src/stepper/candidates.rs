@@ -14,9 +14,12 @@
 use nalgebra::{Isometry3, Point3};
 use sdrs_geometry::twist::turn_chord;
 
-/// The skin as a multiple of the barrier's support distance: 6.4 mm at the default support,
-/// a trotting ant's foot's motion in one or two steps.
-const SKIN_PER_SUPPORT: f64 = 8.0;
+/// The skin as a multiple of the barrier's support distance. A wider skin rebuilds the list
+/// less often but keeps more pairs beyond the support, each a GJK gate per evaluation: at 8
+/// support distances (6.4 mm at the default support) the motion benchmark's Solo-12 trot
+/// spent 8% more instructions per step than at 2, the humanoid lying 4% more, the A1 trot
+/// 1% more; at 24 the A1 trot spent 15% more; 1 was no faster than 2.
+const SKIN_PER_SUPPORT: f64 = 2.0;
 
 /// A hull's bounding sphere on its link.
 #[derive(Debug, Clone, Copy)]
@@ -93,14 +96,14 @@ mod tests {
             centre: Point3::new(1.0, 0.0, 0.0),
             radius: 0.5,
         };
-        CandidateList::new(vec![sphere], 1e-3)
+        CandidateList::new(vec![sphere], 4e-3)
     }
 
     /// Whether `list` ran the broad phase for `pose` (which finds the pair (0, 1)).
     fn searched(list: &mut CandidateList, pose: Isometry3<f64>) -> bool {
         let mut searched = false;
         let pairs = list.pairs(&[pose], |margin| {
-            assert_eq!(margin, 8e-3, "the skin: 8 support distances");
+            assert_eq!(margin, 8e-3, "the skin: 2 support distances");
             searched = true;
             vec![(0, 1)]
         });

@@ -22,7 +22,7 @@ use nalgebra::{DMatrix, DVector, Isometry3, SMatrix};
 use sdrs_contact::distance::Closest;
 use sdrs_contact::friction::{FrictionCache, FrictionFrame, PlaneFriction};
 use sdrs_contact::pair_map::PairMap;
-use sdrs_contact::plane::Update;
+use sdrs_contact::plane::{Update, gap_along};
 use sdrs_contact::{ContactModel, Order, PairContact, PairOutcome, PlaneBarrier, PlaneCache};
 use sdrs_geometry::ConvexHull;
 use sdrs_geometry::broad_phase::{BroadPhase, Proxy};
@@ -414,10 +414,8 @@ impl SdrsContact {
         else {
             return 1.0;
         };
-        let gap = |poses: &[Isometry3<f64>]| {
-            normal.dot(&b.support_point(&poses[hb.link], &-normal).coords)
-                - normal.dot(&a.support_point(&poses[ha.link], &normal).coords)
-        };
+        let gap =
+            |poses: &[Isometry3<f64>]| gap_along(a, &poses[ha.link], b, &poses[hb.link], &normal);
         let (before, after) = (gap(from), gap(to));
         if before > 0.0 && after < (1.0 - GAP_CLOSING) * before {
             GAP_CLOSING * before / (before - after)

@@ -4,6 +4,10 @@
 //! iterations without converging and converges from cold warm starts in 128. That was with the
 //! exact Hessian's Newton directions; the force-anchored ones (`StepSettings::anchored_newton`,
 //! the default) converge warm, in 54.
+//!
+//! Since the candidate pairs' skin narrowed (issue 44, stop 61), the warm start of that step
+//! converges with exact directions too, in 90 iterations; at a cap of 40 (80 with the damped
+//! round) it still does not, and the cold retry converges in 75.
 
 use nalgebra::{DVector, Isometry3};
 use sdrs::diff::step_coordinates;
@@ -124,8 +128,9 @@ const TARGETS: [[f64; 8]; 11] = [
     ],
 ];
 
-/// The iterations of each step of the replay, with or without force-anchored directions.
-fn replay(anchored: bool) -> (Vec<usize>, usize) {
+/// The iterations of each step of the replay, with or without force-anchored directions, at
+/// an iteration cap of `cap` (the default when `None`), and the cap.
+fn replay(anchored: bool, cap: Option<usize>) -> (Vec<usize>, usize) {
     let ant = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../sdrs-dynamics/tests/data/mjcf/ant.xml"
@@ -150,6 +155,9 @@ fn replay(anchored: bool) -> (Vec<usize>, usize) {
     ant.model = sdrs::dynamics::Model::new(bare.collect()).unwrap();
     world.add_mjcf_model_as("", &ant, Isometry3::identity());
     world.settings_mut().anchored_newton = anchored;
+    if let Some(cap) = cap {
+        world.settings_mut().max_iterations = cap;
+    }
     let (model, mut sim) = world.build().unwrap();
     let max_iterations = sim.settings().max_iterations;
     let mut control = Control::passive(&model);
@@ -175,13 +183,14 @@ fn replay(anchored: bool) -> (Vec<usize>, usize) {
 
 #[test]
 fn a_step_warm_starts_hold_back_is_solved_cold() {
-    let (iterations, max_iterations) = replay(false);
-    // The last step failed warm: its report counts the failed attempt's iterations too.
-    assert!(iterations[10] > max_iterations, "{iterations:?}");
+    let (iterations, max_iterations) = replay(false, Some(40));
+    // The last step failed warm, undamped and then damped (twice the cap): its report counts
+    // the failed attempt's iterations too.
+    assert!(iterations[10] > 2 * max_iterations, "{iterations:?}");
 }
 
 #[test]
 fn force_anchored_directions_converge_warm() {
-    let (iterations, max_iterations) = replay(true);
+    let (iterations, max_iterations) = replay(true, None);
     assert!(iterations[10] < max_iterations, "{iterations:?}");
 }

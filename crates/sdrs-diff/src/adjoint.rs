@@ -179,6 +179,10 @@ pub struct TrajectoryGradient {
     /// with `θ^0` and `T^{−1}` held fixed; `None` when the steps do not provide their design
     /// blocks (solid-hull masses, user energies: see `sdrs_dynamics::StepDerivatives`).
     pub design: Option<DVector<f64>>,
+    /// `dL/dp` of the physical parameters the simulator's steps are differentiated with
+    /// respect to (`sdrs_dynamics::StepSettings::parameters`, in that order; empty without
+    /// them), each held the same over the whole trajectory.
+    pub physical: DVector<f64>,
 }
 
 impl TrajectoryGradient {
@@ -196,7 +200,8 @@ impl TrajectoryGradient {
     }
 }
 
-/// `dL/d(θ^0, controls, policy parameters, design)` of `trajectory` (recorded by `sim`) for
+/// `dL/d(θ^0, controls, policy parameters, design, physical parameters)` of `trajectory`
+/// (recorded by `sim`) for
 /// a loss with explicit partials `loss`. One solve per step, with the factor of the step's
 /// Hessian that its linearisation carries.
 ///
@@ -241,6 +246,7 @@ pub fn adjoint(
         force: loss.force.clone(),
         parameters: DVector::zeros(trajectory.parameters()),
         design: Some(loss.design.clone()),
+        physical: DVector::zeros(sim.settings().parameters.len()),
     };
     for t in (0..steps).rev() {
         let lin = trajectory.linearization(sim, t)?;
@@ -248,6 +254,14 @@ pub fn adjoint(
         let mut mu = lambda[t + 1].clone();
         neg_solve_in_place(&lin, &mut mu, t)?;
         lambda[t] += blocks.current.transpose() * &mu;
+        if blocks.parameters.ncols() != out.physical.len() {
+            return Err(DiffError::LengthMismatch {
+                what: "physical parameters of a recorded step (StepSettings::parameters)",
+                actual: blocks.parameters.ncols(),
+                expected: out.physical.len(),
+            });
+        }
+        out.physical.gemv_tr(1.0, &blocks.parameters, &mu, 1.0);
         out.target_position[t] += blocks.target_position.component_mul(&mu);
         out.target_velocity[t] += blocks.target_velocity.component_mul(&mu);
         out.force[t] -= &mu;

@@ -9,6 +9,7 @@ mod losses;
 mod modes;
 mod objective;
 mod optim;
+mod physical_parameters;
 mod policy;
 mod repeat;
 

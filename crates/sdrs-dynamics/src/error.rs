@@ -258,6 +258,15 @@ pub enum DynamicsError {
         /// What is allowed.
         allowed: &'static str,
     },
+    /// A physical parameter to differentiate with respect to does not exist in the model or
+    /// the settings ([`crate::stepper::PhysicalParameter`]).
+    #[error("cannot differentiate with respect to the {parameter}: {reason}")]
+    BadParameter {
+        /// The parameter.
+        parameter: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// A PD gain of a control is negative or not finite.
     #[error("{} = {value} at DoF {dof} is not a valid {}: a gain is finite and at least 0", gain.key(), gain.units())]
     InvalidGain {

@@ -148,6 +148,39 @@ pub enum MassModel {
     SecondMoment(Matrix4<f64>),
 }
 
+impl MassModel {
+    /// The same distribution with `factor` times the mass (centre of mass and inertia per
+    /// unit mass kept): the model a link's mass parameter moves
+    /// ([`crate::stepper::PhysicalParameter::LinkMass`]). `factor` must be positive and
+    /// finite.
+    ///
+    /// ```
+    /// use sdrs_dynamics::MassModel;
+    /// let heavier = MassModel::Lumped { mass: 2.0 }.scaled(1.5)?;
+    /// assert_eq!(heavier, MassModel::Lumped { mass: 3.0 });
+    /// assert!(MassModel::Solid { density: 1000.0 }.scaled(0.0).is_err());
+    /// # Ok::<(), sdrs_dynamics::DynamicsError>(())
+    /// ```
+    pub fn scaled(&self, factor: f64) -> Result<Self> {
+        if !(factor.is_finite() && factor > 0.0) {
+            return Err(DynamicsError::InvalidSetting {
+                name: "mass factor",
+                value: factor,
+                allowed: "positive and finite",
+            });
+        }
+        Ok(match self {
+            Self::Lumped { mass } => Self::Lumped {
+                mass: mass * factor,
+            },
+            Self::Solid { density } => Self::Solid {
+                density: density * factor,
+            },
+            Self::SecondMoment(moment) => Self::SecondMoment(moment * factor),
+        })
+    }
+}
+
 /// One link: its joint to the parent, its collision hulls and its mass.
 #[derive(Debug, Clone)]
 pub struct Link {
@@ -723,6 +756,52 @@ impl Model {
                 })?;
             }
         }
+        self.rebuilt(links)
+    }
+
+    /// The same model with link `link`'s mass `mass` (kg, positive and finite), its centre of
+    /// mass and its inertia per unit mass kept ([`MassModel::scaled`]): the model a link's
+    /// mass parameter ([`crate::stepper::PhysicalParameter::LinkMass`]) moves. An error for a
+    /// link without mass, whose distribution there is nothing to scale.
+    ///
+    /// ```
+    /// use sdrs_dynamics::scenes::chain;
+    /// let model = chain(3, 0.01)?.model;
+    /// let heavier = model.with_link_mass(1, 2.5)?;
+    /// assert!((heavier.second_moment(1)[(3, 3)] - 2.5).abs() < 1e-12);
+    /// # Ok::<(), sdrs_dynamics::DynamicsError>(())
+    /// ```
+    pub fn with_link_mass(&self, link: usize, mass: f64) -> Result<Model> {
+        if link >= self.links.len() {
+            return Err(DynamicsError::LinkIndex {
+                index: link,
+                links: self.links.len(),
+            });
+        }
+        if !(mass.is_finite() && mass > 0.0) {
+            return Err(DynamicsError::InvalidSetting {
+                name: "mass",
+                value: mass,
+                allowed: "positive and finite (kg)",
+            });
+        }
+        let now = self.second_moments[link][(3, 3)];
+        if !(now > 0.0) {
+            return Err(DynamicsError::BadParameter {
+                parameter: format!("mass of link {link}"),
+                reason: format!(
+                    "link '{}' has mass {now}: there is no distribution to scale",
+                    self.links[link].name
+                ),
+            });
+        }
+        let mut links = self.links.clone();
+        links[link].mass = links[link].mass.scaled(mass / now)?;
+        self.rebuilt(links)
+    }
+
+    /// A model of `links` with this model's tendons and welds.
+    fn rebuilt(&self, links: Vec<Link>) -> Result<Model> {
         Model::new(links)?
             .with_tendons(self.tendons.clone())?
             .with_welds(self.welds.clone())

@@ -39,6 +39,11 @@ pub struct LaggedContact {
     /// `∂²U_f/∂ξ^{t+1}∂ξ^t`: entry `(i, j)` is the change of step-(t+1) gradient component `i`
     /// with step-t twist component `j`.
     pub step_mixed: Matrix12,
+    /// `Σ_m f_m ∂G/∂f_m`: the change of the step-(t+1) gradient when every normal force `f_m`
+    /// of the frame is scaled by `1 + s`, per unit `s`. The forces carry the contact stiffness
+    /// `κ` as a factor, so this over `κ` is the gradient's derivative with respect to `κ`
+    /// (not `G/κ`: the weights `μΔt A_ε(f)` are not linear in the forces).
+    pub force_scale_mixed: Vector12,
 }
 
 /// `N` changes of one point's lagged inputs, one per column.
@@ -271,10 +276,16 @@ impl PlaneFriction {
                 mixed,
             });
         }
+        let force_scale_mixed = by_force
+            .iter()
+            .zip(frame.points())
+            .map(|(response, p)| total(response).0 * p.normal_force)
+            .sum();
         Ok(LaggedContact {
             contact,
             step_gradient,
             step_mixed,
+            force_scale_mixed,
         })
     }
 

@@ -344,6 +344,7 @@ impl LaggedFriction for LongRangeFriction {
         crate::model::check_poses(pose_a, pose_b)?;
         let mut contact = PairContact::zero();
         let (mut step_gradient, mut step_mixed) = (Vector12::zeros(), Matrix12::zeros());
+        let mut force_scale_mixed = Vector12::zeros();
         for (frame, cache) in &mut frames.frames {
             let l = self
                 .friction
@@ -351,11 +352,13 @@ impl LaggedFriction for LongRangeFriction {
             add(&mut contact, &l.contact);
             step_gradient += l.step_gradient;
             step_mixed += l.step_mixed;
+            force_scale_mixed += l.force_scale_mixed;
         }
         Ok(LaggedContact {
             contact,
             step_gradient,
             step_mixed,
+            force_scale_mixed,
         })
     }
 }

@@ -5,6 +5,7 @@
 use super::Simulator;
 use super::assembly::CrossComposites;
 use super::evaluation::{StepData, add_outer};
+use super::parameters::{AtSolution, parameter_blocks};
 use crate::energy::{joint_friction, link_energy, link_energy_cross};
 use crate::error::Result;
 use crate::kinematics::{Kinematics, State};
@@ -44,6 +45,10 @@ pub struct StepDerivatives {
     /// differentiated with respect to the design) or when `StepSettings::design_derivatives`
     /// is off.
     pub attachments: Option<DesignBlocks>,
+    /// `∂²O/∂θ^{t+1}∂p` (n x P) for the physical parameters of
+    /// [`crate::StepSettings::parameters`], one column each in that order
+    /// ([`crate::stepper::PhysicalParameter`]).
+    pub parameters: DMatrix<f64>,
 }
 
 /// One link's part of a [`DesignBlocks`]: the mixed derivatives of the step gradient's
@@ -204,6 +209,10 @@ struct Term {
     step_prev: Option<SMatrix<f64, 6, 6>>,
     /// `(link, hull, vertex, ∂g/∂x)` for the local hull vertices it depends on.
     vertices: Vec<(usize, usize, usize, SMatrix<f64, 12, 3>)>,
+    /// For a contact pair's term: `Some(None)` for its normal contact, `Some(Some(f))` for its
+    /// friction with force-scale block `f` ([`super::PairTerm::friction`]); `None` for link
+    /// and weld terms.
+    contact: Option<Option<Vector12>>,
 }
 
 impl Term {
@@ -420,6 +429,7 @@ impl Simulator {
     ) -> Result<StepDerivatives> {
         let (n, links, dt) = (self.model.dof(), self.model.links().len(), self.settings.dt);
         let terms = self.terms(kin, now, previous)?;
+        let parameters = self.parameter_blocks((next, kin), data, &terms)?;
         let model = &self.model;
         let mut current = DMatrix::zeros(n, n);
         let mut before = DMatrix::zeros(n, 6 * links);
@@ -487,7 +497,35 @@ impl Simulator {
             target_velocity: DVector::from_fn(n, |j, _| -2.0 * c.paper_gains(j, dt).1 / dt),
             vertices,
             attachments,
+            parameters,
         })
+    }
+
+    /// `∂²O/∂θ^{t+1}∂p` of the settings' physical parameters at the solution `next` (no
+    /// columns without them), the contact terms taken from `terms`.
+    fn parameter_blocks(
+        &self,
+        (next, kin): (&State, &Kinematics),
+        data: &StepData,
+        terms: &[Term],
+    ) -> Result<DMatrix<f64>> {
+        if self.settings.parameters.is_empty() {
+            return Ok(DMatrix::zeros(self.model.dof(), 0));
+        }
+        super::parameters::check_parameters(&self.model, &self.settings)?;
+        let contact: Vec<_> = terms
+            .iter()
+            .filter_map(|t| t.contact.map(|friction| (t.links, t.gradient, friction)))
+            .collect();
+        Ok(parameter_blocks(&AtSolution {
+            model: &self.model,
+            settings: &self.settings,
+            next,
+            kin,
+            data,
+            predicted: &self.workspace.predicted,
+            contact: &contact,
+        }))
     }
 
     /// The pose-dependent terms of the objective at the solution the backward pass needs term
@@ -551,6 +589,7 @@ impl Simulator {
                 step_t: Matrix12::zeros(),
                 step_prev: Some(at_prev),
                 vertices,
+                contact: None,
             };
             term.gradient.fixed_rows_mut::<6>(0).copy_from(&g);
             term.hessian.fixed_view_mut::<6, 6>(0, 0).copy_from(&h);
@@ -570,6 +609,7 @@ impl Simulator {
                 step_t: Matrix12::zeros(),
                 step_prev: None,
                 vertices: Vec::new(),
+                contact: None,
             });
         }
         if let Some(hook) = self.contact.as_mut() {
@@ -588,6 +628,7 @@ impl Simulator {
                         .iter()
                         .map(|v| (v.link, v.hull, v.vertex, v.mixed))
                         .collect(),
+                    contact: Some(pair.friction),
                 });
             }
         }

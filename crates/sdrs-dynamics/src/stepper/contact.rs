@@ -62,6 +62,12 @@ pub struct PairTerm {
     pub step_t: Matrix12,
     /// Derivatives of the gradient with respect to local hull vertices.
     pub vertices: Vec<PairVertex>,
+    /// For the pair's friction, `force_scale_mixed` of its lagged evaluation
+    /// (`sdrs_contact::friction::LaggedContact`): how `gradient` changes when every normal
+    /// force of its frame scales by `1 + s`, per unit `s`. `None` for the pair's normal
+    /// contact. The physical parameters' blocks tell the two apart
+    /// ([`super::PhysicalParameter`]).
+    pub friction: Option<Vector12>,
 }
 
 /// `∂gradient/∂x` of a pair term for one local hull vertex.
@@ -714,9 +720,16 @@ impl SdrsContact {
     }
 }
 
-/// `PairContact` scaled by `scale` as a [`PairTerm`] with the given step-t block.
-fn pair_term(hulls: [HullRef; 2], pair: &PairContact, step_t: Matrix12, scale: f64) -> PairTerm {
+/// `PairContact` scaled by `scale` as a [`PairTerm`] with the given step-t block and, for
+/// friction, its force-scale block.
+fn pair_term(
+    hulls: [HullRef; 2],
+    pair: &PairContact,
+    (step_t, friction): (Matrix12, Option<Vector12>),
+    scale: f64,
+) -> PairTerm {
     PairTerm {
+        friction,
         links: links(hulls),
         gradient: pair.gradient * scale,
         hessian: pair.hessian * scale,
@@ -883,7 +896,7 @@ impl ContactHook for SdrsContact {
             if let PairOutcome::Separated(c) = outcome
                 && c.value > 0.0
             {
-                terms.push(pair_term(hulls, &c, Matrix12::zeros(), stiffness));
+                terms.push(pair_term(hulls, &c, (Matrix12::zeros(), None), stiffness));
             }
         }
         let lagged = self.frictions(|friction, frame, refs, cache| {
@@ -896,7 +909,12 @@ impl ContactHook for SdrsContact {
         })?;
         terms.reserve_exact(lagged.len());
         for (hulls, l) in &lagged {
-            terms.push(pair_term(*hulls, &l.contact, l.step_mixed, 1.0));
+            terms.push(pair_term(
+                *hulls,
+                &l.contact,
+                (l.step_mixed, Some(l.force_scale_mixed)),
+                1.0,
+            ));
         }
         Ok(terms)
     }

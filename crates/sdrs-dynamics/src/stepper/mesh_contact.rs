@@ -385,6 +385,7 @@ where
                 hessian: c.hessian * self.stiffness,
                 step_t: Matrix12::zeros(),
                 vertices: Vec::new(),
+                friction: None,
             });
         }
         let lagged = self.frictions(kin, |f, frames, pa, pb| f.evaluate_lagged(frames, pa, pb))?;
@@ -400,6 +401,7 @@ where
                 hessian: l.contact.hessian,
                 step_t: l.step_mixed,
                 vertices: Vec::new(),
+                friction: Some(l.force_scale_mixed),
             });
         }
         Ok(terms)

@@ -45,6 +45,7 @@ mod link_sums;
 mod mesh_contact;
 mod newton;
 mod pairs;
+mod parameters;
 #[cfg(test)]
 mod random_trees;
 mod report;
@@ -54,6 +55,7 @@ pub use active::ActiveContact;
 pub use backward::{DesignBlock, DesignBlocks, StepDerivatives};
 pub use contact::{ContactEnergy, ContactHook, PairTerm, PairVertex, SdrsContact};
 pub use mesh_contact::{IpcContact, LongRangeContact, MeshContact};
+pub use parameters::PhysicalParameter;
 pub use report::{Linearization, Objective, ObjectiveView, StepReport, StepTimings};
 pub use settings::{
     ContactKind, ContactSettings, Control, ExternalEnergy, FrictionSettings, Gain, NewtonStart,
@@ -118,6 +120,7 @@ impl Simulator {
     /// with `settings.dt`.
     pub fn new(model: Model, settings: StepSettings) -> Result<Self> {
         settings.check()?;
+        parameters::check_parameters(&model, &settings)?;
         let contact = settings
             .contact
             .as_ref()
@@ -140,6 +143,7 @@ impl Simulator {
         hook: Box<dyn ContactHook>,
     ) -> Result<Self> {
         settings.check()?;
+        parameters::check_parameters(&model, &settings)?;
         if let Some(contact) = &settings.contact {
             return Err(DynamicsError::TwoContactModels {
                 settings: format!("{:?}", contact.kind),

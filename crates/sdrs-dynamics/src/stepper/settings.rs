@@ -399,6 +399,11 @@ pub struct StepSettings {
     /// robots with many links or vertices; turn them off when only states and controls are
     /// differentiated.
     pub design_derivatives: bool,
+    /// With [`StepSettings::backward`], the physical parameters whose mixed block
+    /// [`super::StepDerivatives::parameters`] holds, one column each in this order (none by
+    /// default): gravity, contact stiffness and friction, PD gains, link masses
+    /// ([`super::PhysicalParameter`]).
+    pub parameters: Vec<super::PhysicalParameter>,
 }
 
 impl StepSettings {
@@ -431,6 +436,7 @@ impl StepSettings {
             external: Vec::new(),
             backward: false,
             design_derivatives: true,
+            parameters: Vec::new(),
         })
     }
 }

@@ -248,9 +248,14 @@ class Gradient:
     @property
     def design(self) -> Optional[Array]: ...
     @property
+    def physical(self) -> Array:
+        """``dL/dp`` of the simulator's ``physical_parameters``, in their order."""
+    @property
     def target_position(self) -> Array: ...
     @property
     def force(self) -> Array: ...
+
+PhysicalParameter = Union[str, Tuple[str, Union[str, int]]]
 
 class Simulator:
     """A simulator for one model and its step settings."""
@@ -258,6 +263,13 @@ class Simulator:
     def model(self) -> Model: ...
     @property
     def dt(self) -> float: ...
+    @property
+    def physical_parameters(self) -> List[PhysicalParameter]:
+        """The physical parameters ``adjoint`` differentiates with respect to: ``"gravity"``,
+        ``"contact_stiffness"``, ``"friction"``, ``("kp", joint)``, ``("kd", joint)``,
+        ``("mass", link)`` (names or indices; read back with indices)."""
+    @physical_parameters.setter
+    def physical_parameters(self, parameters: Sequence[PhysicalParameter]) -> None: ...
     def step(self, motion: Motion, control: Control) -> Dict[str, Union[int, bool]]: ...
     def rollout(self, motion: Motion, controls: Sequence[Control], recording: str = "states") -> Trajectory: ...
     def rollout_policy(

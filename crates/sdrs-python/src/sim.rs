@@ -16,6 +16,7 @@ use sdrs::diff::{
     LossGradient, Recording, Seeds, Trajectory, adjoint, identity_chart, rollout, rollout_policy,
     tangent,
 };
+use sdrs::dynamics::stepper::PhysicalParameter;
 use sdrs::dynamics::{Control, Gain, Model, Motion, Simulator, State};
 use std::sync::Mutex;
 
@@ -246,6 +247,30 @@ impl PySimulator {
         self.lock().settings().dt
     }
 
+    /// The physical parameters `adjoint` differentiates with respect to (`Gradient.physical`,
+    /// in this order): `"gravity"`, `"contact_stiffness"`, `"friction"` (the friction
+    /// coefficient), `("kp", joint)` and `("kd", joint)` (a 1-DoF joint's name, or a coordinate
+    /// index), `("mass", link)` (a link's name or index; its centre of mass and inertia per
+    /// unit mass held). Empty by default. Read back with indices.
+    #[getter]
+    fn get_physical_parameters<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>> {
+        self.lock()
+            .settings()
+            .parameters
+            .iter()
+            .map(|p| parameter_to_python(py, p))
+            .collect()
+    }
+
+    #[setter]
+    fn set_physical_parameters(&self, value: Vec<Bound<'_, PyAny>>) -> PyResult<()> {
+        let parameters = value
+            .iter()
+            .map(|item| parameter_from_python(&self.model, item))
+            .collect::<PyResult<Vec<_>>>()?;
+        self.lock().set_parameters(parameters).raise()
+    }
+
     /// Advances `motion` by one step under `control`; returns the step's Newton iterations,
     /// whether any of them was damped (`damped`), and active contact pairs.
     fn step<'py>(
@@ -433,9 +458,84 @@ impl PyTrajectory {
     }
 }
 
+/// A physical parameter as Python gives it (see `Simulator.physical_parameters`).
+fn parameter_from_python(model: &Model, item: &Bound<'_, PyAny>) -> PyResult<PhysicalParameter> {
+    const FORMS: &str = "\"gravity\", \"contact_stiffness\", \"friction\", (\"kp\", joint), \
+                         (\"kd\", joint) or (\"mass\", link)";
+    if let Ok(name) = item.extract::<String>() {
+        return match name.as_str() {
+            "gravity" => Ok(PhysicalParameter::Gravity),
+            "contact_stiffness" => Ok(PhysicalParameter::ContactStiffness),
+            "friction" => Ok(PhysicalParameter::FrictionCoefficient),
+            other => Err(PyValueError::new_err(format!(
+                "physical parameter '{other}' is unknown: use {FORMS}"
+            ))),
+        };
+    }
+    let Ok((kind, which)) = item.extract::<(String, Bound<'_, PyAny>)>() else {
+        return Err(PyValueError::new_err(format!(
+            "a physical parameter is {FORMS}, not {item}"
+        )));
+    };
+    let index = |what: &str, names: &dyn Fn(&str) -> PyResult<usize>| -> PyResult<usize> {
+        match which.extract::<usize>() {
+            Ok(i) => Ok(i),
+            Err(_) => match which.extract::<String>() {
+                Ok(name) => names(&name),
+                Err(_) => Err(PyValueError::new_err(format!(
+                    "({kind:?}, {which}): the {what} is a name or an index"
+                ))),
+            },
+        }
+    };
+    let dof = |name: &str| -> PyResult<usize> {
+        let joint = model.joint(name).raise()?;
+        let dofs = model.dofs(joint);
+        if dofs.len() != 1 {
+            return Err(PyValueError::new_err(format!(
+                "joint '{name}' has {} coordinates: give the coordinate's index instead",
+                dofs.len()
+            )));
+        }
+        Ok(dofs.start)
+    };
+    let link = |name: &str| model.link_index(name).raise();
+    match kind.as_str() {
+        "kp" => Ok(PhysicalParameter::PdStiffness {
+            dof: index("joint", &dof)?,
+        }),
+        "kd" => Ok(PhysicalParameter::PdDamping {
+            dof: index("joint", &dof)?,
+        }),
+        "mass" => Ok(PhysicalParameter::LinkMass {
+            link: index("link", &link)?,
+        }),
+        other => Err(PyValueError::new_err(format!(
+            "physical parameter kind '{other}' is unknown: use {FORMS}"
+        ))),
+    }
+}
+
+/// A physical parameter as `Simulator.physical_parameters` reads back: a name, or a kind and
+/// an index.
+fn parameter_to_python<'py>(
+    py: Python<'py>,
+    parameter: &PhysicalParameter,
+) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match *parameter {
+        PhysicalParameter::Gravity => "gravity".into_pyobject(py)?.into_any(),
+        PhysicalParameter::ContactStiffness => "contact_stiffness".into_pyobject(py)?.into_any(),
+        PhysicalParameter::FrictionCoefficient => "friction".into_pyobject(py)?.into_any(),
+        PhysicalParameter::PdStiffness { dof } => ("kp", dof).into_pyobject(py)?.into_any(),
+        PhysicalParameter::PdDamping { dof } => ("kd", dof).into_pyobject(py)?.into_any(),
+        PhysicalParameter::LinkMass { link } => ("mass", link).into_pyobject(py)?.into_any(),
+    })
+}
+
 /// What the adjoint gives: the gradient with respect to the start `initial` (n), the poses
 /// before it `initial_previous` (6 per link), every step's `target_position` and `force`
-/// (`(H, n)`), the policy `parameters` and the full `design` vector.
+/// (`(H, n)`), the policy `parameters`, the full `design` vector and the simulator's
+/// `physical` parameters.
 #[pyclass(name = "Gradient", module = "sdrs", frozen)]
 pub struct PyGradient(pub sdrs::diff::TrajectoryGradient);
 
@@ -455,6 +555,11 @@ impl PyGradient {
     #[getter]
     fn parameters<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
         to_numpy(py, &self.0.parameters)
+    }
+    /// `dL/dp` of the simulator's `physical_parameters`, in their order.
+    #[getter]
+    fn physical<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        to_numpy(py, &self.0.physical)
     }
     /// `dL/dd` of the model's design vector, or `None` without design blocks.
     #[getter]

@@ -196,6 +196,31 @@ impl Simulator {
         &self.settings
     }
 
+    /// Sets the physical parameters the backward pass differentiates with respect to
+    /// ([`StepSettings::parameters`]); an error naming a parameter the model or the settings
+    /// do not have, and then nothing changes.
+    ///
+    /// ```
+    /// use sdrs_dynamics::scenes::chain;
+    /// use sdrs_dynamics::stepper::PhysicalParameter;
+    /// use sdrs_dynamics::Simulator;
+    /// let scene = chain(3, 0.01)?;
+    /// let mut sim = Simulator::new(scene.model, scene.settings)?;
+    /// sim.set_parameters(vec![PhysicalParameter::Gravity, PhysicalParameter::LinkMass { link: 2 }])?;
+    /// // The chain has no contact: its stiffness is not a parameter.
+    /// assert!(sim.set_parameters(vec![PhysicalParameter::ContactStiffness]).is_err());
+    /// assert_eq!(sim.settings().parameters.len(), 2);
+    /// # Ok::<(), sdrs_dynamics::DynamicsError>(())
+    /// ```
+    pub fn set_parameters(&mut self, parameters: Vec<PhysicalParameter>) -> Result<()> {
+        let previous = std::mem::replace(&mut self.settings.parameters, parameters);
+        if let Err(error) = parameters::check_parameters(&self.model, &self.settings) {
+            self.settings.parameters = previous;
+            return Err(error);
+        }
+        Ok(())
+    }
+
     /// One time step from `current` (θ^t) with link poses `previous` at t−1 (as returned by
     /// the last step, or [`Kinematics::poses`] of a state at rest; of the links of one rigid
     /// body only the first one's pose is read, the others follow it), under `control`. Returns

@@ -28,6 +28,8 @@
 //! - [`three_finger`]: the three-fingered hand (sec. V-G, Fig. 19): six phalanges of four
 //!   blocks each as the design, three grasp-and-carry trajectories; run by the `three_finger`
 //!   example.
+//! - [`identify`]: system identification of a thrown, pushed box's friction coefficient and
+//!   mass from its recorded trajectory (issue 46), run by the `identify_box` example.
 //! - [`wall`]: the wall experiment of the SDRS paper's MuJoCo comparison (sec. V-J, Fig. 24
 //!   top), run by the `wall` example.
 
@@ -36,6 +38,7 @@ pub mod blocks;
 pub mod book_stack;
 pub mod carry;
 pub mod chain_reach;
+pub mod identify;
 pub mod long_range;
 pub mod parallel_jaw;
 pub mod quadruped;

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import sdrs
-from scenes import DT, HALF, REST, chain_links
+from scenes import DT, HALF, REST, chain_over_ground
 
 STEPS = 15
 
@@ -67,12 +67,7 @@ def test_a_pushed_box_differentiates_with_respect_to_gravity_contact_friction_an
 
 def test_a_chain_differentiates_with_respect_to_its_gains():
     def chain(kp, kd):
-        world = sdrs.World(DT)
-        world.add_ground()
-        world.set_friction(0.5)
-        world.tolerance = 1e-10
-        world.add_robot(chain_links(), xyz=(0.0, 0.0, 0.27))
-        sim = world.build()
+        sim = chain_over_ground(1e-10)
         control = sdrs.Control(sim.model)
         control.kp, control.kd = kp, kd
         control.position = [0.6, -0.3, 0.4]

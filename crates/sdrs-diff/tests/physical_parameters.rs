@@ -167,6 +167,18 @@ fn chains() -> Case {
     }
 }
 
+/// The parameters of the whole scene: gravity, the contact stiffness and friction.
+fn global() -> (&'static str, Vec<PhysicalParameter>) {
+    (
+        "gravity, contact and friction",
+        vec![
+            PhysicalParameter::Gravity,
+            PhysicalParameter::ContactStiffness,
+            PhysicalParameter::FrictionCoefficient,
+        ],
+    )
+}
+
 /// Every link with mass that a DoF moves.
 fn moving_masses(model: &Model) -> Vec<PhysicalParameter> {
     (0..model.links().len())
@@ -178,20 +190,7 @@ fn moving_masses(model: &Model) -> Vec<PhysicalParameter> {
 #[test]
 fn a_thrown_box_differentiates_with_respect_to_gravity_contact_friction_and_mass() {
     let case = thrown_box();
-    case.check(
-        &[
-            (
-                "gravity, contact and friction",
-                vec![
-                    PhysicalParameter::Gravity,
-                    PhysicalParameter::ContactStiffness,
-                    PhysicalParameter::FrictionCoefficient,
-                ],
-            ),
-            ("mass", moving_masses(&case.model)),
-        ],
-        1e-6,
-    );
+    case.check(&[global(), ("mass", moving_masses(&case.model))], 1e-6);
 }
 
 #[test]
@@ -200,14 +199,7 @@ fn chains_in_contact_differentiate_with_respect_to_every_parameter() {
     let n = case.model.dof();
     case.check(
         &[
-            (
-                "gravity, contact and friction",
-                vec![
-                    PhysicalParameter::Gravity,
-                    PhysicalParameter::ContactStiffness,
-                    PhysicalParameter::FrictionCoefficient,
-                ],
-            ),
+            global(),
             (
                 "PD stiffness",
                 (0..n)

@@ -526,26 +526,9 @@ impl SdrsContact {
         })
     }
 
-    /// Runs `f` on every friction frame (with its pair's hulls and warm start), the results
-    /// in frame order.
-    fn frictions<T: Send>(
-        &mut self,
-        f: impl Fn(
-            &PlaneFriction,
-            &FrictionFrame,
-            [HullRef; 2],
-            &mut FrictionCache,
-        ) -> std::result::Result<T, sdrs_contact::ContactError>
-        + Sync,
-    ) -> Result<Vec<([HullRef; 2], T)>> {
-        let mut results = Vec::with_capacity(self.frames.len());
-        self.frictions_into(f, |t| results.push(t))?;
-        Ok(results)
-    }
-
     /// Runs `f` on every friction frame (with its pair's hulls and warm start), each result
     /// handed to `sink` in frame order.
-    fn frictions_into<T: Send>(
+    fn frictions<T: Send>(
         &mut self,
         f: impl Fn(
             &PlaneFriction,
@@ -692,7 +675,7 @@ impl SdrsContact {
             return Ok(None);
         }
         let clock = Instant::now();
-        self.frictions_into(
+        self.frictions(
             |friction, frame, refs, cache| {
                 let (a, b) = (&kin.poses()[refs[0].link], &kin.poses()[refs[1].link]);
                 match update {
@@ -899,23 +882,25 @@ impl ContactHook for SdrsContact {
                 terms.push(pair_term(hulls, &c, (Matrix12::zeros(), None), stiffness));
             }
         }
-        let lagged = self.frictions(|friction, frame, refs, cache| {
-            friction.evaluate_lagged(
-                frame,
-                &kin.poses()[refs[0].link],
-                &kin.poses()[refs[1].link],
-                cache,
-            )
-        })?;
-        terms.reserve_exact(lagged.len());
-        for (hulls, l) in &lagged {
-            terms.push(pair_term(
-                *hulls,
-                &l.contact,
-                (l.step_mixed, Some(l.force_scale_mixed)),
-                1.0,
-            ));
-        }
+        terms.reserve_exact(self.frames.len());
+        self.frictions(
+            |friction, frame, refs, cache| {
+                friction.evaluate_lagged(
+                    frame,
+                    &kin.poses()[refs[0].link],
+                    &kin.poses()[refs[1].link],
+                    cache,
+                )
+            },
+            |(hulls, l)| {
+                terms.push(pair_term(
+                    hulls,
+                    &l.contact,
+                    (l.step_mixed, Some(l.force_scale_mixed)),
+                    1.0,
+                ))
+            },
+        )?;
         Ok(terms)
     }
 

@@ -158,7 +158,9 @@ impl PyLink {
 }
 
 /// Contact settings: the `model` (`"hulls"`, SDRS's separating-plane barrier between convex
-/// hulls, of support `support` (default 0.4 mm); `"long_range"`, the long-range potential
+/// hulls, of support `support` (default 1 cm, the authors' setting: bodies rest about 2 cm
+/// apart; `World`'s own contact, until replaced, has a support of at most 0.4 mm, scaled to
+/// its thinnest body, and stiffness 1e5 N times its square); `"long_range"`, the long-range potential
 /// between collision meshes with blending margin `epsilon` and far field `far_field`
 /// (`"centred"`, the paper's eq. 7, by default; `"counted"`, ours, whose push falls with
 /// distance); `"ipc"`, the IPC barrier between collision meshes with activation distance

@@ -1,7 +1,7 @@
 """Gradients with respect to physical parameters from Python (``Simulator.physical_parameters``,
 ``Gradient.physical``) against central differences of re-simulated rollouts: a box pushed
 across the ground with friction (gravity, contact stiffness, friction, its mass) and a chain
-under PD swinging into the ground (its gains and link masses)."""
+under PD swinging into the ground (its six gains)."""
 
 from __future__ import annotations
 

@@ -96,7 +96,15 @@ impl Case {
                 .iter()
                 .zip(analytic.iter())
                 .map(|(&p, &a)| {
-                    let h = step * self.value(p).abs().max(1.0);
+                    // Gravity moves the chains' loss by only 8e-6 per m/s²: differences of
+                    // 1e-4 m/s² are at the solves' noise (8.18e-6 against the adjoint's
+                    // 8.2164e-6), those of 1e-2 agree with it to 1e-6.
+                    let relative = if p == PhysicalParameter::Gravity {
+                        1e-3
+                    } else {
+                        step
+                    };
+                    let h = relative * self.value(p).abs().max(1.0);
                     let fd = (self.moved(p, h) - self.moved(p, -h)) / (2.0 * h);
                     ((a - fd).abs() / scale, p.to_string(), a, fd)
                 })
@@ -167,16 +175,17 @@ fn chains() -> Case {
     }
 }
 
-/// The parameters of the whole scene: gravity, the contact stiffness and friction.
-fn global() -> (&'static str, Vec<PhysicalParameter>) {
-    (
-        "gravity, contact and friction",
-        vec![
-            PhysicalParameter::Gravity,
-            PhysicalParameter::ContactStiffness,
-            PhysicalParameter::FrictionCoefficient,
-        ],
-    )
+/// The parameters of the whole scene, each its own class (their units differ): gravity, the
+/// contact stiffness and friction.
+fn global() -> Vec<(&'static str, Vec<PhysicalParameter>)> {
+    vec![
+        ("gravity", vec![PhysicalParameter::Gravity]),
+        (
+            "contact stiffness",
+            vec![PhysicalParameter::ContactStiffness],
+        ),
+        ("friction", vec![PhysicalParameter::FrictionCoefficient]),
+    ]
 }
 
 /// Every link with mass that a DoF moves.
@@ -190,32 +199,32 @@ fn moving_masses(model: &Model) -> Vec<PhysicalParameter> {
 #[test]
 fn a_thrown_box_differentiates_with_respect_to_gravity_contact_friction_and_mass() {
     let case = thrown_box();
-    case.check(&[global(), ("mass", moving_masses(&case.model))], 1e-6);
+    let mut classes = global();
+    classes.push(("mass", moving_masses(&case.model)));
+    case.check(&classes, 1e-6);
 }
 
 #[test]
 fn chains_in_contact_differentiate_with_respect_to_every_parameter() {
     let case = chains();
     let n = case.model.dof();
-    case.check(
-        &[
-            global(),
-            (
-                "PD stiffness",
-                (0..n)
-                    .map(|dof| PhysicalParameter::PdStiffness { dof })
-                    .collect(),
-            ),
-            (
-                "PD damping",
-                (0..n)
-                    .map(|dof| PhysicalParameter::PdDamping { dof })
-                    .collect(),
-            ),
-            ("masses", moving_masses(&case.model)),
-        ],
-        1e-5,
-    );
+    let mut classes = global();
+    classes.extend([
+        (
+            "PD stiffness",
+            (0..n)
+                .map(|dof| PhysicalParameter::PdStiffness { dof })
+                .collect(),
+        ),
+        (
+            "PD damping",
+            (0..n)
+                .map(|dof| PhysicalParameter::PdDamping { dof })
+                .collect(),
+        ),
+        ("masses", moving_masses(&case.model)),
+    ]);
+    case.check(&classes, 1e-5);
 }
 
 #[test]

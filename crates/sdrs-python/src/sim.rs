@@ -483,7 +483,7 @@ fn parameter_from_python(model: &Model, item: &Bound<'_, PyAny>) -> PyResult<Phy
             Err(_) => match which.extract::<String>() {
                 Ok(name) => names(&name),
                 Err(_) => Err(PyValueError::new_err(format!(
-                    "({kind:?}, {which}): the {what} is a name or an index"
+                    "({kind:?}, {which}): give the {what}'s name or an index"
                 ))),
             },
         }
@@ -502,10 +502,10 @@ fn parameter_from_python(model: &Model, item: &Bound<'_, PyAny>) -> PyResult<Phy
     let link = |name: &str| model.link_index(name).raise();
     match kind.as_str() {
         "kp" => Ok(PhysicalParameter::PdStiffness {
-            dof: index("joint", &dof)?,
+            dof: index("1-DoF joint (or a coordinate)", &dof)?,
         }),
         "kd" => Ok(PhysicalParameter::PdDamping {
-            dof: index("joint", &dof)?,
+            dof: index("1-DoF joint (or a coordinate)", &dof)?,
         }),
         "mass" => Ok(PhysicalParameter::LinkMass {
             link: index("link", &link)?,

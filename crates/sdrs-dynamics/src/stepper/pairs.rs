@@ -134,7 +134,7 @@ where
 
 /// The caches of `keys` taken out of `store` (fresh for keys it does not hold); put them
 /// back with `store.extend(keys.zip(caches))`.
-pub(super) fn take_caches<P, C>(store: &mut PairMap<P, C>, keys: &[P]) -> Vec<C>
+fn take_caches<P, C>(store: &mut PairMap<P, C>, keys: &[P]) -> Vec<C>
 where
     P: Eq + Hash,
     C: Default,

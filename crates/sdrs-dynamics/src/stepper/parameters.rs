@@ -1,20 +1,26 @@
 //! Physical parameters a step is differentiated with respect to (issue 46): gravity, the
 //! contact stiffness and friction coefficient, the PD gains of a DoF and the mass of a link.
 //!
-//! Each enters the step's objective `O` (SDRS eq. 14) linearly, so its mixed derivative
-//! `∂²O/∂θ^{t+1}∂p` (a column of [`super::StepDerivatives::parameters`]) is a gradient the step
-//! already knows how to compute, taken with the parameter's coefficient:
+//! Each enters the step's objective `O` (SDRS eq. 14) as a factor of terms the step already
+//! differentiates, so its mixed derivative `∂²O/∂θ^{t+1}∂p` (a column of
+//! [`super::StepDerivatives::parameters`]) is a gradient the step knows how to compute, taken
+//! with the parameter's coefficient; only the contact stiffness's share in friction needs the
+//! friction's derivative with respect to its normal forces:
 //!
 //! - **gravity** `g` (m/s², along −z): `g Σ_b (m_b z_b + (R_b s_b)_z)`, whose derivative is
 //!   the bodies' weight per unit of `g`;
-//! - **contact stiffness** `κ`: the barrier sum is `κ Σ U_c`, and plane friction's normal forces
-//!   (lagged from step t) carry `κ` too, so all contact is linear in `κ` and its derivative is
-//!   the contact gradient over `κ`;
+//! - **contact stiffness** `κ`: the barrier sum is `κ Σ U_c`, whose derivative is the barrier's
+//!   gradient over `κ`; plane friction's normal forces (lagged from step t) carry `κ` as a
+//!   factor too, but its weights `μΔt(√(f² + ε_f) − √ε_f)` are not linear in the forces, so
+//!   friction's share is `Σ_m f_m ∂G/∂f_m` over `κ`
+//!   (`sdrs_contact::friction::LaggedContact::force_scale_mixed`, [`super::PairTerm::friction`]);
 //! - **friction coefficient** `μ`: every friction weight carries `μ`, and scaling all of them
 //!   leaves the inner solve's optimum where it is, so friction is linear in `μ`;
 //! - **PD stiffness** `k_j` (N·m/rad or N/m) and **damping** `c_j` (N·m·s/rad or N·s/m) of DoF
 //!   `j`: the stable-PD term `(k_j/2) p² + (c_j Δt/2) v²` (`p`, `v` the position and velocity
-//!   errors) gives `−p` and `−v` in row `j`;
+//!   errors) gives `−p` and `−v` in row `j`. A rollout's gradient is for the same change of
+//!   the gain in every step's control (a control or policy that changes its gains from step to
+//!   step gets the sum over its steps);
 //! - **mass** `m_l` (kg) of link `l`, with its centre of mass and its inertia per unit mass
 //!   fixed: its second moment `S_l` scales with `m_l`, and inertia and gravity are linear in
 //!   the body's merged second moment, so the derivative is the body's inertial gradient with
@@ -92,11 +98,14 @@ pub(super) fn check_parameters(model: &Model, settings: &StepSettings) -> Result
                         .into(),
                 );
             }
+            PhysicalParameter::FrictionCoefficient if settings.contact.is_none() => {
+                return bad("the step's settings have no contact model".into());
+            }
             PhysicalParameter::FrictionCoefficient
                 if settings
                     .contact
                     .as_ref()
-                    .is_none_or(|c| c.friction.is_none()) =>
+                    .is_some_and(|c| c.friction.is_none()) =>
             {
                 return bad("the step's contact has no friction (set FrictionSettings)".into());
             }

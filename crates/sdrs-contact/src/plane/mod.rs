@@ -593,11 +593,13 @@ impl PlaneBarrier {
         // direction GJK separated it by is (the distance is at least any such gap).
         let gate = |cache: &mut PlaneCache| {
             let beyond = self.support_distance();
-            let apart = cache.apart_along.take();
-            let gated = if apart.is_some_and(|n| gap_along(a, pose_a, b, pose_b, &n) >= beyond) {
-                cache.apart_along = apart;
+            let still_apart = cache
+                .apart_along
+                .is_some_and(|n| gap_along(a, pose_a, b, pose_b, &n) >= beyond);
+            let gated = if still_apart {
                 Err(Gated::Apart)
             } else {
+                cache.apart_along = None;
                 match gjk_distance(a, pose_a, b, pose_b, &self.gjk, &mut cache.gjk) {
                     Proximity::Intersecting { .. } => Err(Gated::Penetrating),
                     Proximity::Separated(s) if s.distance >= beyond => {

@@ -429,7 +429,7 @@ impl Simulator {
     ) -> Result<StepDerivatives> {
         let (n, links, dt) = (self.model.dof(), self.model.links().len(), self.settings.dt);
         let terms = self.terms(kin, now, previous)?;
-        let parameters = self.parameter_blocks((next, kin), data, &terms)?;
+        let parameters = self.parameter_blocks((next, kin), data, &terms);
         let model = &self.model;
         let mut current = DMatrix::zeros(n, n);
         let mut before = DMatrix::zeros(n, 6 * links);
@@ -508,16 +508,17 @@ impl Simulator {
         (next, kin): (&State, &Kinematics),
         data: &StepData,
         terms: &[Term],
-    ) -> Result<DMatrix<f64>> {
+    ) -> DMatrix<f64> {
+        // The list was checked against the model when it was set (`Simulator::new`,
+        // `Simulator::set_parameters`), and neither changes after.
         if self.settings.parameters.is_empty() {
-            return Ok(DMatrix::zeros(self.model.dof(), 0));
+            return DMatrix::zeros(self.model.dof(), 0);
         }
-        super::parameters::check_parameters(&self.model, &self.settings)?;
         let contact: Vec<_> = terms
             .iter()
             .filter_map(|t| t.contact.map(|friction| (t.links, t.gradient, friction)))
             .collect();
-        Ok(parameter_blocks(&AtSolution {
+        parameter_blocks(&AtSolution {
             model: &self.model,
             settings: &self.settings,
             next,
@@ -525,7 +526,7 @@ impl Simulator {
             data,
             predicted: &self.workspace.predicted,
             contact: &contact,
-        }))
+        })
     }
 
     /// The pose-dependent terms of the objective at the solution the backward pass needs term

@@ -804,14 +804,12 @@ impl ContactHook for SdrsContact {
             }
         };
         let ahead = moved.at(model, state, direction, KINK_TANGENT);
-        let (from, links) = (from.poses(), |&(a, b): &(usize, usize)| {
-            [self.hulls[a].link, self.hulls[b].link]
-        });
+        let from = from.poses();
         let bound = self
             .frames
             .iter()
             .filter_map(|(pair, frame)| {
-                let [a, b] = links(pair);
+                let [a, b] = self.pair_links(*pair);
                 friction.kink_along(
                     frame,
                     [&from[a], &from[b]],
@@ -916,7 +914,7 @@ impl ContactHook for SdrsContact {
             matches!(outcome, Ok(PairOutcome::Penetrating)).then(|| {
                 contact_error(
                     &self.names,
-                    links([self.hulls[pair.0], self.hulls[pair.1]]),
+                    self.pair_links(pair),
                     sdrs_contact::ContactError::PenetratingFrame,
                 )
             })
@@ -934,10 +932,7 @@ impl ContactHook for SdrsContact {
         for (pair, outcome) in pairs.into_iter().zip(outcomes) {
             let value = outcome.value();
             if value > 0.0 && largest.is_none_or(|(_, v)| value > v) {
-                largest = Some((
-                    links([self.hulls[pair.0], self.hulls[pair.1]]),
-                    self.stiffness * value,
-                ));
+                largest = Some((self.pair_links(pair), self.stiffness * value));
             }
         }
         Ok(largest)
@@ -985,7 +980,7 @@ impl ContactHook for SdrsContact {
                 PairOutcome::Penetrating => {
                     return Err(contact_error(
                         &self.names,
-                        links([self.hulls[pair.0], self.hulls[pair.1]]),
+                        self.pair_links(pair),
                         sdrs_contact::ContactError::PenetratingFrame,
                     ));
                 }
